@@ -1,0 +1,20 @@
+#pragma once
+// How a subcommand of `tscope` plugs into the command line: each command file defines one
+// `add_*_command` function that registers its options and a callback on the app.
+
+#include <CLI/CLI.hpp>
+
+namespace tscope::cli {
+
+// Exit codes shared by every subcommand. Commands with a verdict (bench compare, doctor) add
+// their own meaning to 1; bad input is always 2.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitBadInput = 2;
+
+// A command's callback stores its exit code here; main returns it.
+struct CommandContext {
+  int exit_code = kExitOk;
+};
+
+}  // namespace tscope::cli

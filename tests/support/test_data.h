@@ -1,0 +1,28 @@
+#pragma once
+// Locates the real inputs tests run on (../shared traces, the Fashion-MNIST package) and skips
+// a test with a clear message when they are not installed, instead of failing it.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+namespace tscope::testing {
+
+inline std::filesystem::path shared_data_path(const std::string& relative) {
+  return std::filesystem::path(TSCOPE_SHARED_DATA_DIR) / relative;
+}
+
+inline std::filesystem::path fashion_mnist_dir() { return TSCOPE_FASHION_MNIST_DIR; }
+
+}  // namespace tscope::testing
+
+// Skips the calling test when `path` does not exist, naming what is missing and where.
+#define TSCOPE_REQUIRE_FILE(path)                                                         \
+  do {                                                                                    \
+    if (!std::filesystem::exists(path)) {                                                 \
+      GTEST_SKIP() << "test input not found: " << (path)                                  \
+                   << " (real traces come from ../shared/data, Fashion-MNIST from the "   \
+                      "dataset-fashion-mnist package)";                                   \
+    }                                                                                     \
+  } while (0)
