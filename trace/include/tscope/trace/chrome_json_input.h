@@ -1,0 +1,43 @@
+#pragma once
+// The bytes of a Chrome trace file, plain or gzip (recognised by its magic bytes, not its name),
+// held with the zero padding simdjson needs after the last byte and bounded in size.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace tscope::trace {
+
+// Default bound on the decompressed size; a hostile .gz cannot make the reader exhaust memory.
+inline constexpr std::uint64_t kMaxChromeJsonBytes = std::uint64_t{8} << 30;
+
+class ChromeJsonInput {
+ public:
+  // Throws FormatError naming the file (and the compressed offset for a damaged gzip stream)
+  // when it cannot be read or inflates beyond `max_bytes`.
+  static ChromeJsonInput read_file(const std::filesystem::path& path,
+                                   std::uint64_t max_bytes = kMaxChromeJsonBytes);
+  // Copies in-memory bytes (fuzzing, benchmarks); gzip is recognised here too.
+  static ChromeJsonInput from_bytes(std::string_view bytes, std::string source_name,
+                                    std::uint64_t max_bytes = kMaxChromeJsonBytes);
+
+  std::string_view json() const { return {buffer_.data(), size_}; }
+  // simdjson may read up to its padding past the end; the buffer holds that many zero bytes.
+  const char* padded_data() const { return buffer_.data(); }
+  std::size_t padded_capacity() const { return buffer_.size(); }
+  const std::string& source_name() const { return source_name_; }
+
+  // Chrome's format lets a writer that crashed leave the array unterminated: drops a trailing
+  // comma and closes the array, so the events already written still parse.
+  void close_unterminated_array();
+
+ private:
+  ChromeJsonInput(std::string bytes, std::string source_name);
+
+  std::string buffer_;
+  std::size_t size_ = 0;
+  std::string source_name_;
+};
+
+}  // namespace tscope::trace

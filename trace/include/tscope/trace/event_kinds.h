@@ -1,0 +1,59 @@
+#pragma once
+// The enumerations that classify what a track, span, copy, flow or memory event is; shared by the
+// model, the file formats and every consumer that filters events by meaning.
+
+#include <cstdint>
+#include <string_view>
+
+namespace tscope::trace {
+
+enum class TrackKind : std::uint8_t { kHostThread, kGpuStream, kCounter, kMemoryPool };
+
+// What a span means, independent of the tool that recorded it (Kineto, Nsight, our profiler).
+enum class Category : std::uint8_t {
+  kCpuOp,  // an engine or framework operator
+  kUserAnnotation,
+  kGpuUserAnnotation,
+  kPythonFunction,
+  kKernel,
+  kMemcpy,
+  kMemset,
+  kRuntimeApi,
+  kDriverApi,
+  kSynchronization,
+  kDataLoaderLoad,
+  kDataWait,
+  kOptimizer,
+  kStep,
+  kCommunication,
+  kOther,
+};
+inline constexpr int kCategoryCount = static_cast<int>(Category::kOther) + 1;
+
+enum class CopyDirection : std::uint8_t {
+  kUnknown,
+  kHostToDevice,
+  kDeviceToHost,
+  kDeviceToDevice,
+  kHostToHost,
+  kPeerToPeer,
+};
+
+enum class MemoryKind : std::uint8_t { kUnknown, kPageable, kPinned, kDevice, kManaged };
+
+enum class FlowKind : std::uint8_t { kLaunchToKernel, kOpToKernel, kOther };
+
+enum class MemoryAction : std::uint8_t { kAlloc, kFree };
+
+enum class EventKind : std::uint8_t { kSpan, kInstant, kCounterSample, kMemory };
+
+// Stable lower-case names used by `tscope info`, the file formats and reports.
+std::string_view to_string(TrackKind kind);
+std::string_view to_string(Category category);
+std::string_view to_string(CopyDirection direction);
+std::string_view to_string(MemoryKind kind);
+std::string_view to_string(FlowKind kind);
+std::string_view to_string(MemoryAction action);
+std::string_view to_string(EventKind kind);
+
+}  // namespace tscope::trace

@@ -1,0 +1,102 @@
+#pragma once
+// One timeline row of a trace (a host thread, GPU stream, counter or memory pool) with its events
+// stored as columns sorted by time. Span columns are what a timeline draws per frame, so they
+// hold only hot fields (31 bytes per span, the per-depth index included); the rest lives in the
+// Trace's side tables.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "tscope/trace/event_details.h"
+#include "tscope/trace/records.h"
+
+namespace tscope::trace {
+
+// Spans sorted by start time (ties: the longer, enclosing span first).
+struct SpanColumns {
+  std::vector<TimeNs> start;
+  std::vector<TimeNs> end;
+  std::vector<StringId> name;
+  std::vector<std::uint32_t> detail;  // into Trace::span_details(), kNoIndex when none
+  std::vector<Category> category;
+  std::vector<std::uint16_t> depth;  // nesting level computed by finalize, 0 = outermost
+
+  std::size_t size() const { return start.size(); }
+  bool operator==(const SpanColumns&) const = default;
+};
+
+struct InstantColumns {
+  std::vector<TimeNs> time;
+  std::vector<StringId> name;
+  std::vector<Category> category;
+  std::vector<ArgRange> args;  // into Trace::args()
+
+  std::size_t size() const { return time.size(); }
+  bool operator==(const InstantColumns&) const = default;
+};
+
+struct CounterColumns {
+  std::vector<TimeNs> time;
+  std::vector<double> value;
+
+  std::size_t size() const { return time.size(); }
+  bool operator==(const CounterColumns&) const = default;
+};
+
+struct MemoryColumns {
+  std::vector<TimeNs> time;
+  std::vector<MemoryAction> action;
+  std::vector<std::uint64_t> address;
+  std::vector<std::uint64_t> bytes;
+  std::vector<std::int32_t> device;
+  std::vector<StringId> owner_op;
+  std::vector<StringId> scope;
+  std::vector<std::uint64_t> total_allocated;
+  std::vector<std::uint64_t> total_reserved;
+
+  std::size_t size() const { return time.size(); }
+  MemoryRecord record(std::size_t index) const;
+  bool operator==(const MemoryColumns&) const = default;
+};
+
+class Track {
+ public:
+  Track() = default;
+  explicit Track(const TrackInfo& info) : info_(info) {}
+
+  const TrackInfo& info() const { return info_; }
+  const SpanColumns& spans() const { return spans_; }
+  const InstantColumns& instants() const { return instants_; }
+  const CounterColumns& counters() const { return counters_; }
+  const MemoryColumns& memory() const { return memory_; }
+
+  // Levels present among the spans: max depth + 1, 0 when the track has no spans.
+  std::size_t depth_count() const { return depth_begin_.empty() ? 0 : depth_begin_.size() - 1; }
+  // Indices of the spans at `depth`, in time order. Spans at one depth never overlap, so their
+  // ends are sorted too and can be binary searched.
+  std::span<const std::uint32_t> spans_at_depth(std::size_t depth) const;
+  // Index (into spans_at_depth(depth)) of the first span at `depth` that ends after `time`;
+  // equals its size when none does. With a later start bound this gives a visible window.
+  std::size_t first_span_ending_after(std::size_t depth, TimeNs time) const;
+  // Index of the first span starting at or after `time`.
+  std::size_t first_span_starting_at(TimeNs time) const;
+  // Index of the deepest span containing `time` (start <= time < end), or kNoIndex.
+  std::uint32_t innermost_span_at(TimeNs time) const;
+
+  bool operator==(const Track&) const = default;
+
+ private:
+  friend class TraceBuilder;
+
+  TrackInfo info_;
+  SpanColumns spans_;
+  InstantColumns instants_;
+  CounterColumns counters_;
+  MemoryColumns memory_;
+  // Span indices grouped by depth; depth d occupies [depth_begin_[d], depth_begin_[d + 1]).
+  std::vector<std::uint32_t> spans_by_depth_;
+  std::vector<std::uint32_t> depth_begin_;
+};
+
+}  // namespace tscope::trace

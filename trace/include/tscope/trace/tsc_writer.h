@@ -1,0 +1,91 @@
+#pragma once
+// Streams events into a native .tsc file chunk by chunk with bounded memory: events are buffered
+// per track and kind and written as a compressed, checksummed chunk whenever a buffer fills, so a
+// crash loses at most the unflushed tail. Not thread-safe: one thread (the profiler's background
+// writer) owns it. The format is specified in docs/trace-format.md.
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tscope/trace/trace.h"
+#include "tscope/trace/trace_sink.h"
+
+namespace tscope::trace {
+
+struct TscWriterOptions {
+  // Events buffered per track and kind before a chunk is written.
+  std::uint32_t events_per_chunk = 65536;
+  int zstd_level = 3;
+  std::string source_format = "tsc";
+};
+
+class TscWriter final : public TraceSink {
+ public:
+  // Creates (truncates) `path` and writes the file header. Throws IoError.
+  explicit TscWriter(const std::filesystem::path& path, const TscWriterOptions& options = {});
+  // Closes the file if close() was not called; errors are swallowed here, call close() to see them.
+  ~TscWriter() override;
+  TscWriter(const TscWriter&) = delete;
+  TscWriter& operator=(const TscWriter&) = delete;
+
+  StringId intern(std::string_view text) override;
+  std::uint32_t add_process(const Process& process) override;
+  std::uint32_t add_track(const TrackInfo& track) override;
+  EventRef add_span(std::uint32_t track, const SpanRecord& span) override;
+  EventRef add_instant(std::uint32_t track, const InstantRecord& instant) override;
+  EventRef add_counter_sample(std::uint32_t track, TimeNs time, double value) override;
+  EventRef add_memory_event(std::uint32_t track, const MemoryRecord& event) override;
+  void add_flow(const Flow& flow) override;
+  void add_dropped_events(std::uint64_t count) override;
+  void set_metadata_value(std::string_view key, std::string_view value) override;
+
+  // Writes every buffered event and the current metadata as chunks and flushes the file to the
+  // OS, so they survive a crash of this process.
+  void flush();
+  // flush() and close the file. Further calls throw TraceError. Throws IoError.
+  void close();
+
+  std::uint64_t bytes_written() const { return bytes_written_; }
+  std::uint64_t chunks_written() const { return chunks_written_; }
+
+ private:
+  struct TrackBuffers;
+  struct FileCloser {
+    void operator()(std::FILE* file) const;
+  };
+
+  TrackBuffers& buffers_for(std::uint32_t track);
+  void flush_track(std::uint32_t track);
+  void write_pending_strings();
+  void write_pending_definitions();
+  void write_metadata();
+  void write_chunk(std::uint8_t type, const std::vector<std::uint8_t>& payload);
+  void check_open() const;
+
+  std::filesystem::path path_;
+  TscWriterOptions options_;
+  std::unique_ptr<std::FILE, FileCloser> file_;
+  StringTable strings_;
+  std::size_t strings_written_ = 0;
+  std::vector<Process> processes_;
+  std::size_t processes_written_ = 0;
+  std::vector<TrackInfo> tracks_;
+  std::size_t tracks_written_ = 0;
+  std::vector<std::unique_ptr<TrackBuffers>> track_buffers_;
+  std::vector<Flow> pending_flows_;
+  TraceMetadata metadata_;
+  std::vector<std::uint8_t> compressed_;
+  std::uint64_t bytes_written_ = 0;
+  std::uint64_t chunks_written_ = 0;
+};
+
+// Writes a whole trace as .tsc (through TscWriter). Throws IoError.
+void write_tsc(const Trace& trace, const std::filesystem::path& path,
+               const TscWriterOptions& options = {});
+
+}  // namespace tscope::trace

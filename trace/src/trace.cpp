@@ -1,0 +1,92 @@
+#include "tscope/trace/trace.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "tscope/trace/errors.h"
+
+namespace tscope::trace {
+
+const SpanDetail* Trace::span_detail(std::uint32_t track_index, std::uint32_t span) const {
+  const std::uint32_t detail = track(track_index).spans().detail.at(span);
+  return detail == kNoIndex ? nullptr : &span_details_.at(detail);
+}
+
+std::span<const Arg> Trace::args(ArgRange range) const {
+  if (range.count == 0) return {};
+  if (range.begin > args_.size() || range.count > args_.size() - range.begin) {
+    throw TraceError("argument range [" + std::to_string(range.begin) + ", +" +
+                     std::to_string(range.count) + ") outside a table of " +
+                     std::to_string(args_.size()) + " arguments");
+  }
+  return std::span<const Arg>(args_).subspan(range.begin, range.count);
+}
+
+SpanRecord Trace::span_record(std::uint32_t track_index, std::uint32_t span) const {
+  const SpanColumns& columns = track(track_index).spans();
+  SpanRecord record;
+  record.start = columns.start.at(span);
+  record.end = columns.end[span];
+  record.name = columns.name[span];
+  record.category = columns.category[span];
+  if (const SpanDetail* detail = span_detail(track_index, span)) {
+    record.correlation_id = detail->correlation_id;
+    record.external_correlation_id = detail->external_correlation_id;
+    if (detail->kernel != kNoIndex) record.kernel = kernels_.at(detail->kernel);
+    if (detail->copy != kNoIndex) record.copy = copies_.at(detail->copy);
+    if (detail->op != kNoIndex) record.op = ops_.at(detail->op);
+    const auto span_args = args(detail->args);
+    record.args.assign(span_args.begin(), span_args.end());
+  }
+  return record;
+}
+
+InstantRecord Trace::instant_record(std::uint32_t track_index, std::uint32_t instant) const {
+  const InstantColumns& columns = track(track_index).instants();
+  const auto instant_args = args(columns.args.at(instant));
+  return {columns.time[instant], columns.name[instant], columns.category[instant],
+          std::vector<Arg>(instant_args.begin(), instant_args.end())};
+}
+
+TimeNs Trace::begin_time() const {
+  TimeNs begin = std::numeric_limits<TimeNs>::max();
+  for (const Track& each : tracks_) {
+    // Each column is sorted by time, so its first element is its earliest.
+    if (each.spans().size() != 0) begin = std::min(begin, each.spans().start.front());
+    if (each.instants().size() != 0) begin = std::min(begin, each.instants().time.front());
+    if (each.counters().size() != 0) begin = std::min(begin, each.counters().time.front());
+    if (each.memory().size() != 0) begin = std::min(begin, each.memory().time.front());
+  }
+  return begin == std::numeric_limits<TimeNs>::max() ? 0 : begin;
+}
+
+TimeNs Trace::end_time() const {
+  TimeNs end = std::numeric_limits<TimeNs>::min();
+  for (const Track& each : tracks_) {
+    // Spans at one depth are disjoint, so the last of each level ends latest in that level.
+    for (std::size_t depth = 0; depth < each.depth_count(); ++depth) {
+      end = std::max(end, each.spans().end[each.spans_at_depth(depth).back()]);
+    }
+    if (each.instants().size() != 0) end = std::max(end, each.instants().time.back());
+    if (each.counters().size() != 0) end = std::max(end, each.counters().time.back());
+    if (each.memory().size() != 0) end = std::max(end, each.memory().time.back());
+  }
+  return end == std::numeric_limits<TimeNs>::min() ? 0 : end;
+}
+
+TraceCounts Trace::counts() const {
+  TraceCounts counts;
+  for (const Track& each : tracks_) {
+    counts.spans += each.spans().size();
+    counts.instants += each.instants().size();
+    counts.counter_samples += each.counters().size();
+    counts.memory_events += each.memory().size();
+    for (const Category category : each.spans().category) {
+      ++counts.spans_by_category[static_cast<int>(category)];
+    }
+  }
+  counts.flows = flows_.size();
+  return counts;
+}
+
+}  // namespace tscope::trace

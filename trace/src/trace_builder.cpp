@@ -1,0 +1,421 @@
+#include "tscope/trace/trace_builder.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "tscope/trace/errors.h"
+
+namespace tscope::trace {
+namespace {
+
+constexpr std::size_t kMaxDepth = std::numeric_limits<std::uint16_t>::max();
+
+// Where each event of one kind on one track moved when its column was sorted:
+// new_position[arrival index] = sorted index.
+using Positions = std::vector<std::uint32_t>;
+
+template <typename Column>
+void apply_order(Column& column, const std::vector<std::uint32_t>& order) {
+  Column sorted;
+  sorted.reserve(column.size());
+  for (const std::uint32_t from : order) sorted.push_back(std::move(column[from]));
+  column = std::move(sorted);
+}
+
+Positions invert(const std::vector<std::uint32_t>& order) {
+  Positions positions(order.size());
+  for (std::uint32_t sorted = 0; sorted < order.size(); ++sorted) positions[order[sorted]] = sorted;
+  return positions;
+}
+
+std::vector<std::uint32_t> time_order(const std::vector<TimeNs>& time) {
+  std::vector<std::uint32_t> order(time.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return time[a] < time[b]; });
+  return order;
+}
+
+// Enclosing spans sort before what they contain: by start, then longest first.
+std::vector<std::uint32_t> span_order(const SpanColumns& spans) {
+  std::vector<std::uint32_t> order(spans.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    if (spans.start[a] != spans.start[b]) return spans.start[a] < spans.start[b];
+    return spans.end[a] > spans.end[b];
+  });
+  return order;
+}
+
+// Records may only name strings interned in this builder.
+void require_string(const StringTable& strings, StringId id, const char* field) {
+  if (id >= strings.size()) {
+    throw TraceError(std::string(field) + " names string " + std::to_string(id) + " but only " +
+                     std::to_string(strings.size()) + " strings are interned");
+  }
+}
+
+bool is_gpu_activity(Category category) {
+  return category == Category::kKernel || category == Category::kMemcpy ||
+         category == Category::kMemset;
+}
+
+bool is_launch(Category category) {
+  return category == Category::kRuntimeApi || category == Category::kDriverApi;
+}
+
+}  // namespace
+
+struct TraceBuilder::SortedPositions {
+  std::vector<Positions> spans;
+  std::vector<Positions> instants;
+  std::vector<Positions> counters;
+  std::vector<Positions> memory;
+
+  std::uint32_t map(const EventRef& ref) const {
+    const std::vector<Positions>* by_kind = nullptr;
+    switch (ref.kind) {
+      case EventKind::kSpan: by_kind = &spans; break;
+      case EventKind::kInstant: by_kind = &instants; break;
+      case EventKind::kCounterSample: by_kind = &counters; break;
+      case EventKind::kMemory: by_kind = &memory; break;
+    }
+    if (by_kind == nullptr || ref.track >= by_kind->size() ||
+        ref.index >= (*by_kind)[ref.track].size()) {
+      throw TraceError("flow endpoint names no event: " + std::string(to_string(ref.kind)) + " " +
+                       std::to_string(ref.index) + " of track " + std::to_string(ref.track));
+    }
+    return (*by_kind)[ref.track][ref.index];
+  }
+};
+
+std::uint32_t TraceBuilder::add_process(const Process& process) {
+  require_string(trace_.strings_, process.name, "process name");
+  require_string(trace_.strings_, process.host, "process host");
+  trace_.processes_.push_back(process);
+  return static_cast<std::uint32_t>(trace_.processes_.size() - 1);
+}
+
+std::uint32_t TraceBuilder::add_track(const TrackInfo& track) {
+  if (track.process >= trace_.processes_.size()) {
+    throw TraceError("track names process " + std::to_string(track.process) + " but only " +
+                     std::to_string(trace_.processes_.size()) + " processes exist");
+  }
+  if (trace_.tracks_.size() > EventRef::kMaxTrack) throw TraceError("too many tracks");
+  require_string(trace_.strings_, track.name, "track name");
+  trace_.tracks_.emplace_back(track);
+  return static_cast<std::uint32_t>(trace_.tracks_.size() - 1);
+}
+
+Track& TraceBuilder::track_for_event(std::uint32_t track) {
+  if (track >= trace_.tracks_.size()) {
+    throw TraceError("event names track " + std::to_string(track) + " but only " +
+                     std::to_string(trace_.tracks_.size()) + " tracks exist");
+  }
+  return trace_.tracks_[track];
+}
+
+ArgRange TraceBuilder::append_args(const std::vector<Arg>& args) {
+  for (const Arg& arg : args) {
+    require_string(trace_.strings_, arg.key, "argument key");
+    if (const auto* text = std::get_if<StringArg>(&arg.value)) require_string(trace_.strings_, text->id, "argument value");
+  }
+  const ArgRange range{static_cast<std::uint32_t>(trace_.args_.size()),
+                       static_cast<std::uint32_t>(args.size())};
+  trace_.args_.insert(trace_.args_.end(), args.begin(), args.end());
+  return range;
+}
+
+template <typename Column>
+static std::uint32_t next_index(const Column& column) {
+  if (column.size() >= std::numeric_limits<std::uint32_t>::max()) {
+    throw TraceError("more than 2^32 - 1 events of one kind on one track");
+  }
+  return static_cast<std::uint32_t>(column.size());
+}
+
+EventRef TraceBuilder::add_span(std::uint32_t track, const SpanRecord& span) {
+  Track& target = track_for_event(track);
+  if (span.end < span.start) {
+    throw TraceError("span ends (" + std::to_string(span.end) + " ns) before it starts (" +
+                     std::to_string(span.start) + " ns)");
+  }
+  require_string(trace_.strings_, span.name, "span name");
+  const std::uint32_t index = next_index(target.spans_);
+  std::uint32_t detail_index = kNoIndex;
+  if (span.correlation_id != 0 || span.external_correlation_id != 0 || span.kernel || span.copy ||
+      span.op || !span.args.empty()) {
+    SpanDetail detail;
+    detail.correlation_id = span.correlation_id;
+    detail.external_correlation_id = span.external_correlation_id;
+    if (span.kernel) {
+      detail.kernel = static_cast<std::uint32_t>(trace_.kernels_.size());
+      trace_.kernels_.push_back(*span.kernel);
+    }
+    if (span.copy) {
+      detail.copy = static_cast<std::uint32_t>(trace_.copies_.size());
+      trace_.copies_.push_back(*span.copy);
+    }
+    if (span.op) {
+      detail.op = static_cast<std::uint32_t>(trace_.ops_.size());
+      trace_.ops_.push_back(*span.op);
+    }
+    detail.args = append_args(span.args);
+    detail_index = static_cast<std::uint32_t>(trace_.span_details_.size());
+    trace_.span_details_.push_back(detail);
+  }
+  SpanColumns& spans = target.spans_;
+  spans.start.push_back(span.start);
+  spans.end.push_back(span.end);
+  spans.name.push_back(span.name);
+  spans.detail.push_back(detail_index);
+  spans.category.push_back(span.category);
+  spans.depth.push_back(0);
+  return {EventKind::kSpan, track, index};
+}
+
+EventRef TraceBuilder::add_instant(std::uint32_t track, const InstantRecord& instant) {
+  Track& target = track_for_event(track);
+  require_string(trace_.strings_, instant.name, "instant name");
+  const std::uint32_t index = next_index(target.instants_);
+  InstantColumns& instants = target.instants_;
+  instants.time.push_back(instant.time);
+  instants.name.push_back(instant.name);
+  instants.category.push_back(instant.category);
+  instants.args.push_back(append_args(instant.args));
+  return {EventKind::kInstant, track, index};
+}
+
+EventRef TraceBuilder::add_counter_sample(std::uint32_t track, TimeNs time, double value) {
+  Track& target = track_for_event(track);
+  const std::uint32_t index = next_index(target.counters_);
+  target.counters_.time.push_back(time);
+  target.counters_.value.push_back(value);
+  return {EventKind::kCounterSample, track, index};
+}
+
+EventRef TraceBuilder::add_memory_event(std::uint32_t track, const MemoryRecord& event) {
+  Track& target = track_for_event(track);
+  require_string(trace_.strings_, event.owner_op, "memory event owner");
+  require_string(trace_.strings_, event.scope, "memory event scope");
+  const std::uint32_t index = next_index(target.memory_);
+  MemoryColumns& memory = target.memory_;
+  memory.time.push_back(event.time);
+  memory.action.push_back(event.action);
+  memory.address.push_back(event.address);
+  memory.bytes.push_back(event.bytes);
+  memory.device.push_back(event.device);
+  memory.owner_op.push_back(event.owner_op);
+  memory.scope.push_back(event.scope);
+  memory.total_allocated.push_back(event.total_allocated);
+  memory.total_reserved.push_back(event.total_reserved);
+  return {EventKind::kMemory, track, index};
+}
+
+void TraceBuilder::add_flow(const Flow& flow) { trace_.flows_.push_back(flow); }
+
+void TraceBuilder::add_flow_endpoint(const FlowEndpoint& endpoint) {
+  track_for_event(endpoint.track);
+  flow_endpoints_.push_back(endpoint);
+}
+
+void TraceBuilder::add_dropped_events(std::uint64_t count) {
+  trace_.metadata_.dropped_events += count;
+}
+
+void TraceBuilder::set_metadata_value(std::string_view key, std::string_view value) {
+  trace_.metadata_.values[std::string(key)] = std::string(value);
+}
+
+TraceBuilder::SortedPositions TraceBuilder::sort_tracks() {
+  SortedPositions positions;
+  for (Track& track : trace_.tracks_) {
+    SpanColumns& spans = track.spans_;
+    const auto spans_sorted = span_order(spans);
+    apply_order(spans.start, spans_sorted);
+    apply_order(spans.end, spans_sorted);
+    apply_order(spans.name, spans_sorted);
+    apply_order(spans.detail, spans_sorted);
+    apply_order(spans.category, spans_sorted);
+    positions.spans.push_back(invert(spans_sorted));
+
+    InstantColumns& instants = track.instants_;
+    const auto instants_sorted = time_order(instants.time);
+    apply_order(instants.time, instants_sorted);
+    apply_order(instants.name, instants_sorted);
+    apply_order(instants.category, instants_sorted);
+    apply_order(instants.args, instants_sorted);
+    positions.instants.push_back(invert(instants_sorted));
+
+    CounterColumns& counters = track.counters_;
+    const auto counters_sorted = time_order(counters.time);
+    apply_order(counters.time, counters_sorted);
+    apply_order(counters.value, counters_sorted);
+    positions.counters.push_back(invert(counters_sorted));
+
+    MemoryColumns& memory = track.memory_;
+    const auto memory_sorted = time_order(memory.time);
+    apply_order(memory.time, memory_sorted);
+    apply_order(memory.action, memory_sorted);
+    apply_order(memory.address, memory_sorted);
+    apply_order(memory.bytes, memory_sorted);
+    apply_order(memory.device, memory_sorted);
+    apply_order(memory.owner_op, memory_sorted);
+    apply_order(memory.scope, memory_sorted);
+    apply_order(memory.total_allocated, memory_sorted);
+    apply_order(memory.total_reserved, memory_sorted);
+    positions.memory.push_back(invert(memory_sorted));
+  }
+  return positions;
+}
+
+// A span's depth is the number of earlier spans still open when it starts. A span that overlaps
+// its predecessor without being contained in it goes one level deeper, which keeps the spans of
+// each level disjoint and the per-level binary search valid.
+void TraceBuilder::compute_depths(Track& track) {
+  SpanColumns& spans = track.spans_;
+  std::vector<TimeNs> open_ends;
+  std::vector<std::uint32_t> level_sizes;
+  for (std::size_t span = 0; span < spans.size(); ++span) {
+    while (!open_ends.empty() && open_ends.back() <= spans.start[span]) open_ends.pop_back();
+    const std::size_t depth = open_ends.size();
+    if (depth >= kMaxDepth) {
+      throw TraceError("spans nest deeper than " + std::to_string(kMaxDepth) + " levels on track " +
+                       std::string(trace_.strings_.view(track.info_.name)));
+    }
+    spans.depth[span] = static_cast<std::uint16_t>(depth);
+    open_ends.push_back(spans.end[span]);
+    if (level_sizes.size() <= depth) level_sizes.resize(depth + 1, 0);
+    ++level_sizes[depth];
+  }
+  track.depth_begin_.assign(level_sizes.size() + 1, 0);
+  for (std::size_t depth = 0; depth < level_sizes.size(); ++depth) {
+    track.depth_begin_[depth + 1] = track.depth_begin_[depth] + level_sizes[depth];
+  }
+  if (level_sizes.empty()) track.depth_begin_.clear();
+  track.spans_by_depth_.resize(spans.size());
+  std::vector<std::uint32_t> next_slot(track.depth_begin_.begin(),
+                                       track.depth_begin_.end() - (level_sizes.empty() ? 0 : 1));
+  for (std::uint32_t span = 0; span < spans.size(); ++span) {
+    track.spans_by_depth_[next_slot[spans.depth[span]]++] = span;
+  }
+}
+
+void TraceBuilder::resolve_flow_endpoints() {
+  struct Ends {
+    std::vector<EventRef> starts;
+    std::vector<EventRef> finishes;
+  };
+  std::map<std::pair<FlowKind, std::uint64_t>, Ends> by_id;
+  for (const FlowEndpoint& endpoint : flow_endpoints_) {
+    const Track& track = trace_.tracks_[endpoint.track];
+    std::uint32_t span = kNoIndex;
+    if (endpoint.binding == FlowEndpoint::Binding::kEnclosingSpan) {
+      span = track.innermost_span_at(endpoint.time);
+    } else if (const std::size_t next = track.first_span_starting_at(endpoint.time);
+               next < track.spans().size()) {
+      span = static_cast<std::uint32_t>(next);
+    }
+    if (span == kNoIndex) continue;
+    Ends& ends = by_id[{endpoint.kind, endpoint.id}];
+    (endpoint.is_start ? ends.starts : ends.finishes)
+        .push_back({EventKind::kSpan, endpoint.track, span});
+  }
+  for (const auto& [key, ends] : by_id) {
+    const std::size_t pairs = std::min(ends.starts.size(), ends.finishes.size());
+    for (std::size_t pair = 0; pair < pairs; ++pair) {
+      trace_.flows_.push_back({key.first, key.second, ends.starts[pair], ends.finishes[pair]});
+    }
+  }
+  flow_endpoints_.clear();
+}
+
+void TraceBuilder::link_correlated_events() {
+  struct HostSpan {
+    EventRef ref;
+    std::uint32_t process;
+  };
+  std::unordered_map<std::uint64_t, std::vector<HostSpan>> launches;
+  std::unordered_map<std::uint64_t, std::vector<HostSpan>> ops;
+  for (std::uint32_t track = 0; track < trace_.tracks_.size(); ++track) {
+    const Track& host = trace_.tracks_[track];
+    if (host.info_.kind != TrackKind::kHostThread) continue;
+    for (std::uint32_t span = 0; span < host.spans_.size(); ++span) {
+      const std::uint32_t detail = host.spans_.detail[span];
+      if (detail == kNoIndex) continue;
+      const SpanDetail& info = trace_.span_details_[detail];
+      const Category category = host.spans_.category[span];
+      const HostSpan entry{{EventKind::kSpan, track, span}, host.info_.process};
+      if (is_launch(category) && info.correlation_id != 0) {
+        launches[info.correlation_id].push_back(entry);
+      } else if (category == Category::kCpuOp && info.external_correlation_id != 0) {
+        ops[info.external_correlation_id].push_back(entry);
+      }
+    }
+  }
+  // Correlation ids are unique within one process; when several processes reuse one, only a
+  // launch from the GPU track's own process is trusted.
+  const auto pick = [](const std::vector<HostSpan>& candidates,
+                       std::uint32_t process) -> const HostSpan* {
+    if (candidates.size() == 1) return &candidates.front();
+    for (const HostSpan& candidate : candidates) {
+      if (candidate.process == process) return &candidate;
+    }
+    return nullptr;
+  };
+  for (std::uint32_t track = 0; track < trace_.tracks_.size(); ++track) {
+    const Track& gpu = trace_.tracks_[track];
+    if (gpu.info_.kind != TrackKind::kGpuStream) continue;
+    for (std::uint32_t span = 0; span < gpu.spans_.size(); ++span) {
+      const std::uint32_t detail = gpu.spans_.detail[span];
+      if (detail == kNoIndex || !is_gpu_activity(gpu.spans_.category[span])) continue;
+      const SpanDetail& info = trace_.span_details_[detail];
+      const EventRef target{EventKind::kSpan, track, span};
+      if (const auto found = launches.find(info.correlation_id); found != launches.end()) {
+        if (const HostSpan* launch = pick(found->second, gpu.info_.process)) {
+          trace_.flows_.push_back(
+              {FlowKind::kLaunchToKernel, info.correlation_id, launch->ref, target});
+        }
+      }
+      if (const auto found = ops.find(info.external_correlation_id); found != ops.end()) {
+        if (const HostSpan* op = pick(found->second, gpu.info_.process)) {
+          trace_.flows_.push_back(
+              {FlowKind::kOpToKernel, info.external_correlation_id, op->ref, target});
+        }
+      }
+    }
+  }
+}
+
+Trace TraceBuilder::finalize(const FinalizeOptions& options) {
+  const SortedPositions positions = sort_tracks();
+  for (Flow& flow : trace_.flows_) {
+    flow.from.index = positions.map(flow.from);
+    flow.to.index = positions.map(flow.to);
+  }
+  for (Track& track : trace_.tracks_) compute_depths(track);
+  resolve_flow_endpoints();
+  if (options.link_correlated_events) link_correlated_events();
+
+  std::vector<Flow>& flows = trace_.flows_;
+  std::sort(flows.begin(), flows.end(), [](const Flow& a, const Flow& b) {
+    return std::tie(a.from, a.to, a.kind, a.id) < std::tie(b.from, b.to, b.kind, b.id);
+  });
+  flows.erase(std::unique(flows.begin(), flows.end(),
+                          [](const Flow& a, const Flow& b) {
+                            return a.from == b.from && a.to == b.to && a.kind == b.kind;
+                          }),
+              flows.end());
+
+  Trace finished = std::move(trace_);
+  trace_ = Trace{};
+  return finished;
+}
+
+}  // namespace tscope::trace

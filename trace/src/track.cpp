@@ -1,0 +1,40 @@
+#include "tscope/trace/track.h"
+
+#include <algorithm>
+
+namespace tscope::trace {
+
+MemoryRecord MemoryColumns::record(std::size_t index) const {
+  return {time.at(index),        action.at(index),   address.at(index),
+          bytes.at(index),       device.at(index),   owner_op.at(index),
+          scope.at(index),       total_allocated.at(index), total_reserved.at(index)};
+}
+
+std::span<const std::uint32_t> Track::spans_at_depth(std::size_t depth) const {
+  if (depth >= depth_count()) return {};
+  return std::span<const std::uint32_t>(spans_by_depth_)
+      .subspan(depth_begin_[depth], depth_begin_[depth + 1] - depth_begin_[depth]);
+}
+
+std::size_t Track::first_span_ending_after(std::size_t depth, TimeNs time) const {
+  const auto level = spans_at_depth(depth);
+  const auto found = std::partition_point(
+      level.begin(), level.end(), [&](std::uint32_t span) { return spans_.end[span] <= time; });
+  return static_cast<std::size_t>(found - level.begin());
+}
+
+std::size_t Track::first_span_starting_at(TimeNs time) const {
+  const auto found = std::lower_bound(spans_.start.begin(), spans_.start.end(), time);
+  return static_cast<std::size_t>(found - spans_.start.begin());
+}
+
+std::uint32_t Track::innermost_span_at(TimeNs time) const {
+  for (std::size_t depth = depth_count(); depth-- > 0;) {
+    const auto level = spans_at_depth(depth);
+    const std::size_t position = first_span_ending_after(depth, time);
+    if (position < level.size() && spans_.start[level[position]] <= time) return level[position];
+  }
+  return kNoIndex;
+}
+
+}  // namespace tscope::trace
