@@ -1,0 +1,44 @@
+#pragma once
+// The training loop of the example, split into train_epoch and evaluate so that each optimizer
+// step is one unit a profiler can name ("step N") and time.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "tscope/engine/data/data_loader.h"
+#include "tscope/engine/data/labeled_batch.h"
+#include "tscope/engine/nn/module.h"
+#include "tscope/engine/optim/optimizer.h"
+
+namespace tscope::examples {
+
+using BatchLoader = engine::DataLoader<engine::LabeledBatch>;
+
+struct EpochStats {
+  std::vector<float> step_losses;  // cross-entropy of each step's batch, in order
+  std::int64_t images = 0;
+  double seconds = 0.0;
+
+  double mean_loss() const;
+  double images_per_second() const;
+};
+
+// Counts optimizer steps across epochs and caps them when a step budget is given.
+struct StepBudget {
+  std::int64_t steps_done = 0;
+  std::optional<std::int64_t> max_steps;
+
+  bool exhausted() const { return max_steps && steps_done >= *max_steps; }
+};
+
+// One pass over `loader` in train mode: forward, cross-entropy, backward and an optimizer step
+// per batch; stops early when `budget` runs out.
+EpochStats train_epoch(engine::nn::Module& model, engine::optim::Optimizer& optimizer,
+                       BatchLoader& loader, StepBudget& budget);
+
+// Fraction of the samples whose highest logit is their label, in eval mode without autograd;
+// the model is left in train mode.
+double evaluate(engine::nn::Module& model, BatchLoader& loader);
+
+}  // namespace tscope::examples

@@ -1,0 +1,159 @@
+// Trains an MLP or a LeNet-style CNN on Fashion-MNIST with the tensorscope engine and prints,
+// per epoch, the mean training loss, the training throughput and the test accuracy.
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fashion_mnist/models.h"
+#include "fashion_mnist/training.h"
+#include "tscope/engine/data/data_file_error.h"
+#include "tscope/engine/data/fashion_mnist.h"
+#include "tscope/engine/optim/adam.h"
+#include "tscope/engine/optim/sgd.h"
+
+namespace {
+
+using tscope::examples::ModelKind;
+
+enum class OptimizerKind { kSgd, kAdam, kAdamW };
+
+constexpr int kExitBadInput = 2;
+constexpr int kExitFailure = 1;
+
+struct Settings {
+  ModelKind model = ModelKind::kMlp;
+  int epochs = 3;
+  std::optional<std::int64_t> steps;
+  std::int64_t batch_size = 64;
+  double learning_rate = 1e-3;
+  OptimizerKind optimizer = OptimizerKind::kAdam;
+  double momentum = 0.9;
+  double weight_decay = 0.0;
+  std::size_t workers = 2;
+  std::uint64_t seed = 0;
+  std::string data_dir{tscope::engine::FashionMnist::kDefaultDirectory};
+};
+
+std::unique_ptr<tscope::engine::optim::Optimizer> make_optimizer(
+    const Settings& settings, std::vector<tscope::engine::Tensor> parameters) {
+  using namespace tscope::engine::optim;
+  switch (settings.optimizer) {
+    case OptimizerKind::kSgd:
+      return std::make_unique<Sgd>(std::move(parameters),
+                                   SgdOptions{.learning_rate = settings.learning_rate,
+                                              .momentum = settings.momentum,
+                                              .weight_decay = settings.weight_decay});
+    case OptimizerKind::kAdam:
+      return std::make_unique<Adam>(std::move(parameters),
+                                    AdamOptions{.learning_rate = settings.learning_rate,
+                                                .weight_decay = settings.weight_decay});
+    case OptimizerKind::kAdamW:
+      return std::make_unique<AdamW>(std::move(parameters),
+                                     AdamOptions{.learning_rate = settings.learning_rate,
+                                                 .weight_decay = settings.weight_decay});
+  }
+  throw std::logic_error("unknown optimizer kind");
+}
+
+int train(const Settings& settings) {
+  using namespace tscope;
+  const engine::FashionMnist train_set(settings.data_dir, engine::FashionMnistSplit::kTrain);
+  const engine::FashionMnist test_set(settings.data_dir, engine::FashionMnistSplit::kTest);
+
+  engine::Generator generator(settings.seed);
+  auto model = examples::make_model(settings.model, generator);
+  auto optimizer = make_optimizer(settings, model->parameters());
+
+  const auto batch_size = static_cast<std::size_t>(settings.batch_size);
+  examples::BatchLoader train_loader(train_set, {.batch_size = batch_size,
+                                                 .shuffle = true,
+                                                 .seed = settings.seed,
+                                                 .num_workers = settings.workers});
+  examples::BatchLoader test_loader(test_set, {.batch_size = 1000,
+                                               .shuffle = false,
+                                               .num_workers = settings.workers});
+
+  fmt::print("model {} ({} parameters), {} training and {} test images, batch {}, {} workers\n",
+             settings.model == ModelKind::kMlp ? "mlp" : "cnn", model->parameter_count(),
+             train_set.size(), test_set.size(), settings.batch_size, settings.workers);
+  examples::StepBudget budget{.max_steps = settings.steps};
+  double accuracy = 0.0;
+  double training_seconds = 0.0;
+  std::int64_t images = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (int epoch = 1; epoch <= settings.epochs && !budget.exhausted(); ++epoch) {
+    const examples::EpochStats stats =
+        examples::train_epoch(*model, *optimizer, train_loader, budget);
+    accuracy = examples::evaluate(*model, test_loader);
+    training_seconds += stats.seconds;
+    images += stats.images;
+    fmt::print(
+        "epoch {}: {} steps, loss {:.4f}, {:.0f} images/s ({:.1f} s), test accuracy {:.2f}%\n",
+        epoch, stats.step_losses.size(), stats.mean_loss(), stats.images_per_second(),
+        stats.seconds, 100.0 * accuracy);
+    std::fflush(stdout);
+  }
+  const double wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("final: test accuracy {:.2f}% after {} steps; training {:.0f} images/s; wall {:.1f} s\n",
+             100.0 * accuracy, budget.steps_done,
+             training_seconds > 0.0 ? static_cast<double>(images) / training_seconds : 0.0,
+             wall_seconds);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Trains a classifier on Fashion-MNIST with the tensorscope engine",
+               "train_fashion_mnist"};
+  Settings settings;
+  const std::map<std::string, ModelKind> models{{"mlp", ModelKind::kMlp},
+                                                {"cnn", ModelKind::kCnn}};
+  const std::map<std::string, OptimizerKind> optimizers{{"sgd", OptimizerKind::kSgd},
+                                                        {"adam", OptimizerKind::kAdam},
+                                                        {"adamw", OptimizerKind::kAdamW}};
+  app.add_option("--model", settings.model, "mlp or cnn")
+      ->transform(CLI::CheckedTransformer(models, CLI::ignore_case));
+  app.add_option("--epochs", settings.epochs, "passes over the training set")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--steps", settings.steps, "stop after this many optimizer steps in total")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--batch-size", settings.batch_size, "images per step")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--lr", settings.learning_rate, "learning rate")->check(CLI::PositiveNumber);
+  app.add_option("--optimizer", settings.optimizer, "sgd, adam or adamw")
+      ->transform(CLI::CheckedTransformer(optimizers, CLI::ignore_case));
+  app.add_option("--momentum", settings.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0));
+  app.add_option("--weight-decay", settings.weight_decay, "L2 (sgd, adam) or decoupled (adamw)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--workers", settings.workers, "data loader threads (0: load in the main thread)");
+  app.add_option("--seed", settings.seed, "seed of initialisation and shuffling");
+  app.add_option("--data-dir", settings.data_dir, "folder with the Fashion-MNIST IDX .gz files");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int code = app.exit(error);
+    return code == 0 ? 0 : kExitBadInput;
+  }
+  try {
+    return train(settings);
+  } catch (const tscope::engine::DataFileError& error) {
+    fmt::print(stderr, "train_fashion_mnist: cannot read the dataset: {}\n", error.what());
+    return kExitBadInput;
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "train_fashion_mnist: {}\n", error.what());
+    return kExitFailure;
+  }
+}

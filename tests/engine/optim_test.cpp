@@ -1,0 +1,122 @@
+// One or two optimizer steps checked against values worked out by hand from the published update
+// rules (torch.optim's SGD, Adam and AdamW), with gradients produced by a real backward pass.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tscope/engine/factories.h"
+#include "tscope/engine/ops.h"
+#include "tscope/engine/optim/adam.h"
+#include "tscope/engine/optim/sgd.h"
+
+namespace tscope::engine::optim {
+namespace {
+
+Tensor parameter_of(const std::vector<float>& values) {
+  return from_vector(values, {static_cast<std::int64_t>(values.size())}, {.requires_grad = true});
+}
+
+// Backward of sum(p * g) leaves exactly g in p.grad().
+void set_gradient_by_backward(const Tensor& parameter, const std::vector<float>& gradient) {
+  sum(mul(parameter, from_vector(gradient, parameter.shape()))).backward();
+}
+
+void expect_values(const Tensor& tensor, const std::vector<float>& expected) {
+  const auto actual = tensor.to_vector<float>();
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(actual[i], expected[i], 1e-6) << "element " << i;
+  }
+}
+
+TEST(Sgd, PlainStepMovesAgainstTheGradient) {
+  Tensor p = parameter_of({1.0f, 2.0f});
+  Sgd sgd({p}, {.learning_rate = 0.1});
+  set_gradient_by_backward(p, {0.5f, -1.0f});
+  sgd.step();
+  // p - lr g = [1 - 0.05, 2 + 0.1]
+  expect_values(p, {0.95f, 2.1f});
+}
+
+TEST(Sgd, WeightDecayAddsTheParameterToTheGradient) {
+  Tensor p = parameter_of({1.0f, 2.0f});
+  Sgd sgd({p}, {.learning_rate = 0.1, .weight_decay = 0.5});
+  set_gradient_by_backward(p, {0.5f, -1.0f});
+  sgd.step();
+  // g' = g + 0.5 p = [1.0, 0.0]; p - 0.1 g' = [0.9, 2.0]
+  expect_values(p, {0.9f, 2.0f});
+}
+
+TEST(Sgd, MomentumAccumulatesAcrossSteps) {
+  Tensor p = parameter_of({1.0f});
+  Sgd sgd({p}, {.learning_rate = 0.1, .momentum = 0.9});
+  set_gradient_by_backward(p, {1.0f});
+  sgd.step();  // b = 1; p = 1 - 0.1 = 0.9
+  expect_values(p, {0.9f});
+  sgd.zero_grad();
+  set_gradient_by_backward(p, {0.5f});
+  sgd.step();  // b = 0.9 * 1 + 0.5 = 1.4; p = 0.9 - 0.14 = 0.76
+  expect_values(p, {0.76f});
+}
+
+TEST(Adam, TwoStepsFollowTheBiasCorrectedUpdate) {
+  Tensor p = parameter_of({0.5f});
+  Adam adam({p}, {.learning_rate = 0.1});
+  set_gradient_by_backward(p, {0.5f});
+  adam.step();
+  // m = 0.05, v = 0.00025; m^ = 0.5, v^ = 0.25; p = 0.5 - 0.1 * 0.5 / (0.5 + 1e-8) = 0.4
+  expect_values(p, {0.4f});
+  adam.zero_grad();
+  set_gradient_by_backward(p, {-1.0f});
+  adam.step();
+  // m = 0.9 * 0.05 - 0.1 = -0.055, v = 0.999 * 0.00025 + 0.001 = 0.00124975;
+  // m^ = -0.055 / 0.19 = -0.2894737, v^ = 0.00124975 / 0.001999 = 0.6251876, sqrt = 0.7906881;
+  // p = 0.4 + 0.1 * 0.2894737 / 0.7906881 = 0.4366104
+  expect_values(p, {0.4366104f});
+  EXPECT_EQ(adam.step_count(), 2);
+}
+
+TEST(Adam, WeightDecayGoesThroughTheAdaptiveScaling) {
+  Tensor p = parameter_of({2.0f, -4.0f});
+  Adam adam({p}, {.learning_rate = 0.1, .weight_decay = 0.1});
+  set_gradient_by_backward(p, {0.5f, 0.5f});
+  adam.step();
+  // g' = g + 0.1 p = [0.7, 0.1]; the first step moves each by lr * g'/|g'| = 0.1 * sign(g').
+  expect_values(p, {1.9f, -4.1f});
+}
+
+TEST(AdamW, WeightDecayShrinksTheParameterDirectly) {
+  Tensor p = parameter_of({2.0f, -4.0f});
+  AdamW adamw({p}, {.learning_rate = 0.1, .weight_decay = 0.1});
+  set_gradient_by_backward(p, {0.5f, 0.5f});
+  adamw.step();
+  // p (1 - lr wd) = [1.98, -3.96], then - lr * g/|g| = [1.88, -4.06]
+  expect_values(p, {1.88f, -4.06f});
+}
+
+TEST(Optimizer, ZeroGradDropsTheGradients) {
+  Tensor p = parameter_of({1.0f});
+  Sgd sgd({p}, {.learning_rate = 0.1});
+  set_gradient_by_backward(p, {3.0f});
+  ASSERT_TRUE(p.grad().defined());
+  sgd.zero_grad();
+  EXPECT_FALSE(p.grad().defined());
+}
+
+TEST(Optimizer, ParametersWithoutGradientAreLeftAlone) {
+  Tensor used = parameter_of({1.0f});
+  Tensor unused = parameter_of({5.0f});
+  Adam adam({used, unused}, {.learning_rate = 0.1});
+  set_gradient_by_backward(used, {1.0f});
+  adam.step();
+  expect_values(unused, {5.0f});
+  expect_values(used, {0.9f});
+}
+
+TEST(Optimizer, RejectsATensorThatDoesNotRequireGrad) {
+  EXPECT_THROW(Sgd({from_vector(std::vector<float>{1.0f}, {1})}, {}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tscope::engine::optim
