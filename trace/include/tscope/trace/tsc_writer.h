@@ -5,7 +5,7 @@
 // writer) owns it. The format is specified in docs/trace-format.md.
 
 #include <cstdint>
-#include <cstdio>
+#include <initializer_list>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -16,6 +16,13 @@
 #include "tscope/trace/trace_sink.h"
 
 namespace tscope::trace {
+
+namespace codec {
+class ByteWriter;
+}
+namespace tsc {
+enum class ChunkType : std::uint8_t;
+}
 
 struct TscWriterOptions {
   // Events buffered per track and kind before a chunk is written.
@@ -43,6 +50,8 @@ class TscWriter final : public TraceSink {
   void add_flow(const Flow& flow) override;
   void add_dropped_events(std::uint64_t count) override;
   void set_metadata_value(std::string_view key, std::string_view value) override;
+  // Carries forward what a reader lost from the trace being rewritten (see TraceMetadata).
+  void set_lost(std::uint64_t lost_bytes, std::uint64_t lost_records);
 
   // Writes every buffered event and the current metadata as chunks and flushes the file to the
   // OS, so they survive a crash of this process.
@@ -55,23 +64,29 @@ class TscWriter final : public TraceSink {
 
  private:
   struct TrackBuffers;
-  struct FileCloser {
-    void operator()(std::FILE* file) const;
-  };
 
   TrackBuffers& buffers_for(std::uint32_t track);
-  void flush_track(std::uint32_t track);
-  void write_pending_strings();
+  void require_string(StringId id, const char* field) const;
+  void require_args(const std::vector<Arg>& args) const;
+  void require_ref(const EventRef& ref) const;
+  void flush_spans(std::uint32_t track);
+  void flush_instants(std::uint32_t track);
+  void flush_counters(std::uint32_t track);
+  void flush_memory(std::uint32_t track);
   void write_pending_definitions();
+  void write_event_chunk(tsc::ChunkType type, std::uint32_t track, std::uint32_t count,
+                         std::initializer_list<codec::ByteWriter*> columns);
   void write_metadata();
-  void write_chunk(std::uint8_t type, const std::vector<std::uint8_t>& payload);
+  void write_chunk(tsc::ChunkType type, const codec::ByteWriter& payload);
+  void write_bytes(const std::uint8_t* bytes, std::size_t size);
   void check_open() const;
 
   std::filesystem::path path_;
   TscWriterOptions options_;
-  std::unique_ptr<std::FILE, FileCloser> file_;
+  int descriptor_ = -1;
   StringTable strings_;
-  std::size_t strings_written_ = 0;
+  // Id 0, the empty string, is implicit in every reader's table.
+  std::size_t strings_written_ = 1;
   std::vector<Process> processes_;
   std::size_t processes_written_ = 0;
   std::vector<TrackInfo> tracks_;

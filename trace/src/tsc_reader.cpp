@@ -1,0 +1,447 @@
+#include "tscope/trace/tsc_reader.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "byte_codec.h"
+#include "tscope/trace/errors.h"
+#include "tscope/trace/trace_builder.h"
+#include "tsc_layout.h"
+
+namespace tscope::trace {
+namespace {
+
+using codec::ByteReader;
+using tsc::ChunkType;
+
+template <typename Enum>
+Enum read_enum(ByteReader& in, Enum last, const char* what) {
+  const std::uint8_t value = in.u8();
+  if (value > static_cast<std::uint8_t>(last)) {
+    in.fail(std::string("unknown ") + what + " " + std::to_string(value));
+  }
+  return static_cast<Enum>(value);
+}
+
+std::string_view chunk_name(std::uint8_t type) {
+  switch (static_cast<ChunkType>(type)) {
+    case ChunkType::kStrings: return "strings";
+    case ChunkType::kProcesses: return "processes";
+    case ChunkType::kTracks: return "tracks";
+    case ChunkType::kSpans: return "spans";
+    case ChunkType::kInstants: return "instants";
+    case ChunkType::kCounterSamples: return "counter samples";
+    case ChunkType::kMemoryEvents: return "memory events";
+    case ChunkType::kFlows: return "flows";
+    case ChunkType::kMetadata: return "metadata";
+  }
+  return "unknown";
+}
+
+// Decodes chunk payloads into a TraceBuilder, translating the file's ids into the builder's and
+// checking every id, enum and count against what the file has defined so far.
+class ChunkDecoder {
+ public:
+  void decode(ChunkType type, ByteReader& in) {
+    switch (type) {
+      case ChunkType::kStrings: return decode_strings(in);
+      case ChunkType::kProcesses: return decode_processes(in);
+      case ChunkType::kTracks: return decode_tracks(in);
+      case ChunkType::kSpans: return decode_spans(in);
+      case ChunkType::kInstants: return decode_instants(in);
+      case ChunkType::kCounterSamples: return decode_counter_samples(in);
+      case ChunkType::kMemoryEvents: return decode_memory_events(in);
+      case ChunkType::kFlows: return decode_flows(in);
+      case ChunkType::kMetadata: return decode_metadata(in);
+    }
+  }
+
+  Trace finish(std::uint64_t lost_bytes) {
+    TraceMetadata& metadata = builder_.metadata();
+    metadata = metadata_;
+    metadata.lost_bytes += lost_bytes;
+    if (lost_bytes != 0) ++metadata.lost_records;
+    return builder_.finalize();
+  }
+
+ private:
+  StringId string(ByteReader& in) {
+    const std::uint64_t id = in.varint();
+    if (id >= string_ids_.size()) in.fail("string id " + std::to_string(id) + " is not defined");
+    return string_ids_[id];
+  }
+
+  std::uint32_t defined_index(ByteReader& in, std::size_t defined, const char* what) {
+    const std::uint64_t index = in.varint();
+    if (index >= defined) in.fail(std::string(what) + " " + std::to_string(index) + " is not defined");
+    return static_cast<std::uint32_t>(index);
+  }
+
+  void expect_first(ByteReader& in, std::size_t defined, const char* what) {
+    const std::uint64_t first = in.varint();
+    if (first != defined) {
+      in.fail(std::string(what) + " chunk starts at " + std::to_string(first) + " but " +
+              std::to_string(defined) + " are defined");
+    }
+  }
+
+  void decode_strings(ByteReader& in) {
+    expect_first(in, string_ids_.size(), "strings");
+    const std::size_t count = in.count("string");
+    for (std::size_t each = 0; each < count; ++each) string_ids_.push_back(builder_.intern(in.string()));
+  }
+
+  void decode_processes(ByteReader& in) {
+    expect_first(in, process_count_, "processes");
+    const std::size_t count = in.count("process", 5);
+    for (std::size_t each = 0; each < count; ++each) {
+      Process process;
+      process.pid = in.svarint();
+      process.name = string(in);
+      process.host = string(in);
+      process.rank = in.svarint32("rank");
+      process.sort_index = in.svarint32("sort index");
+      builder_.add_process(process);
+      ++process_count_;
+    }
+  }
+
+  void decode_tracks(ByteReader& in) {
+    expect_first(in, events_per_track_.size(), "tracks");
+    const std::size_t count = in.count("track", 7);
+    for (std::size_t each = 0; each < count; ++each) {
+      TrackInfo track;
+      track.kind = read_enum(in, TrackKind::kMemoryPool, "track kind");
+      track.name = string(in);
+      track.process = defined_index(in, process_count_, "process");
+      track.thread_id = in.svarint();
+      track.device = in.svarint32("device");
+      track.stream = in.svarint();
+      track.sort_index = in.svarint32("sort index");
+      builder_.add_track(track);
+      events_per_track_.push_back({});
+    }
+  }
+
+  std::vector<Arg> args(ByteReader& in) {
+    std::vector<Arg> decoded(in.count("argument", 3));
+    for (Arg& arg : decoded) {
+      arg.key = string(in);
+      switch (in.u8()) {
+        case tsc::kArgInt: arg.value = in.svarint(); break;
+        case tsc::kArgDouble: arg.value = in.f64(); break;
+        case tsc::kArgString: arg.value = StringArg{string(in)}; break;
+        default: in.fail("unknown argument type");
+      }
+    }
+    return decoded;
+  }
+
+  static KernelInfo kernel(ByteReader& in) {
+    KernelInfo decoded;
+    for (std::uint32_t& extent : decoded.grid) extent = in.varint32("grid extent");
+    for (std::uint32_t& extent : decoded.block) extent = in.varint32("block extent");
+    decoded.registers_per_thread = in.varint32("registers per thread");
+    decoded.static_shared_bytes = in.varint32("static shared memory");
+    decoded.dynamic_shared_bytes = in.varint32("dynamic shared memory");
+    decoded.device = in.svarint32("device");
+    decoded.stream = in.svarint();
+    return decoded;
+  }
+
+  static CopyInfo copy(ByteReader& in) {
+    CopyInfo decoded;
+    decoded.bytes = in.varint();
+    decoded.direction = read_enum(in, CopyDirection::kPeerToPeer, "copy direction");
+    decoded.source = read_enum(in, MemoryKind::kManaged, "memory kind");
+    decoded.destination = read_enum(in, MemoryKind::kManaged, "memory kind");
+    return decoded;
+  }
+
+  static std::vector<std::uint64_t> ids(ByteReader& in) {
+    std::vector<std::uint64_t> decoded(in.count("tensor id"));
+    for (std::uint64_t& id : decoded) id = in.varint();
+    return decoded;
+  }
+
+  static OpInfo op(ByteReader& in) {
+    OpInfo decoded;
+    decoded.input_shapes.resize(in.count("input shape"));
+    for (auto& shape : decoded.input_shapes) {
+      shape.resize(in.count("shape extent"));
+      for (std::int64_t& extent : shape) extent = in.svarint();
+    }
+    decoded.flops = in.varint();
+    decoded.bytes_read = in.varint();
+    decoded.bytes_written = in.varint();
+    decoded.tensors_read = ids(in);
+    decoded.tensors_written = ids(in);
+    return decoded;
+  }
+
+  // Reads `count` zigzag deltas restarting from 0 at the chunk's start.
+  static std::vector<TimeNs> times(ByteReader& in, std::size_t count) {
+    std::vector<TimeNs> decoded(count);
+    TimeNs previous = 0;
+    for (TimeNs& time : decoded) previous = time = codec::wrapping_add(previous, in.svarint());
+    return decoded;
+  }
+
+  std::uint32_t event_track(ByteReader& in) {
+    return defined_index(in, events_per_track_.size(), "track");
+  }
+
+  void count_events(std::uint32_t track, EventKind kind, std::size_t count) {
+    events_per_track_[track][static_cast<std::size_t>(kind)] += count;
+  }
+
+  void decode_spans(ByteReader& in) {
+    const std::uint32_t track = event_track(in);
+    const std::size_t count = in.count("span", 5);
+    const std::vector<TimeNs> starts = times(in, count);
+    std::vector<std::uint64_t> durations(count);
+    for (std::uint64_t& duration : durations) duration = in.varint();
+    std::vector<StringId> names(count);
+    for (StringId& name : names) name = string(in);
+    std::vector<Category> categories(count);
+    for (Category& category : categories) category = read_enum(in, Category::kOther, "category");
+    std::vector<std::uint8_t> flags(count);
+    for (std::uint8_t& flag : flags) {
+      flag = in.u8();
+      if ((flag & ~tsc::kSpanKnownFlags) != 0) in.fail("unknown span flags");
+    }
+    SpanRecord span;
+    for (std::size_t index = 0; index < count; ++index) {
+      span.start = starts[index];
+      span.end = codec::wrapping_add(span.start, static_cast<std::int64_t>(durations[index]));
+      if (durations[index] > static_cast<std::uint64_t>(INT64_MAX) || span.end < span.start) {
+        in.fail("span duration overflows the time range");
+      }
+      span.name = names[index];
+      span.category = categories[index];
+      const std::uint8_t flag = flags[index];
+      span.correlation_id =
+          (flag & tsc::kSpanHasCorrelation) != 0 ? in.varint32("correlation id") : 0;
+      span.external_correlation_id =
+          (flag & tsc::kSpanHasExternalCorrelation) != 0 ? in.varint() : 0;
+      if ((flag & tsc::kSpanHasKernel) != 0) span.kernel = kernel(in); else span.kernel.reset();
+      if ((flag & tsc::kSpanHasCopy) != 0) span.copy = copy(in); else span.copy.reset();
+      if ((flag & tsc::kSpanHasOp) != 0) span.op = op(in); else span.op.reset();
+      if ((flag & tsc::kSpanHasArgs) != 0) span.args = args(in); else span.args.clear();
+      builder_.add_span(track, span);
+    }
+    count_events(track, EventKind::kSpan, count);
+  }
+
+  void decode_instants(ByteReader& in) {
+    const std::uint32_t track = event_track(in);
+    const std::size_t count = in.count("instant", 4);
+    const std::vector<TimeNs> instant_times = times(in, count);
+    std::vector<StringId> names(count);
+    for (StringId& name : names) name = string(in);
+    std::vector<Category> categories(count);
+    for (Category& category : categories) category = read_enum(in, Category::kOther, "category");
+    for (std::size_t index = 0; index < count; ++index) {
+      builder_.add_instant(track, {instant_times[index], names[index], categories[index], args(in)});
+    }
+    count_events(track, EventKind::kInstant, count);
+  }
+
+  void decode_counter_samples(ByteReader& in) {
+    const std::uint32_t track = event_track(in);
+    const std::size_t count = in.count("counter sample", 9);
+    const std::vector<TimeNs> sample_times = times(in, count);
+    for (std::size_t index = 0; index < count; ++index) {
+      builder_.add_counter_sample(track, sample_times[index], in.f64());
+    }
+    count_events(track, EventKind::kCounterSample, count);
+  }
+
+  void decode_memory_events(ByteReader& in) {
+    const std::uint32_t track = event_track(in);
+    const std::size_t count = in.count("memory event", 9);
+    std::vector<MemoryRecord> events(count);
+    TimeNs time = 0;
+    for (MemoryRecord& event : events) event.time = time = codec::wrapping_add(time, in.svarint());
+    for (MemoryRecord& event : events) event.action = read_enum(in, MemoryAction::kFree, "memory action");
+    std::int64_t address = 0;
+    for (MemoryRecord& event : events) {
+      event.address = static_cast<std::uint64_t>(address = codec::wrapping_add(address, in.svarint()));
+    }
+    for (MemoryRecord& event : events) event.bytes = in.varint();
+    for (MemoryRecord& event : events) event.device = in.svarint32("device");
+    for (MemoryRecord& event : events) event.owner_op = string(in);
+    for (MemoryRecord& event : events) event.scope = string(in);
+    std::int64_t allocated = 0;
+    for (MemoryRecord& event : events) {
+      event.total_allocated =
+          static_cast<std::uint64_t>(allocated = codec::wrapping_add(allocated, in.svarint()));
+    }
+    std::int64_t reserved = 0;
+    for (MemoryRecord& event : events) {
+      event.total_reserved =
+          static_cast<std::uint64_t>(reserved = codec::wrapping_add(reserved, in.svarint()));
+    }
+    for (const MemoryRecord& event : events) builder_.add_memory_event(track, event);
+    count_events(track, EventKind::kMemory, count);
+  }
+
+  EventRef ref(ByteReader& in) {
+    EventRef decoded;
+    decoded.kind = read_enum(in, EventKind::kMemory, "event kind");
+    decoded.track = event_track(in);
+    decoded.index = defined_index(
+        in, events_per_track_[decoded.track][static_cast<std::size_t>(decoded.kind)], "event");
+    return decoded;
+  }
+
+  void decode_flows(ByteReader& in) {
+    const std::size_t count = in.count("flow", 8);
+    for (std::size_t each = 0; each < count; ++each) {
+      Flow flow;
+      flow.kind = read_enum(in, FlowKind::kOther, "flow kind");
+      flow.id = in.varint();
+      flow.from = ref(in);
+      flow.to = ref(in);
+      builder_.add_flow(flow);
+    }
+  }
+
+  void decode_metadata(ByteReader& in) {
+    TraceMetadata metadata;
+    metadata.source_format = std::string(in.string());
+    metadata.dropped_events = in.varint();
+    metadata.lost_bytes = in.varint();
+    metadata.lost_records = in.varint();
+    const std::size_t count = in.count("metadata value", 2);
+    for (std::size_t each = 0; each < count; ++each) {
+      std::string key(in.string());
+      metadata.values[std::move(key)] = std::string(in.string());
+    }
+    metadata_ = std::move(metadata);
+  }
+
+  TraceBuilder builder_;
+  std::vector<StringId> string_ids_{kEmptyString};
+  std::size_t process_count_ = 0;
+  std::vector<std::array<std::size_t, 4>> events_per_track_;
+  TraceMetadata metadata_;
+};
+
+// True when `bytes` could be the start of a .tsc header cut short.
+bool is_header_prefix(std::span<const std::uint8_t> bytes) {
+  const std::size_t magic_bytes = std::min(bytes.size(), sizeof kTscMagic);
+  return std::memcmp(bytes.data(), kTscMagic, magic_bytes) == 0;
+}
+
+}  // namespace
+
+bool looks_like_tsc(std::span<const std::uint8_t> bytes) {
+  return bytes.size() >= sizeof kTscMagic && is_header_prefix(bytes);
+}
+
+TscReadResult read_tsc(std::span<const std::uint8_t> bytes, const std::filesystem::path& path) {
+  ChunkDecoder decoder;
+  TscReadResult result;
+  if (bytes.size() < tsc::kFileHeaderSize) {
+    if (!is_header_prefix(bytes)) throw FormatError(path, 0, "not a .tsc file (bad magic)");
+    result.lost_bytes = bytes.size();
+    result.trace = decoder.finish(result.lost_bytes);
+    return result;
+  }
+  if (!looks_like_tsc(bytes)) throw FormatError(path, 0, "not a .tsc file (bad magic)");
+  const std::uint32_t version = tsc::load_u32(bytes.data() + 8);
+  if (version != kTscVersion) {
+    throw FormatError(path, 8, "unsupported .tsc version " + std::to_string(version) +
+                                   " (this build reads version " + std::to_string(kTscVersion) +
+                                   ")");
+  }
+  if (tsc::load_u32(bytes.data() + 12) != 0) throw FormatError(path, 12, "unknown header flags");
+
+  std::vector<std::uint8_t> payload;
+  std::size_t offset = tsc::kFileHeaderSize;
+  while (offset < bytes.size()) {
+    const std::size_t remaining = bytes.size() - offset;
+    if (remaining < tsc::kChunkHeaderSize) break;
+    const std::uint8_t* header = bytes.data() + offset;
+    const std::uint8_t type = header[0];
+    if (type == 0 || type > tsc::kLastChunkType) {
+      throw FormatError(path, offset, "unknown chunk type " + std::to_string(type));
+    }
+    if (header[1] != 0 || header[2] != 0 || header[3] != 0) {
+      throw FormatError(path, offset + 1, "reserved chunk header bytes are not zero");
+    }
+    const std::uint32_t uncompressed_size = tsc::load_u32(header + 4);
+    const std::uint32_t compressed_size = tsc::load_u32(header + 8);
+    if (uncompressed_size > tsc::kMaxChunkPayload) {
+      throw FormatError(path, offset + 4, "chunk claims " + std::to_string(uncompressed_size) +
+                                              " uncompressed bytes, more than the format allows");
+    }
+    if (compressed_size > ZSTD_compressBound(tsc::kMaxChunkPayload)) {
+      throw FormatError(path, offset + 8, "chunk claims " + std::to_string(compressed_size) +
+                                              " compressed bytes, more than the format allows");
+    }
+    // A chunk that runs past the end is the cut-off tail of an interrupted write.
+    if (compressed_size > remaining - tsc::kChunkHeaderSize) break;
+    const std::span<const std::uint8_t> compressed(header + tsc::kChunkHeaderSize,
+                                                   compressed_size);
+    const std::uint32_t expected = tsc::load_u32(header + 12);
+    const std::uint32_t actual =
+        tsc::chunk_checksum({header, tsc::kChunkChecksummedHeaderBytes}, compressed);
+    if (actual != expected) {
+      throw FormatError(path, offset + 12, "chunk checksum mismatch (stored " +
+                                               std::to_string(expected) + ", computed " +
+                                               std::to_string(actual) + ")");
+    }
+    const unsigned long long declared = ZSTD_getFrameContentSize(compressed.data(), compressed.size());
+    if (declared != uncompressed_size) {
+      throw FormatError(path, offset + tsc::kChunkHeaderSize,
+                        "compressed payload does not declare the chunk's uncompressed size");
+    }
+    payload.resize(uncompressed_size);
+    const std::size_t decompressed = ZSTD_decompress(payload.data(), payload.size(),
+                                                     compressed.data(), compressed.size());
+    if (ZSTD_isError(decompressed) || decompressed != uncompressed_size) {
+      throw FormatError(path, offset + tsc::kChunkHeaderSize,
+                        std::string("cannot decompress chunk: ") +
+                            (ZSTD_isError(decompressed) ? ZSTD_getErrorName(decompressed)
+                                                        : "size differs from its header"));
+    }
+    ByteReader in(payload);
+    try {
+      decoder.decode(static_cast<ChunkType>(type), in);
+      if (in.remaining() != 0) in.fail("unread bytes after the chunk's content");
+    } catch (const codec::PayloadError& error) {
+      throw FormatError(path, offset, std::string(chunk_name(type)) + " chunk, payload byte " +
+                                          std::to_string(error.offset()) + ": " + error.what());
+    } catch (const TraceError& error) {
+      throw FormatError(path, offset, std::string(chunk_name(type)) + " chunk: " + error.what());
+    }
+    offset += tsc::kChunkHeaderSize + compressed_size;
+    ++result.chunks_read;
+  }
+  result.lost_bytes = bytes.size() - offset;
+  try {
+    result.trace = decoder.finish(result.lost_bytes);
+  } catch (const TraceError& error) {
+    throw FormatError(path, offset, error.what());
+  }
+  return result;
+}
+
+TscReadResult read_tsc(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw IoError(path, "cannot open for reading");
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)),
+                                  std::istreambuf_iterator<char>());
+  if (file.bad()) throw IoError(path, "read failed");
+  return read_tsc(bytes, path);
+}
+
+}  // namespace tscope::trace
