@@ -1,0 +1,101 @@
+#pragma once
+// The dispatcher: one table from (op, device type) to a typed kernel, filled by each backend's
+// register_*_kernels, and run_op, the single point every op and backward op runs through.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <typeindex>
+#include <utility>
+
+#include "tscope/engine/current_op.h"
+#include "tscope/engine/device.h"
+#include "tscope/engine/errors.h"
+#include "tscope/engine/kernel_signatures.h"
+#include "tscope/engine/tensor.h"
+
+namespace tscope::engine {
+
+enum class OpKind : std::uint16_t {
+  kAdd, kSub, kMul, kDiv,
+  kAddScalar, kMulScalar, kPowScalar,
+  kNeg, kExp, kLog, kSqrt, kRelu, kGelu, kSigmoid, kTanh,
+  kReluBackward, kGeluBackward, kSigmoidBackward, kTanhBackward,
+  kSum, kMax, kMaxBackward,
+  kMatmul, kIm2col, kCol2im, kMaxPool2d, kMaxPool2dBackward,
+  kSoftmax, kLogSoftmax, kSoftmaxBackward, kLogSoftmaxBackward,
+  kNllLoss, kNllLossBackward,
+  kCopy, kFill, kAddInplace, kMulScalarInplace,
+  kUniform, kNormal, kBernoulliMask,
+  kCount
+};
+inline constexpr std::size_t kOpCount = static_cast<std::size_t>(OpKind::kCount);
+
+// The op's name as traces and errors show it ("add", "matmul", ...).
+std::string_view op_name(OpKind op);
+
+class Dispatcher {
+ public:
+  template <typename Kernel>
+  void register_kernel(OpKind op, DeviceType device, Kernel kernel) {
+    static_assert(std::is_pointer_v<Kernel> && std::is_function_v<std::remove_pointer_t<Kernel>>,
+                  "kernels are plain function pointers");
+    store(op, device, reinterpret_cast<ErasedKernel>(kernel), typeid(Kernel));
+  }
+
+  // Throws EngineError when no kernel is registered, or when it was registered with another
+  // signature than `Kernel`.
+  template <typename Kernel>
+  Kernel lookup(OpKind op, DeviceType device) const {
+    return reinterpret_cast<Kernel>(find(op, device, typeid(Kernel)));
+  }
+
+ private:
+  using ErasedKernel = void (*)();
+  struct Entry {
+    ErasedKernel kernel = nullptr;
+    const std::type_info* signature = nullptr;
+  };
+
+  void store(OpKind op, DeviceType device, ErasedKernel kernel, const std::type_info& signature);
+  ErasedKernel find(OpKind op, DeviceType device, const std::type_info& signature) const;
+
+  std::array<std::array<Entry, kDeviceTypeCount>, kOpCount> table_{};
+};
+
+// The process-wide dispatcher, with the CPU kernels registered on first use.
+Dispatcher& dispatcher();
+
+namespace detail {
+
+[[noreturn]] void throw_device_mismatch(OpKind op, Device first, Device second);
+[[noreturn]] void throw_no_tensor_arguments(OpKind op);
+
+}  // namespace detail
+
+// Every op runs here: it checks that all tensor arguments share one device, marks the thread as
+// running `op` (allocations are attributed to it) and calls the kernel registered for that device.
+template <typename Kernel, typename... Args>
+decltype(auto) run_op(OpKind op, Args&&... args) {
+  std::optional<Device> device;
+  auto check_device = [&](const auto& arg) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(arg)>, Tensor>) {
+      if (!arg.defined()) return;
+      if (!device) {
+        device = arg.device();
+      } else if (arg.device() != *device) {
+        detail::throw_device_mismatch(op, *device, arg.device());
+      }
+    }
+  };
+  (check_device(args), ...);
+  if (!device) detail::throw_no_tensor_arguments(op);
+  const CurrentOpScope scope(op_name(op));
+  const Kernel kernel = dispatcher().lookup<Kernel>(op, device->type());
+  return kernel(std::forward<Args>(args)...);
+}
+
+}  // namespace tscope::engine

@@ -1,0 +1,13 @@
+#include "tscope/engine/autograd.h"
+
+namespace tscope::engine {
+namespace {
+
+thread_local bool grad_enabled = true;
+
+}  // namespace
+
+bool GradMode::is_enabled() { return grad_enabled; }
+void GradMode::set_enabled(bool enabled) { grad_enabled = enabled; }
+
+}  // namespace tscope::engine

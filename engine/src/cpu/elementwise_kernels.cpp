@@ -1,0 +1,142 @@
+// Elementwise CPU kernels: a contiguous fast path the compiler vectorises, and the strided,
+// broadcasting path for everything else.
+
+#include <cmath>
+
+#include "cpu/cpu_kernels.h"
+#include "cpu/strided_loop.h"
+#include "tscope/engine/factories.h"
+
+namespace tscope::engine::cpu {
+namespace {
+
+// sqrt(2 / pi) and the cubic coefficient of the tanh form of GELU (Hendrycks and Gimpel).
+constexpr float kGeluScale = 0.7978845608028654f;
+constexpr float kGeluCubic = 0.044715f;
+
+template <typename Op>
+Tensor map_unary(const Tensor& x, const char* op_name, Op op) {
+  require_dtype(x, DType::kFloat32, op_name);
+  Tensor out = empty(x.shape(), {.device = x.device()});
+  float* __restrict result = out.data<float>();
+  const float* __restrict input = x.data<float>();
+  if (x.is_contiguous()) {
+    const std::int64_t count = out.numel();
+    for (std::int64_t i = 0; i < count; ++i) result[i] = op(input[i]);
+    return out;
+  }
+  for_each_strided<2>(x.shape(), {out.strides().data(), x.strides().data()},
+                      [&](const std::array<std::int64_t, 2>& at) {
+                        result[at[0]] = op(input[at[1]]);
+                      });
+  return out;
+}
+
+template <typename Op>
+Tensor map_binary(const Tensor& a, const Tensor& b, const char* op_name, Op op) {
+  require_dtype(a, DType::kFloat32, op_name);
+  require_dtype(b, DType::kFloat32, op_name);
+  const bool same_shape = a.shape() == b.shape();
+  const Shape shape = same_shape ? a.shape() : broadcast_shapes(a.shape(), b.shape());
+  Tensor out = empty(shape, {.device = a.device()});
+  float* __restrict result = out.data<float>();
+  const float* __restrict lhs = a.data<float>();
+  const float* __restrict rhs = b.data<float>();
+  const std::int64_t count = out.numel();
+  if (same_shape && a.is_contiguous() && b.is_contiguous()) {
+    for (std::int64_t i = 0; i < count; ++i) result[i] = op(lhs[i], rhs[i]);
+    return out;
+  }
+  if (b.numel() == 1 && a.shape() == shape && a.is_contiguous()) {
+    const float scalar = *rhs;
+    for (std::int64_t i = 0; i < count; ++i) result[i] = op(lhs[i], scalar);
+    return out;
+  }
+  const Shape strides_a = broadcast_strides(a, shape);
+  const Shape strides_b = broadcast_strides(b, shape);
+  for_each_strided<3>(shape, {out.strides().data(), strides_a.data(), strides_b.data()},
+                      [&](const std::array<std::int64_t, 3>& at) {
+                        result[at[0]] = op(lhs[at[1]], rhs[at[2]]);
+                      });
+  return out;
+}
+
+float gelu_inner(float x) { return kGeluScale * (x + kGeluCubic * x * x * x); }
+
+}  // namespace
+
+Tensor neg(const Tensor& x) {
+  return map_unary(x, "neg", [](float v) { return -v; });
+}
+Tensor exp(const Tensor& x) {
+  return map_unary(x, "exp", [](float v) { return std::exp(v); });
+}
+Tensor log(const Tensor& x) {
+  return map_unary(x, "log", [](float v) { return std::log(v); });
+}
+Tensor sqrt(const Tensor& x) {
+  return map_unary(x, "sqrt", [](float v) { return std::sqrt(v); });
+}
+Tensor relu(const Tensor& x) {
+  return map_unary(x, "relu", [](float v) { return v > 0.0f ? v : 0.0f; });
+}
+Tensor gelu(const Tensor& x) {
+  return map_unary(x, "gelu",
+                   [](float v) { return 0.5f * v * (1.0f + std::tanh(gelu_inner(v))); });
+}
+Tensor sigmoid(const Tensor& x) {
+  // Split by sign so exp never overflows.
+  return map_unary(x, "sigmoid", [](float v) {
+    if (v >= 0.0f) return 1.0f / (1.0f + std::exp(-v));
+    const float e = std::exp(v);
+    return e / (1.0f + e);
+  });
+}
+Tensor tanh(const Tensor& x) {
+  return map_unary(x, "tanh", [](float v) { return std::tanh(v); });
+}
+
+Tensor add_scalar(const Tensor& x, double scalar) {
+  const auto s = static_cast<float>(scalar);
+  return map_unary(x, "add_scalar", [s](float v) { return v + s; });
+}
+Tensor mul_scalar(const Tensor& x, double scalar) {
+  const auto s = static_cast<float>(scalar);
+  return map_unary(x, "mul_scalar", [s](float v) { return v * s; });
+}
+Tensor pow_scalar(const Tensor& x, double exponent) {
+  const auto e = static_cast<float>(exponent);
+  return map_unary(x, "pow_scalar", [e](float v) { return std::pow(v, e); });
+}
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  return map_binary(a, b, "add", [](float x, float y) { return x + y; });
+}
+Tensor sub(const Tensor& a, const Tensor& b) {
+  return map_binary(a, b, "sub", [](float x, float y) { return x - y; });
+}
+Tensor mul(const Tensor& a, const Tensor& b) {
+  return map_binary(a, b, "mul", [](float x, float y) { return x * y; });
+}
+Tensor div(const Tensor& a, const Tensor& b) {
+  return map_binary(a, b, "div", [](float x, float y) { return x / y; });
+}
+Tensor relu_backward(const Tensor& grad, const Tensor& x) {
+  return map_binary(grad, x, "relu_backward", [](float g, float v) { return v > 0.0f ? g : 0.0f; });
+}
+Tensor gelu_backward(const Tensor& grad, const Tensor& x) {
+  return map_binary(grad, x, "gelu_backward", [](float g, float v) {
+    const float t = std::tanh(gelu_inner(v));
+    const float inner_slope = kGeluScale * (1.0f + 3.0f * kGeluCubic * v * v);
+    return g * (0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * inner_slope);
+  });
+}
+Tensor sigmoid_backward(const Tensor& grad, const Tensor& y) {
+  return map_binary(grad, y, "sigmoid_backward",
+                    [](float g, float s) { return g * s * (1.0f - s); });
+}
+Tensor tanh_backward(const Tensor& grad, const Tensor& y) {
+  return map_binary(grad, y, "tanh_backward", [](float g, float t) { return g * (1.0f - t * t); });
+}
+
+}  // namespace tscope::engine::cpu

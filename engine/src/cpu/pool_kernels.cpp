@@ -1,0 +1,61 @@
+// 2-D max pooling on the CPU; each output remembers which input position won, so backward only
+// has to route gradients there.
+
+#include "cpu/cpu_kernels.h"
+#include "cpu/strided_loop.h"
+#include "tscope/engine/factories.h"
+
+namespace tscope::engine::cpu {
+
+std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dGeometry& g) {
+  require_dtype(x, DType::kFloat32, "max_pool2d");
+  const Tensor input = dense(x);
+  const Shape shape{g.batch, g.channels, g.out_height, g.out_width};
+  Tensor values = empty(shape, {.device = x.device()});
+  Tensor indices = empty(shape, {.dtype = DType::kInt64, .device = x.device()});
+  float* best_values = values.data<float>();
+  std::int64_t* best_indices = indices.data<std::int64_t>();
+  const float* in = input.data<float>();
+  const std::int64_t planes = g.batch * g.channels;
+  for (std::int64_t p = 0; p < planes; ++p) {
+    const float* plane = in + p * g.height * g.width;
+    for (std::int64_t oh = 0; oh < g.out_height; ++oh) {
+      for (std::int64_t ow = 0; ow < g.out_width; ++ow) {
+        std::int64_t best = (oh * g.stride) * g.width + ow * g.stride;
+        for (std::int64_t ki = 0; ki < g.kernel; ++ki) {
+          for (std::int64_t kj = 0; kj < g.kernel; ++kj) {
+            const std::int64_t at = (oh * g.stride + ki) * g.width + ow * g.stride + kj;
+            if (plane[at] > plane[best]) best = at;
+          }
+        }
+        const std::int64_t out_at = (p * g.out_height + oh) * g.out_width + ow;
+        best_values[out_at] = plane[best];
+        best_indices[out_at] = best;
+      }
+    }
+  }
+  return {values, indices};
+}
+
+Tensor max_pool2d_backward(const Tensor& grad, const Tensor& indices, const Pool2dGeometry& g) {
+  require_dtype(grad, DType::kFloat32, "max_pool2d_backward");
+  require_dtype(indices, DType::kInt64, "max_pool2d_backward");
+  const Tensor incoming = dense(grad);
+  const Tensor positions = dense(indices);
+  Tensor out = zeros({g.batch, g.channels, g.height, g.width}, {.device = grad.device()});
+  float* result = out.data<float>();
+  const float* g_in = incoming.data<float>();
+  const std::int64_t* where = positions.data<std::int64_t>();
+  const std::int64_t planes = g.batch * g.channels;
+  const std::int64_t outputs_per_plane = g.out_height * g.out_width;
+  for (std::int64_t p = 0; p < planes; ++p) {
+    float* plane = result + p * g.height * g.width;
+    for (std::int64_t i = 0; i < outputs_per_plane; ++i) {
+      const std::int64_t out_at = p * outputs_per_plane + i;
+      plane[where[out_at]] += g_in[out_at];
+    }
+  }
+  return out;
+}
+
+}  // namespace tscope::engine::cpu

@@ -1,0 +1,132 @@
+#include "tscope/engine/cpu_allocator.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <limits>
+#include <new>
+
+#include "tscope/engine/current_op.h"
+#include "tscope/engine/errors.h"
+#include "tscope/engine/out_of_memory.h"
+
+namespace tscope::engine {
+
+std::size_t parse_byte_size(std::string_view text, std::string_view what) {
+  auto malformed = [&]() {
+    return EngineError(std::string(what) + ": malformed byte size \"" + std::string(text) +
+                       "\" (expected a number with an optional K, M, G or T suffix, e.g. 512M)");
+  };
+  std::size_t position = 0;
+  std::size_t value = 0;
+  constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
+  while (position < text.size() && std::isdigit(static_cast<unsigned char>(text[position]))) {
+    const auto digit = static_cast<std::size_t>(text[position] - '0');
+    if (value > (kMax - digit) / 10) throw malformed();
+    value = value * 10 + digit;
+    ++position;
+  }
+  if (position == 0) throw malformed();
+  std::size_t multiplier = 1;
+  if (position < text.size()) {
+    switch (std::toupper(static_cast<unsigned char>(text[position]))) {
+      case 'K':
+        multiplier = std::size_t{1} << 10;
+        break;
+      case 'M':
+        multiplier = std::size_t{1} << 20;
+        break;
+      case 'G':
+        multiplier = std::size_t{1} << 30;
+        break;
+      case 'T':
+        multiplier = std::size_t{1} << 40;
+        break;
+      case 'B':
+        break;
+      default:
+        throw malformed();
+    }
+    ++position;
+    if (multiplier != 1 && position < text.size() &&
+        std::toupper(static_cast<unsigned char>(text[position])) == 'B') {
+      ++position;
+    }
+  }
+  if (position != text.size() || value > kMax / multiplier) throw malformed();
+  return value * multiplier;
+}
+
+CpuAllocator::~CpuAllocator() {
+  for (const auto& [address, block] : live_blocks_) std::free(address);
+}
+
+void* CpuAllocator::allocate(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  std::lock_guard lock(mutex_);
+  if (capacity_ && (bytes > *capacity_ || stats_.bytes_in_use > *capacity_ - bytes)) {
+    std::vector<LiveAllocation> live;
+    live.reserve(live_blocks_.size());
+    for (const auto& [address, block] : live_blocks_) {
+      live.push_back({address, block.bytes, block.op_name});
+    }
+    std::ranges::sort(live, [](const LiveAllocation& a, const LiveAllocation& b) {
+      return a.bytes > b.bytes;
+    });
+    throw OutOfMemory(bytes, *capacity_, stats_.bytes_in_use, std::move(live));
+  }
+  // aligned_alloc wants a multiple of the alignment.
+  const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  void* address = std::aligned_alloc(kAlignment, rounded);
+  if (address == nullptr) throw std::bad_alloc();
+  live_blocks_.emplace(address, Block{bytes, std::string(current_op_name())});
+  stats_.bytes_in_use += bytes;
+  stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
+  ++stats_.allocation_count;
+  stats_.live_allocations = live_blocks_.size();
+  return address;
+}
+
+void CpuAllocator::deallocate(void* address, std::size_t bytes) {
+  if (address == nullptr) return;
+  std::lock_guard lock(mutex_);
+  live_blocks_.erase(address);
+  stats_.bytes_in_use -= bytes;
+  stats_.live_allocations = live_blocks_.size();
+  std::free(address);
+}
+
+AllocatorStats CpuAllocator::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void CpuAllocator::set_capacity(std::optional<std::size_t> capacity_bytes) {
+  std::lock_guard lock(mutex_);
+  capacity_ = capacity_bytes;
+}
+
+std::optional<std::size_t> CpuAllocator::capacity() const {
+  std::lock_guard lock(mutex_);
+  return capacity_;
+}
+
+void CpuAllocator::reset_peak_and_count() {
+  std::lock_guard lock(mutex_);
+  stats_.peak_bytes_in_use = stats_.bytes_in_use;
+  stats_.allocation_count = 0;
+}
+
+CpuAllocator& cpu_allocator() {
+  // Never destroyed: tensors in other static objects may release storage after main returns.
+  static CpuAllocator* const allocator = [] {
+    auto* created = new CpuAllocator();
+    if (const char* cap = std::getenv(kCpuMemoryCapVariable.data()); cap != nullptr) {
+      created->set_capacity(parse_byte_size(cap, kCpuMemoryCapVariable));
+    }
+    return created;
+  }();
+  return *allocator;
+}
+
+}  // namespace tscope::engine

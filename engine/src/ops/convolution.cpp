@@ -1,0 +1,91 @@
+// 2-D convolution (im2col, then one GEMM per image against the flattened filters) and 2-D max
+// pooling.
+
+#include "autograd/graph.h"
+#include "tscope/engine/dispatch.h"
+#include "tscope/engine/errors.h"
+#include "tscope/engine/ops.h"
+
+namespace tscope::engine {
+namespace {
+
+std::int64_t output_extent(std::int64_t input, std::int64_t kernel, std::int64_t stride,
+                           std::int64_t padding, const char* op) {
+  const std::int64_t span = input + 2 * padding - kernel;
+  if (span < 0) {
+    throw EngineError(std::string(op) + ": kernel of " + std::to_string(kernel) +
+                      " does not fit an input of " + std::to_string(input) + " with padding " +
+                      std::to_string(padding));
+  }
+  return span / stride + 1;
+}
+
+Tensor unfold_patches(const Tensor& input, const Conv2dGeometry& geometry) {
+  Tensor cols = run_op<Conv2dLayoutKernel>(OpKind::kIm2col, input, geometry);
+  record_if_needed(cols, "Im2colBackward", {input}, [geometry](const Tensor& grad, const GradNeeds&) {
+    return std::vector<Tensor>{run_op<Conv2dLayoutKernel>(OpKind::kCol2im, grad, geometry)};
+  });
+  return cols;
+}
+
+}  // namespace
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              Conv2dOptions options) {
+  if (input.dim() != 4 || weight.dim() != 4 || input.shape()[1] != weight.shape()[1]) {
+    throw EngineError("conv2d: expected input [N, C, H, W] and weight [OC, C, KH, KW], got " +
+                      shape_to_string(input.shape()) + " and " + shape_to_string(weight.shape()));
+  }
+  if (options.stride < 1 || options.padding < 0) {
+    throw EngineError("conv2d: stride must be positive and padding non-negative");
+  }
+  Conv2dGeometry geometry{.batch = input.shape()[0],
+                          .channels = input.shape()[1],
+                          .height = input.shape()[2],
+                          .width = input.shape()[3],
+                          .kernel_height = weight.shape()[2],
+                          .kernel_width = weight.shape()[3],
+                          .stride = options.stride,
+                          .padding = options.padding};
+  geometry.out_height = output_extent(geometry.height, geometry.kernel_height, options.stride,
+                                      options.padding, "conv2d");
+  geometry.out_width = output_extent(geometry.width, geometry.kernel_width, options.stride,
+                                     options.padding, "conv2d");
+  const std::int64_t out_channels = weight.shape()[0];
+  const Tensor filters = weight.reshape({out_channels, -1});
+  const Tensor cols = unfold_patches(input, geometry);
+  const Tensor out = matmul(filters, cols).reshape(
+      {geometry.batch, out_channels, geometry.out_height, geometry.out_width});
+  if (!bias) return out;
+  if (bias->shape() != Shape{out_channels}) {
+    throw EngineError("conv2d: bias must be [" + std::to_string(out_channels) + "], got " +
+                      shape_to_string(bias->shape()));
+  }
+  return add(out, bias->reshape({1, out_channels, 1, 1}));
+}
+
+Tensor max_pool2d(const Tensor& input, std::int64_t kernel_size,
+                  std::optional<std::int64_t> stride) {
+  const std::int64_t step = stride.value_or(kernel_size);
+  if (input.dim() != 4 || kernel_size < 1 || step < 1) {
+    throw EngineError("max_pool2d: expected input [N, C, H, W] and positive kernel and stride, "
+                      "got " + shape_to_string(input.shape()));
+  }
+  Pool2dGeometry geometry{.batch = input.shape()[0],
+                          .channels = input.shape()[1],
+                          .height = input.shape()[2],
+                          .width = input.shape()[3],
+                          .kernel = kernel_size,
+                          .stride = step};
+  geometry.out_height = output_extent(geometry.height, kernel_size, step, 0, "max_pool2d");
+  geometry.out_width = output_extent(geometry.width, kernel_size, step, 0, "max_pool2d");
+  auto [values, indices] = run_op<Pool2dKernel>(OpKind::kMaxPool2d, input, geometry);
+  record_if_needed(values, "MaxPool2dBackward", {input},
+                   [indices = indices, geometry](const Tensor& grad, const GradNeeds&) {
+                     return std::vector<Tensor>{run_op<Pool2dBackwardKernel>(
+                         OpKind::kMaxPool2dBackward, grad, indices, geometry)};
+                   });
+  return values;
+}
+
+}  // namespace tscope::engine
