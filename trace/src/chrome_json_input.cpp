@@ -97,10 +97,10 @@ ChromeJsonInput ChromeJsonInput::read_file(const std::filesystem::path& path,
                                            std::uint64_t max_bytes) {
   const std::string name = path.string();
   std::ifstream file(path, std::ios::binary);
-  if (!file) throw FormatError(name, 0, "cannot open file");
+  if (!file) throw IoError(path, "cannot open file");
   std::error_code error;
   const std::uintmax_t size = std::filesystem::file_size(path, error);
-  if (error) throw FormatError(name, 0, "cannot stat file: " + error.message());
+  if (error) throw IoError(path, "cannot read file size: " + error.message());
   if (size > max_bytes) {
     throw FormatError(name, max_bytes,
                            "file is larger than the limit of " + std::to_string(max_bytes) +
@@ -109,8 +109,8 @@ ChromeJsonInput ChromeJsonInput::read_file(const std::filesystem::path& path,
   std::string bytes(size, '\0');
   file.read(bytes.data(), static_cast<std::streamsize>(size));
   if (static_cast<std::uintmax_t>(file.gcount()) != size) {
-    throw FormatError(name, static_cast<std::uint64_t>(file.gcount()),
-                           "read ended early");
+    throw IoError(path, "read ended after " + std::to_string(file.gcount()) + " of " +
+                            std::to_string(size) + " bytes");
   }
   if (is_gzip(bytes)) return ChromeJsonInput(inflate_gzip(bytes, name, max_bytes), name);
   return ChromeJsonInput(std::move(bytes), name);

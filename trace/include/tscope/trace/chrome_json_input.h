@@ -9,13 +9,14 @@
 
 namespace tscope::trace {
 
-// Default bound on the decompressed size; a hostile .gz cannot make the reader exhaust memory.
-inline constexpr std::uint64_t kMaxChromeJsonBytes = std::uint64_t{8} << 30;
+// Default bound on the decompressed size, so a hostile .gz cannot exhaust memory (simdjson also
+// parses at most 4 GiB in one document).
+inline constexpr std::uint64_t kMaxChromeJsonBytes = std::uint64_t{2} << 30;
 
 class ChromeJsonInput {
  public:
-  // Throws FormatError naming the file (and the compressed offset for a damaged gzip stream)
-  // when it cannot be read or inflates beyond `max_bytes`.
+  // Throws IoError when the file cannot be read, FormatError (with the compressed offset) for a
+  // damaged gzip stream or one that inflates beyond `max_bytes`.
   static ChromeJsonInput read_file(const std::filesystem::path& path,
                                    std::uint64_t max_bytes = kMaxChromeJsonBytes);
   // Copies in-memory bytes (fuzzing, benchmarks); gzip is recognised here too.

@@ -1,0 +1,138 @@
+#include "tscope/trace/chrome_kineto_names.h"
+
+#include <array>
+#include <charconv>
+#include <utility>
+
+namespace tscope::trace {
+namespace {
+
+struct CategoryName {
+  std::string_view cat;
+  Category category;
+};
+
+// Kineto's categories (current and 2021 schema) and how tools after it spell the same meaning.
+constexpr std::array kKinetoCategories{
+    CategoryName{"kernel", Category::kKernel},
+    CategoryName{"Kernel", Category::kKernel},
+    CategoryName{"gpu_memcpy", Category::kMemcpy},
+    CategoryName{"Memcpy", Category::kMemcpy},
+    CategoryName{"gpu_memset", Category::kMemset},
+    CategoryName{"Memset", Category::kMemset},
+    CategoryName{"cuda_runtime", Category::kRuntimeApi},
+    CategoryName{"Runtime", Category::kRuntimeApi},
+    CategoryName{"cuda_driver", Category::kDriverApi},
+    CategoryName{"cuda_sync", Category::kSynchronization},
+    CategoryName{"cpu_op", Category::kCpuOp},
+    CategoryName{"Operator", Category::kCpuOp},
+    CategoryName{"user_annotation", Category::kUserAnnotation},
+    CategoryName{"gpu_user_annotation", Category::kGpuUserAnnotation},
+    CategoryName{"python_function", Category::kPythonFunction},
+};
+
+struct DirectionName {
+  std::string_view text;
+  CopyDirection direction;
+};
+
+// CUPTI's copy kinds as Kineto prints them; array copies count as device copies.
+constexpr std::array kDirections{
+    DirectionName{"HtoD", CopyDirection::kHostToDevice},
+    DirectionName{"HtoA", CopyDirection::kHostToDevice},
+    DirectionName{"DtoH", CopyDirection::kDeviceToHost},
+    DirectionName{"AtoH", CopyDirection::kDeviceToHost},
+    DirectionName{"DtoD", CopyDirection::kDeviceToDevice},
+    DirectionName{"DtoA", CopyDirection::kDeviceToDevice},
+    DirectionName{"AtoD", CopyDirection::kDeviceToDevice},
+    DirectionName{"AtoA", CopyDirection::kDeviceToDevice},
+    DirectionName{"HtoH", CopyDirection::kHostToHost},
+    DirectionName{"PtoP", CopyDirection::kPeerToPeer},
+};
+
+struct MemoryKindName {
+  std::string_view text;
+  MemoryKind kind;
+};
+
+constexpr std::array kMemoryKinds{
+    MemoryKindName{"Pageable", MemoryKind::kPageable},
+    MemoryKindName{"Pinned", MemoryKind::kPinned},
+    MemoryKindName{"Device", MemoryKind::kDevice},
+    MemoryKindName{"Array", MemoryKind::kDevice},
+    MemoryKindName{"Device Static", MemoryKind::kDevice},
+    MemoryKindName{"Managed", MemoryKind::kManaged},
+    MemoryKindName{"Managed Static", MemoryKind::kManaged},
+};
+
+MemoryKind memory_kind_from_name(std::string_view text) {
+  for (const auto& entry : kMemoryKinds) {
+    if (entry.text == text) return entry.kind;
+  }
+  return MemoryKind::kUnknown;
+}
+
+std::optional<long long> parse_step_suffix(std::string_view name, std::string_view prefix) {
+  if (!name.starts_with(prefix) || name.size() == prefix.size()) return std::nullopt;
+  long long number = 0;
+  const char* first = name.data() + prefix.size();
+  const char* last = name.data() + name.size();
+  const auto [end, error] = std::from_chars(first, last, number);
+  if (error != std::errc{} || end != last) return std::nullopt;
+  return number;
+}
+
+}  // namespace
+
+std::optional<long long> step_number(std::string_view name) {
+  if (auto number = parse_step_suffix(name, "ProfilerStep#")) return number;
+  return parse_step_suffix(name, "step ");
+}
+
+Category category_from_chrome(std::string_view cat, std::string_view name) {
+  if (step_number(name)) return Category::kStep;
+  for (const auto& entry : kKinetoCategories) {
+    if (entry.cat == cat) return entry.category;
+  }
+  for (int index = 0; index < kCategoryCount; ++index) {
+    const auto category = static_cast<Category>(index);
+    if (to_string(category) == cat) return category;
+  }
+  return Category::kOther;
+}
+
+std::string_view chrome_category(Category category) {
+  for (const auto& entry : kKinetoCategories) {
+    if (entry.category == category) return entry.cat;
+  }
+  return to_string(category);
+}
+
+CopyInfo copy_from_kineto_name(std::string_view name) {
+  // "Memcpy HtoD (Pageable -> Device)"
+  CopyInfo copy;
+  constexpr std::string_view kPrefix = "Memcpy ";
+  if (!name.starts_with(kPrefix)) return copy;
+  name.remove_prefix(kPrefix.size());
+  const auto space = name.find(' ');
+  const std::string_view direction = name.substr(0, space);
+  for (const auto& entry : kDirections) {
+    if (entry.text == direction) copy.direction = entry.direction;
+  }
+  if (space == std::string_view::npos) return copy;
+  std::string_view kinds = name.substr(space + 1);
+  if (!kinds.starts_with('(') || !kinds.ends_with(')')) return copy;
+  kinds = kinds.substr(1, kinds.size() - 2);
+  constexpr std::string_view kArrow = " -> ";
+  const auto arrow = kinds.find(kArrow);
+  if (arrow == std::string_view::npos) return copy;
+  copy.source = memory_kind_from_name(kinds.substr(0, arrow));
+  copy.destination = memory_kind_from_name(kinds.substr(arrow + kArrow.size()));
+  return copy;
+}
+
+bool is_launch_flow_category(std::string_view cat) {
+  return cat == kLaunchFlowCategory || cat == "async_cpu_to_gpu" || cat == "async";
+}
+
+}  // namespace tscope::trace
