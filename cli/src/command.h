@@ -17,4 +17,7 @@ struct CommandContext {
   int exit_code = kExitOk;
 };
 
+void add_bench_command(CLI::App& app, CommandContext& context);
+void add_doctor_command(CLI::App& app, CommandContext& context);
+
 }  // namespace tscope::cli

@@ -12,6 +12,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "tscope 0.1.0");
   app.require_subcommand(1);
   CommandContext context;
+  add_bench_command(app, context);
+  add_doctor_command(app, context);
 
   try {
     app.parse(argc, argv);
