@@ -18,5 +18,6 @@ struct CommandContext {
 };
 
 void add_bench_command(CLI::App& app, CommandContext& context);
+void add_doctor_command(CLI::App& app, CommandContext& context);
 
 }  // namespace tscope::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   CommandContext context;
   add_bench_command(app, context);
+  add_doctor_command(app, context);
 
   try {
     app.parse(argc, argv);
