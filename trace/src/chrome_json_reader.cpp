@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "chrome_flow_binder.h"
 #include "tscope/trace/chrome_kineto_names.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/trace_builder.h"
@@ -234,9 +235,9 @@ struct PendingFlowEnd {
   FlowKind kind = FlowKind::kOther;
   std::uint64_t id = 0;
   bool is_start = true;
+  bool binds_to_next = false;
   RowId row;
   TimeNs time = 0;
-  FlowEndpoint::Binding binding = FlowEndpoint::Binding::kEnclosingSpan;
 };
 
 // Chrome pairs the ends of an async span by category and id within a process.
@@ -271,7 +272,7 @@ class ChromeImporter {
   RowId row_of(const RawEvent& event);
   std::uint32_t process_for(std::int64_t pid, bool gpu);
   std::uint32_t host_track(RowId row);
-  std::uint32_t gpu_track(std::int64_t device, std::int64_t stream, RowId row);
+  std::uint32_t gpu_track(std::int64_t device, std::int64_t stream);
   std::uint32_t named_track(std::int64_t pid, TrackKind kind, std::string_view name,
                             std::int32_t device);
   void fill_span(const RawEvent& event, Category category);
@@ -300,8 +301,9 @@ class ChromeImporter {
   std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> gpu_tracks_;
   std::map<std::tuple<std::int64_t, TrackKind, std::string, std::int32_t>, std::uint32_t>
       named_tracks_;
-  // The track each Chrome row's events went to, so flow ends on that row bind there.
-  std::map<RowId, std::uint32_t> row_tracks_;
+  // The spans of each Chrome row, kept only when the file has flow events to bind to them.
+  bool has_flows_ = false;
+  std::map<RowId, ChromeFlowBinder> row_spans_;
 
   std::map<RowId, std::vector<BeginEnd>> begin_ends_;
   std::map<AsyncKey, std::vector<BeginEnd>> async_ends_;
@@ -377,11 +379,10 @@ std::uint32_t ChromeImporter::host_track(RowId row) {
   }
   const std::uint32_t track = builder_.add_track(info);
   host_tracks_.emplace(row, track);
-  row_tracks_.try_emplace(row, track);
   return track;
 }
 
-std::uint32_t ChromeImporter::gpu_track(std::int64_t device, std::int64_t stream, RowId row) {
+std::uint32_t ChromeImporter::gpu_track(std::int64_t device, std::int64_t stream) {
   const auto key = std::make_pair(device, stream);
   std::uint32_t track = 0;
   if (const auto found = gpu_tracks_.find(key); found != gpu_tracks_.end()) {
@@ -403,7 +404,6 @@ std::uint32_t ChromeImporter::gpu_track(std::int64_t device, std::int64_t stream
     track = builder_.add_track(info);
     gpu_tracks_.emplace(key, track);
   }
-  row_tracks_.try_emplace(row, track);
   return track;
 }
 
@@ -610,16 +610,17 @@ void ChromeImporter::add_span(const RawEvent& event, TimeNs start, TimeNs end) {
     const auto device_number = device ? as_integer(*device) : std::optional<std::int64_t>{};
     const auto stream_number = stream ? as_integer(*stream) : std::optional<std::int64_t>{};
     if (device_number && stream_number) {
-      track = gpu_track(*device_number, *stream_number, row);
+      track = gpu_track(*device_number, *stream_number);
     } else if (row.pid >= 0 && row.tid >= 0) {
-      track = gpu_track(row.pid, row.tid, row);
+      track = gpu_track(row.pid, row.tid);
     } else {
       track = host_track(row);
     }
   } else {
     track = host_track(row);
   }
-  builder_.add_span(track, span_);
+  const EventRef ref = builder_.add_span(track, span_);
+  if (has_flows_) row_spans_[row].add_span(span_.start, span_.end, ref);
 }
 
 void ChromeImporter::add_instant(const RawEvent& event, TimeNs time) {
@@ -688,9 +689,8 @@ void ChromeImporter::add_flow_end(const RawEvent& event, TimeNs time) {
   end.time = time;
   end.is_start = event.phase == 's';
   // Chrome binds s and t to the enclosing slice; f to the next slice unless "bp":"e".
-  end.binding = event.phase == 'f' && event.binding_point != "e"
-                    ? FlowEndpoint::Binding::kNextSpan
-                    : FlowEndpoint::Binding::kEnclosingSpan;
+  end.binds_to_next = event.phase == 'f' && event.binding_point != "e";
+  // A step ("t") only bends the arrow in a viewer; the model keeps its two ends.
   if (event.phase != 't') flow_ends_.push_back(end);
 }
 
@@ -786,17 +786,26 @@ void ChromeImporter::match_async() {
 }
 
 void ChromeImporter::finish_flows() {
+  for (auto& [row, spans] : row_spans_) spans.prepare();
+  struct Ends {
+    std::vector<EventRef> starts;
+    std::vector<EventRef> finishes;
+  };
+  std::map<std::pair<FlowKind, std::uint64_t>, Ends> by_id;
   for (const PendingFlowEnd& end : flow_ends_) {
-    const auto track = row_tracks_.find(end.row);
-    if (track == row_tracks_.end()) continue;  // no events on that row to bind to
-    FlowEndpoint endpoint;
-    endpoint.kind = end.kind;
-    endpoint.id = end.id;
-    endpoint.is_start = end.is_start;
-    endpoint.track = track->second;
-    endpoint.time = end.time;
-    endpoint.binding = end.binding;
-    builder_.add_flow_endpoint(endpoint);
+    const auto spans = row_spans_.find(end.row);
+    if (spans == row_spans_.end()) continue;  // nothing on that row to bind to
+    const auto bound =
+        end.binds_to_next ? spans->second.next(end.time) : spans->second.enclosing(end.time);
+    if (!bound) continue;
+    Ends& ends = by_id[{end.kind, end.id}];
+    (end.is_start ? ends.starts : ends.finishes).push_back(*bound);
+  }
+  for (const auto& [key, ends] : by_id) {
+    const std::size_t pairs = std::min(ends.starts.size(), ends.finishes.size());
+    for (std::size_t pair = 0; pair < pairs; ++pair) {
+      builder_.add_flow({key.first, key.second, ends.starts[pair], ends.finishes[pair]});
+    }
   }
 }
 
@@ -821,6 +830,7 @@ Trace ChromeImporter::import(dom::element root, std::uint64_t lost_bytes) {
     if (element.type() != dom::element_type::OBJECT) continue;
     const RawEvent event = read_fields(object_of(element));
     if (event.phase == 'M') read_metadata_event(event);
+    if (event.phase == 's' || event.phase == 'f') has_flows_ = true;
   }
   std::size_t arrival = 0;
   for (const dom::element element : events) {
