@@ -57,6 +57,12 @@ std::size_t parse_byte_size(std::string_view text, std::string_view what) {
   return value * multiplier;
 }
 
+std::optional<std::size_t> capacity_from_environment() {
+  const char* cap = std::getenv(kCpuMemoryCapVariable.data());
+  if (cap == nullptr) return std::nullopt;
+  return parse_byte_size(cap, kCpuMemoryCapVariable);
+}
+
 CpuAllocator::~CpuAllocator() {
   for (const auto& [address, block] : live_blocks_) std::free(address);
 }
@@ -121,9 +127,7 @@ CpuAllocator& cpu_allocator() {
   // Never destroyed: tensors in other static objects may release storage after main returns.
   static CpuAllocator* const allocator = [] {
     auto* created = new CpuAllocator();
-    if (const char* cap = std::getenv(kCpuMemoryCapVariable.data()); cap != nullptr) {
-      created->set_capacity(parse_byte_size(cap, kCpuMemoryCapVariable));
-    }
+    created->set_capacity(capacity_from_environment());
     return created;
   }();
   return *allocator;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "tscope/engine/allocator.h"
+#include "tscope/engine/current_op.h"
 #include "tscope/engine/dispatch.h"
 #include "tscope/engine/errors.h"
 
@@ -45,6 +46,8 @@ Tensor empty(const Shape& shape, TensorOptions options) {
   for (const std::int64_t extent : shape) {
     if (extent < 0) throw EngineError("negative extent in shape " + shape_to_string(shape));
   }
+  // Tensors created outside any op (factories called by user code) are attributed to "empty".
+  const CurrentOpScope scope(current_op_name().empty() ? "empty" : current_op_name());
   auto impl = std::make_shared<TensorImpl>();
   const auto bytes = static_cast<std::size_t>(shape_numel(shape)) * element_size(options.dtype);
   impl->storage = std::make_shared<Storage>(bytes, allocator_for(options.device));

@@ -102,7 +102,7 @@ std::int64_t Tensor::element_offset(std::span<const std::int64_t> index) const {
 
 template <typename T>
 std::vector<T> Tensor::to_vector() const {
-  const Tensor dense = contiguous();
+  const Tensor dense = detach().contiguous();
   const T* values = dense.data<T>();
   return std::vector<T>(values, values + dense.numel());
 }

@@ -1,0 +1,146 @@
+// The CPU allocator: alignment, statistics, byte-size parsing, and the capacity cap that raises
+// OutOfMemory with what was asked and who holds the memory, leaking nothing.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "tscope/engine/cpu_allocator.h"
+#include "tscope/engine/errors.h"
+#include "tscope/engine/factories.h"
+#include "tscope/engine/ops.h"
+#include "tscope/engine/out_of_memory.h"
+
+namespace tscope::engine {
+namespace {
+
+constexpr std::size_t kMegabyte = std::size_t{1} << 20;
+
+// Puts the process-wide allocator's cap back as it was, whatever the test did.
+class CappedCpuAllocator : public ::testing::Test {
+ protected:
+  void SetUp() override { saved_capacity_ = cpu_allocator().capacity(); }
+  void TearDown() override { cpu_allocator().set_capacity(saved_capacity_); }
+
+  std::optional<std::size_t> saved_capacity_;
+};
+
+TEST(ParseByteSize, AcceptsPlainBytesAndBinarySuffixes) {
+  EXPECT_EQ(parse_byte_size("65536", "test"), 65536u);
+  EXPECT_EQ(parse_byte_size("4k", "test"), 4096u);
+  EXPECT_EQ(parse_byte_size("512M", "test"), 512 * kMegabyte);
+  EXPECT_EQ(parse_byte_size("2G", "test"), 2048 * kMegabyte);
+  EXPECT_EQ(parse_byte_size("3GB", "test"), 3072 * kMegabyte);
+}
+
+TEST(ParseByteSize, RejectsMalformedTextQuotingIt) {
+  for (const char* text : {"", "M", "-5", "1.5G", "12Q", "10 M", "99999999999999999999"}) {
+    try {
+      parse_byte_size(text, "TSCOPE_CPU_MEMORY_CAP");
+      FAIL() << "accepted \"" << text << "\"";
+    } catch (const EngineError& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find("TSCOPE_CPU_MEMORY_CAP"), std::string::npos);
+      EXPECT_NE(message.find("\"" + std::string(text) + "\""), std::string::npos);
+    }
+  }
+}
+
+TEST(CpuAllocatorEnvironment, CapComesFromTheEnvironmentVariable) {
+  ASSERT_EQ(setenv("TSCOPE_CPU_MEMORY_CAP", "256M", 1), 0);
+  EXPECT_EQ(capacity_from_environment(), 256 * kMegabyte);
+  ASSERT_EQ(setenv("TSCOPE_CPU_MEMORY_CAP", "lots", 1), 0);
+  EXPECT_THROW(capacity_from_environment(), EngineError);
+  ASSERT_EQ(unsetenv("TSCOPE_CPU_MEMORY_CAP"), 0);
+  EXPECT_EQ(capacity_from_environment(), std::nullopt);
+}
+
+TEST(CpuAllocator, BlocksAreSixtyFourByteAligned) {
+  CpuAllocator allocator;
+  for (const std::size_t bytes : {1u, 3u, 100u, 4097u}) {
+    void* block = allocator.allocate(bytes);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(block) % CpuAllocator::kAlignment, 0u);
+    allocator.deallocate(block, bytes);
+  }
+}
+
+TEST(CpuAllocator, StatisticsTrackUsePeakCountAndLiveBlocks) {
+  CpuAllocator allocator;
+  void* first = allocator.allocate(1000);
+  void* second = allocator.allocate(500);
+  allocator.deallocate(first, 1000);
+  const AllocatorStats stats = allocator.stats();
+  EXPECT_EQ(stats.bytes_in_use, 500u);
+  EXPECT_EQ(stats.peak_bytes_in_use, 1500u);
+  EXPECT_EQ(stats.allocation_count, 2u);
+  EXPECT_EQ(stats.live_allocations, 1u);
+  allocator.deallocate(second, 500);
+  EXPECT_EQ(allocator.stats().bytes_in_use, 0u);
+}
+
+TEST(CpuAllocator, ARequestPastTheCapThrowsWithRequestCapAndUse) {
+  CpuAllocator allocator;
+  allocator.set_capacity(4096);
+  void* held = allocator.allocate(3000);
+  try {
+    allocator.allocate(2000);
+    FAIL() << "expected OutOfMemory";
+  } catch (const OutOfMemory& error) {
+    EXPECT_EQ(error.requested_bytes(), 2000u);
+    EXPECT_EQ(error.capacity_bytes(), 4096u);
+    EXPECT_EQ(error.bytes_in_use(), 3000u);
+    ASSERT_EQ(error.live_allocations().size(), 1u);
+    EXPECT_EQ(error.live_allocations()[0].address, held);
+    EXPECT_EQ(error.live_allocations()[0].bytes, 3000u);
+  }
+  EXPECT_EQ(allocator.stats().bytes_in_use, 3000u);
+  allocator.deallocate(held, 3000);
+}
+
+TEST_F(CappedCpuAllocator, OutOfMemoryNamesTheOpsThatHoldTheMemory) {
+  const Tensor a = ones({256, 1024});
+  const Tensor held = add(a, a);
+  cpu_allocator().set_capacity(cpu_allocator().stats().bytes_in_use + kMegabyte / 2);
+  try {
+    mul(a, a);
+    FAIL() << "expected OutOfMemory";
+  } catch (const OutOfMemory& error) {
+    EXPECT_EQ(error.requested_bytes(), kMegabyte);
+    bool found_held = false;
+    for (const LiveAllocation& allocation : error.live_allocations()) {
+      if (allocation.address == held.raw_data()) {
+        found_held = true;
+        EXPECT_EQ(allocation.op_name, "add");
+        EXPECT_EQ(allocation.bytes, kMegabyte);
+      }
+    }
+    EXPECT_TRUE(found_held);
+    EXPECT_NE(std::string(error.what()).find("add"), std::string::npos);
+  }
+}
+
+TEST_F(CappedCpuAllocator, AnOutOfMemoryHalfwayThroughAnOpLeaksNothing) {
+  Generator generator(3);
+  const Tensor x = randn({256, 1024}, generator);
+  const AllocatorStats before = cpu_allocator().stats();
+  // Room for the first full-size intermediate of layer_norm but not the second.
+  cpu_allocator().set_capacity(before.bytes_in_use + kMegabyte + kMegabyte / 2);
+  EXPECT_THROW(layer_norm(x, {1024}, std::nullopt, std::nullopt), OutOfMemory);
+  const AllocatorStats after = cpu_allocator().stats();
+  EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
+  EXPECT_EQ(after.live_allocations, before.live_allocations);
+  EXPECT_GT(after.allocation_count, before.allocation_count);
+}
+
+TEST_F(CappedCpuAllocator, LiftingTheCapLetsTheSameOpSucceed) {
+  const Tensor a = ones({1024});
+  cpu_allocator().set_capacity(cpu_allocator().stats().bytes_in_use);
+  EXPECT_THROW(add(a, a), OutOfMemory);
+  cpu_allocator().set_capacity(std::nullopt);
+  EXPECT_FLOAT_EQ(sum(add(a, a)).item(), 2048.0f);
+}
+
+}  // namespace
+}  // namespace tscope::engine
