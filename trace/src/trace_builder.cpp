@@ -126,6 +126,7 @@ ArgRange TraceBuilder::append_args(const std::vector<Arg>& args) {
     require_string(trace_.strings_, arg.key, "argument key");
     if (const auto* text = std::get_if<StringArg>(&arg.value)) require_string(trace_.strings_, text->id, "argument value");
   }
+  if (args.empty()) return {};
   const ArgRange range{static_cast<std::uint32_t>(trace_.args_.size()),
                        static_cast<std::uint32_t>(args.size())};
   trace_.args_.insert(trace_.args_.end(), args.begin(), args.end());
@@ -275,6 +276,48 @@ TraceBuilder::SortedPositions TraceBuilder::sort_tracks() {
   return positions;
 }
 
+// Side tables follow the sorted events (track by track, spans then instants), so two builds of
+// the same events compare equal whatever order they arrived in.
+void TraceBuilder::order_side_tables() {
+  std::vector<SpanDetail> details;
+  std::vector<KernelInfo> kernels;
+  std::vector<CopyInfo> copies;
+  std::vector<OpInfo> ops;
+  std::vector<Arg> args;
+  details.reserve(trace_.span_details_.size());
+  args.reserve(trace_.args_.size());
+  const auto move_args = [&](ArgRange range) {
+    if (range.count == 0) return ArgRange{};
+    const ArgRange moved{static_cast<std::uint32_t>(args.size()), range.count};
+    const auto first = trace_.args_.begin() + range.begin;
+    args.insert(args.end(), first, first + range.count);
+    return moved;
+  };
+  const auto move_entry = [](auto& from, auto& to, std::uint32_t index) {
+    if (index == kNoIndex) return kNoIndex;
+    to.push_back(std::move(from[index]));
+    return static_cast<std::uint32_t>(to.size() - 1);
+  };
+  for (Track& track : trace_.tracks_) {
+    for (std::uint32_t& detail_index : track.spans_.detail) {
+      if (detail_index == kNoIndex) continue;
+      SpanDetail detail = trace_.span_details_[detail_index];
+      detail.kernel = move_entry(trace_.kernels_, kernels, detail.kernel);
+      detail.copy = move_entry(trace_.copies_, copies, detail.copy);
+      detail.op = move_entry(trace_.ops_, ops, detail.op);
+      detail.args = move_args(detail.args);
+      details.push_back(detail);
+      detail_index = static_cast<std::uint32_t>(details.size() - 1);
+    }
+    for (ArgRange& range : track.instants_.args) range = move_args(range);
+  }
+  trace_.span_details_ = std::move(details);
+  trace_.kernels_ = std::move(kernels);
+  trace_.copies_ = std::move(copies);
+  trace_.ops_ = std::move(ops);
+  trace_.args_ = std::move(args);
+}
+
 // A span's depth is the number of earlier spans still open when it starts. A span that overlaps
 // its predecessor without being contained in it goes one level deeper, which keeps the spans of
 // each level disjoint and the per-level binary search valid.
@@ -399,6 +442,7 @@ Trace TraceBuilder::finalize(const FinalizeOptions& options) {
     flow.from.index = positions.map(flow.from);
     flow.to.index = positions.map(flow.to);
   }
+  order_side_tables();
   for (Track& track : trace_.tracks_) compute_depths(track);
   resolve_flow_endpoints();
   if (options.link_correlated_events) link_correlated_events();

@@ -220,7 +220,8 @@ class ChunkDecoder {
     for (std::size_t index = 0; index < count; ++index) {
       span.start = starts[index];
       span.end = codec::wrapping_add(span.start, static_cast<std::int64_t>(durations[index]));
-      if (durations[index] > static_cast<std::uint64_t>(INT64_MAX) || span.end < span.start) {
+      // The sum wrapped past INT64_MAX exactly when the end lands before the start.
+      if (span.end < span.start) {
         in.fail("span duration overflows the time range");
       }
       span.name = names[index];

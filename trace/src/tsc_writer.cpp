@@ -509,9 +509,7 @@ void TscWriter::close() {
 void write_tsc(const Trace& trace, const std::filesystem::path& path,
                const TscWriterOptions& options) {
   TscWriterOptions effective = options;
-  if (!trace.metadata().source_format.empty()) {
-    effective.source_format = trace.metadata().source_format;
-  }
+  effective.source_format = trace.metadata().source_format;
   TscWriter writer(path, effective);
   // Interning in id order gives the file the trace's own string ids.
   for (std::size_t id = 1; id < trace.strings().size(); ++id) {

@@ -64,6 +64,7 @@ class TraceBuilder final : public TraceSink {
   Track& track_for_event(std::uint32_t track);
   ArgRange append_args(const std::vector<Arg>& args);
   SortedPositions sort_tracks();
+  void order_side_tables();
   void compute_depths(Track& track);
   void resolve_flow_endpoints();
   void link_correlated_events();

@@ -1,0 +1,298 @@
+#include "tscope/trace/trace_builder.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "sample_trace.h"
+#include "tscope/trace/errors.h"
+
+namespace tscope::trace {
+namespace {
+
+class TraceBuilderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    process_ = builder_.add_process({1, builder_.intern("proc"), kEmptyString, -1, 0});
+    host_ = add_track(TrackKind::kHostThread, "thread");
+  }
+
+  std::uint32_t add_track(TrackKind kind, std::string_view name) {
+    return builder_.add_track({kind, builder_.intern(name), process_, 1, 0, 1, 0});
+  }
+
+  EventRef span(std::uint32_t track, TimeNs start, TimeNs end, std::string_view name,
+                Category category = Category::kOther, std::uint32_t correlation = 0,
+                std::uint64_t external = 0) {
+    SpanRecord record = testing::span_record(start, end, builder_.intern(name), category);
+    record.correlation_id = correlation;
+    record.external_correlation_id = external;
+    return builder_.add_span(track, record);
+  }
+
+  static std::vector<std::string_view> names_at_depth(const Trace& trace, std::uint32_t track,
+                                                      std::size_t depth) {
+    std::vector<std::string_view> names;
+    for (const std::uint32_t index : trace.track(track).spans_at_depth(depth)) {
+      names.push_back(trace.string(trace.track(track).spans().name[index]));
+    }
+    return names;
+  }
+
+  TraceBuilder builder_;
+  std::uint32_t process_ = 0;
+  std::uint32_t host_ = 0;
+};
+
+TEST_F(TraceBuilderTest, SortsSpansByStartWithEnclosingSpanFirst) {
+  span(host_, 50, 60, "late");
+  span(host_, 10, 20, "inner");
+  span(host_, 10, 40, "outer");
+  const Trace trace = builder_.finalize();
+  const SpanColumns& spans = trace.track(host_).spans();
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(trace.string(spans.name[0]), "outer");
+  EXPECT_EQ(trace.string(spans.name[1]), "inner");
+  EXPECT_EQ(trace.string(spans.name[2]), "late");
+}
+
+TEST_F(TraceBuilderTest, DepthFollowsContainment) {
+  span(host_, 0, 100, "step");
+  span(host_, 10, 50, "forward");
+  span(host_, 20, 30, "matmul");
+  span(host_, 60, 90, "backward");
+  span(host_, 200, 300, "next step");
+  const Trace trace = builder_.finalize();
+  const SpanColumns& spans = trace.track(host_).spans();
+  EXPECT_EQ(spans.depth, (std::vector<std::uint16_t>{0, 1, 2, 1, 0}));
+  EXPECT_EQ(trace.track(host_).depth_count(), 3u);
+}
+
+TEST_F(TraceBuilderTest, SpanTouchingItsPredecessorsEndIsItsSibling) {
+  span(host_, 0, 10, "first");
+  span(host_, 10, 20, "second");
+  const Trace trace = builder_.finalize();
+  EXPECT_EQ(trace.track(host_).spans().depth, (std::vector<std::uint16_t>{0, 0}));
+}
+
+TEST_F(TraceBuilderTest, PartiallyOverlappingSpanGoesOneLevelDeeper) {
+  span(host_, 0, 100, "a");
+  span(host_, 50, 150, "b");
+  span(host_, 160, 170, "c");
+  const Trace trace = builder_.finalize();
+  EXPECT_EQ(trace.track(host_).spans().depth, (std::vector<std::uint16_t>{0, 1, 0}));
+  EXPECT_EQ(trace.end_time(), 170);
+}
+
+TEST_F(TraceBuilderTest, GroupsSpansByDepthInTimeOrder) {
+  span(host_, 0, 100, "a");
+  span(host_, 10, 20, "a1");
+  span(host_, 30, 40, "a2");
+  span(host_, 200, 300, "b");
+  span(host_, 210, 220, "b1");
+  const Trace trace = builder_.finalize();
+  EXPECT_EQ(names_at_depth(trace, host_, 0), (std::vector<std::string_view>{"a", "b"}));
+  EXPECT_EQ(names_at_depth(trace, host_, 1),
+            (std::vector<std::string_view>{"a1", "a2", "b1"}));
+  EXPECT_TRUE(trace.track(host_).spans_at_depth(2).empty());
+}
+
+TEST_F(TraceBuilderTest, FindsFirstSpanEndingAfterTimePerDepth) {
+  span(host_, 0, 100, "a");
+  span(host_, 10, 20, "a1");
+  span(host_, 30, 40, "a2");
+  span(host_, 50, 60, "a3");
+  const Trace trace = builder_.finalize();
+  const Track& track = trace.track(host_);
+  EXPECT_EQ(track.first_span_ending_after(1, 0), 0u);
+  EXPECT_EQ(track.first_span_ending_after(1, 20), 1u);  // a1 ends at 20: not after it
+  EXPECT_EQ(track.first_span_ending_after(1, 35), 1u);
+  EXPECT_EQ(track.first_span_ending_after(1, 60), 3u);
+  EXPECT_EQ(track.first_span_ending_after(0, 99), 0u);
+  EXPECT_EQ(track.first_span_ending_after(7, 0), 0u);
+}
+
+TEST_F(TraceBuilderTest, FindsInnermostSpanAtTime) {
+  span(host_, 0, 100, "a");
+  span(host_, 10, 50, "b");
+  span(host_, 20, 30, "c");
+  const Trace trace = builder_.finalize();
+  const Track& track = trace.track(host_);
+  EXPECT_EQ(trace.string(track.spans().name[track.innermost_span_at(25)]), "c");
+  EXPECT_EQ(trace.string(track.spans().name[track.innermost_span_at(40)]), "b");
+  EXPECT_EQ(trace.string(track.spans().name[track.innermost_span_at(99)]), "a");
+  EXPECT_EQ(track.innermost_span_at(100), kNoIndex);
+}
+
+TEST_F(TraceBuilderTest, FindsFirstSpanStartingAtTime) {
+  span(host_, 10, 20, "a");
+  span(host_, 30, 40, "b");
+  const Trace trace = builder_.finalize();
+  EXPECT_EQ(trace.track(host_).first_span_starting_at(0), 0u);
+  EXPECT_EQ(trace.track(host_).first_span_starting_at(11), 1u);
+  EXPECT_EQ(trace.track(host_).first_span_starting_at(31), 2u);
+}
+
+TEST_F(TraceBuilderTest, ExplicitFlowFollowsItsEventsThroughSorting) {
+  const std::uint32_t stream = add_track(TrackKind::kGpuStream, "stream");
+  span(stream, 500, 600, "later kernel");
+  const EventRef kernel = span(stream, 100, 200, "kernel");
+  span(host_, 90, 95, "later launch");
+  const EventRef launch = span(host_, 10, 20, "launch");
+  builder_.add_flow({FlowKind::kOther, 1, launch, kernel});
+  const Trace trace = builder_.finalize({.link_correlated_events = false});
+  ASSERT_EQ(trace.flows().size(), 1u);
+  EXPECT_EQ(trace.flows()[0].from, (EventRef{EventKind::kSpan, host_, 0}));
+  EXPECT_EQ(trace.flows()[0].to, (EventRef{EventKind::kSpan, stream, 0}));
+}
+
+TEST_F(TraceBuilderTest, LinksLaunchToKernelByCorrelationId) {
+  const std::uint32_t stream = add_track(TrackKind::kGpuStream, "stream");
+  span(host_, 10, 20, "cudaLaunchKernel", Category::kRuntimeApi, 7);
+  span(host_, 30, 40, "cudaMemcpyAsync", Category::kRuntimeApi, 8);
+  span(stream, 50, 60, "Memcpy HtoD", Category::kMemcpy, 8);
+  span(stream, 25, 45, "gemm", Category::kKernel, 7);
+  const Trace trace = builder_.finalize();
+  ASSERT_EQ(trace.flows().size(), 2u);
+  EXPECT_EQ(trace.flows()[0].kind, FlowKind::kLaunchToKernel);
+  EXPECT_EQ(trace.flows()[0].id, 7u);
+  EXPECT_EQ(trace.flows()[0].from, (EventRef{EventKind::kSpan, host_, 0}));
+  EXPECT_EQ(trace.flows()[0].to, (EventRef{EventKind::kSpan, stream, 0}));
+  EXPECT_EQ(trace.flows()[1].id, 8u);
+  EXPECT_EQ(trace.flows()[1].to, (EventRef{EventKind::kSpan, stream, 1}));
+}
+
+TEST_F(TraceBuilderTest, LinksOpToKernelByExternalCorrelationId) {
+  const std::uint32_t stream = add_track(TrackKind::kGpuStream, "stream");
+  span(host_, 0, 100, "aten::mm", Category::kCpuOp, 0, 42);
+  span(stream, 50, 60, "gemm", Category::kKernel, 0, 42);
+  const Trace trace = builder_.finalize();
+  ASSERT_EQ(trace.flows().size(), 1u);
+  EXPECT_EQ(trace.flows()[0].kind, FlowKind::kOpToKernel);
+  EXPECT_EQ(trace.flows()[0].id, 42u);
+}
+
+TEST_F(TraceBuilderTest, KernelWithoutMatchingLaunchHasNoFlow) {
+  const std::uint32_t stream = add_track(TrackKind::kGpuStream, "stream");
+  span(host_, 10, 20, "cudaLaunchKernel", Category::kRuntimeApi, 7);
+  span(stream, 25, 45, "gemm", Category::kKernel, 9);
+  EXPECT_TRUE(builder_.finalize().flows().empty());
+}
+
+TEST_F(TraceBuilderTest, ExplicitAndCorrelatedFlowBetweenSameEventsIsKeptOnce) {
+  const std::uint32_t stream = add_track(TrackKind::kGpuStream, "stream");
+  const EventRef launch = span(host_, 10, 20, "cudaLaunchKernel", Category::kRuntimeApi, 7);
+  const EventRef kernel = span(stream, 25, 45, "gemm", Category::kKernel, 7);
+  builder_.add_flow({FlowKind::kLaunchToKernel, 7, launch, kernel});
+  EXPECT_EQ(builder_.finalize().flows().size(), 1u);
+}
+
+TEST_F(TraceBuilderTest, PairsFlowEndpointsBoundByTime) {
+  const std::uint32_t stream = add_track(TrackKind::kGpuStream, "stream");
+  span(host_, 0, 100, "outer");
+  span(host_, 10, 20, "launch");
+  span(stream, 30, 40, "kernel");
+  builder_.add_flow_endpoint({FlowKind::kLaunchToKernel, 5, true, host_, 15,
+                              FlowEndpoint::Binding::kEnclosingSpan});
+  builder_.add_flow_endpoint({FlowKind::kLaunchToKernel, 5, false, stream, 25,
+                              FlowEndpoint::Binding::kNextSpan});
+  const Trace trace = builder_.finalize();
+  ASSERT_EQ(trace.flows().size(), 1u);
+  EXPECT_EQ(trace.flows()[0].from, (EventRef{EventKind::kSpan, host_, 1}));
+  EXPECT_EQ(trace.flows()[0].to, (EventRef{EventKind::kSpan, stream, 0}));
+}
+
+TEST_F(TraceBuilderTest, UnpairedFlowEndpointIsDropped) {
+  span(host_, 10, 20, "launch");
+  builder_.add_flow_endpoint({FlowKind::kOther, 5, true, host_, 15,
+                              FlowEndpoint::Binding::kEnclosingSpan});
+  EXPECT_TRUE(builder_.finalize().flows().empty());
+}
+
+TEST_F(TraceBuilderTest, SortsInstantsCountersAndMemoryEventsByTime) {
+  builder_.add_instant(host_, {30, builder_.intern("b"), Category::kOther, {}});
+  builder_.add_instant(host_, {10, builder_.intern("a"), Category::kOther, {}});
+  builder_.add_counter_sample(host_, 20, 2.0);
+  builder_.add_counter_sample(host_, 10, 1.0);
+  builder_.add_memory_event(host_, {9, MemoryAction::kFree, 1, 2, -1, 0, 0, 0, 0});
+  builder_.add_memory_event(host_, {3, MemoryAction::kAlloc, 1, 2, -1, 0, 0, 2, 2});
+  const Trace trace = builder_.finalize();
+  const Track& track = trace.track(host_);
+  EXPECT_EQ(track.instants().time, (std::vector<TimeNs>{10, 30}));
+  EXPECT_EQ(track.counters().value, (std::vector<double>{1.0, 2.0}));
+  EXPECT_EQ(track.memory().action,
+            (std::vector<MemoryAction>{MemoryAction::kAlloc, MemoryAction::kFree}));
+}
+
+TEST_F(TraceBuilderTest, SpanDetailLivesInSideTables) {
+  const std::uint32_t stream = add_track(TrackKind::kGpuStream, "stream");
+  SpanRecord record = testing::span_record(0, 10, builder_.intern("k"), Category::kKernel);
+  record.kernel = KernelInfo{{1, 2, 3}, {4, 5, 6}, 32, 0, 0, 0, 1};
+  builder_.add_span(stream, record);
+  span(stream, 20, 30, "plain");
+  const Trace trace = builder_.finalize();
+  EXPECT_EQ(trace.kernels().size(), 1u);
+  EXPECT_EQ(trace.span_record(stream, 0), record);
+  EXPECT_EQ(trace.span_detail(stream, 1), nullptr);
+}
+
+TEST_F(TraceBuilderTest, CountsEventsByKindAndCategory) {
+  span(host_, 0, 10, "a", Category::kKernel);
+  span(host_, 20, 30, "b", Category::kKernel);
+  span(host_, 40, 50, "c", Category::kStep);
+  builder_.add_counter_sample(host_, 5, 1.0);
+  const TraceCounts counts = builder_.finalize().counts();
+  EXPECT_EQ(counts.spans, 3u);
+  EXPECT_EQ(counts.counter_samples, 1u);
+  EXPECT_EQ(counts.spans_by_category[static_cast<int>(Category::kKernel)], 2u);
+  EXPECT_EQ(counts.spans_by_category[static_cast<int>(Category::kStep)], 1u);
+}
+
+TEST_F(TraceBuilderTest, TimeSpanCoversAllEvents) {
+  span(host_, 100, 200, "a");
+  builder_.add_instant(host_, {50, kEmptyString, Category::kOther, {}});
+  builder_.add_counter_sample(host_, 300, 1.0);
+  const Trace trace = builder_.finalize();
+  EXPECT_EQ(trace.begin_time(), 50);
+  EXPECT_EQ(trace.end_time(), 300);
+}
+
+TEST_F(TraceBuilderTest, RejectsEventOnUnknownTrack) {
+  EXPECT_THROW(span(99, 0, 1, "x"), TraceError);
+}
+
+TEST_F(TraceBuilderTest, RejectsSpanEndingBeforeItStarts) {
+  EXPECT_THROW(span(host_, 10, 5, "x"), TraceError);
+}
+
+TEST_F(TraceBuilderTest, RejectsNameNotInterned) {
+  EXPECT_THROW(builder_.add_span(host_, testing::span_record(0, 1, 1000)), TraceError);
+}
+
+TEST_F(TraceBuilderTest, RejectsTrackOfUnknownProcess) {
+  EXPECT_THROW(builder_.add_track({TrackKind::kHostThread, kEmptyString, 5, 0, 0, 0, 0}), TraceError);
+}
+
+TEST_F(TraceBuilderTest, RejectsFlowToEventThatDoesNotExist) {
+  const EventRef launch = span(host_, 10, 20, "launch");
+  builder_.add_flow({FlowKind::kOther, 1, launch, {EventKind::kSpan, host_, 5}});
+  EXPECT_THROW(builder_.finalize(), TraceError);
+}
+
+TEST_F(TraceBuilderTest, FinalizeLeavesTheBuilderEmpty) {
+  span(host_, 0, 1, "x");
+  builder_.finalize();
+  EXPECT_EQ(builder_.track_count(), 0u);
+  EXPECT_TRUE(builder_.finalize().tracks().empty());
+}
+
+TEST(EventRef, PacksIntoOneWordAndBack) {
+  const EventRef ref{EventKind::kMemory, EventRef::kMaxTrack, 0xfffffffeu};
+  EXPECT_EQ(EventRef::unpack(ref.pack()), ref);
+  const EventRef small{EventKind::kInstant, 3, 9};
+  EXPECT_EQ(EventRef::unpack(small.pack()), small);
+  EXPECT_NE(small.pack(), (EventRef{EventKind::kSpan, 3, 9}).pack());
+}
+
+}  // namespace
+}  // namespace tscope::trace
