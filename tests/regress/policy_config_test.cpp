@@ -1,0 +1,82 @@
+// The policy file: alpha, per-pattern thresholds (glob or regex, first match wins), "none",
+// normalize rules, and errors that name the file and line.
+
+#include <gtest/gtest.h>
+
+#include "temp_file.h"
+#include "tscope/regress/error.h"
+#include "tscope/regress/policy.h"
+
+namespace tscope::regress {
+namespace {
+
+using testing::TempFile;
+
+TEST(PolicyConfigTest, ReadsAlphaThresholdsAndNormalizeRules) {
+  const TempFile config("policy.conf",
+                        "# gate for the engine suite\n"
+                        "alpha 0.01\n"
+                        "threshold BM_Matmul/* 10%   # BLAS-bound, noisier\n"
+                        "threshold re:BM_Alloc(Small|Large) none\n"
+                        "\n"
+                        "normalize BM_Engine(.*) BM_Blas$1\n");
+  const ComparePolicy policy = read_policy_config(config.path());
+  EXPECT_DOUBLE_EQ(policy.alpha, 0.01);
+  ASSERT_EQ(policy.thresholds.size(), 2u);
+  ASSERT_EQ(policy.normalizers.size(), 1u);
+  EXPECT_EQ(policy.normalizers[0].reference_for("BM_Engine/256"), "BM_Blas/256");
+}
+
+TEST(PolicyConfigTest, FirstMatchingRuleWinsAndTheDefaultCoversTheRest) {
+  const TempFile config("policy.conf", "threshold BM_Matmul/256 2%\nthreshold BM_Matmul/* 10%\n");
+  const ComparePolicy policy = read_policy_config(config.path());
+  EXPECT_DOUBLE_EQ(*policy.threshold_for("BM_Matmul/256"), 0.02);
+  EXPECT_DOUBLE_EQ(*policy.threshold_for("BM_Matmul/64"), 0.10);
+  EXPECT_DOUBLE_EQ(*policy.threshold_for("BM_Add/64"), 0.05);
+}
+
+TEST(PolicyConfigTest, GlobMustMatchTheWholeName) {
+  const NamePattern pattern("BM_Add*");
+  EXPECT_TRUE(pattern.matches("BM_Add/64"));
+  EXPECT_FALSE(pattern.matches("XBM_Add/64"));
+  EXPECT_TRUE(NamePattern("BM_?dd/64").matches("BM_Add/64"));
+  EXPECT_FALSE(NamePattern("BM_Add/6.").matches("BM_Add/64"));  // '.' is literal in a glob
+}
+
+TEST(PolicyConfigTest, NoneThresholdMeansUngated) {
+  const TempFile config("policy.conf", "threshold BM_Raw* none\n");
+  EXPECT_FALSE(read_policy_config(config.path()).threshold_for("BM_RawLoop").has_value());
+}
+
+TEST(PolicyConfigTest, UnknownDirectiveNamesFileAndLine) {
+  const TempFile config("policy.conf", "alpha 0.05\nthreshhold BM_* 5%\n");
+  try {
+    read_policy_config(config.path());
+    FAIL() << "expected RegressInputError";
+  } catch (const RegressInputError& error) {
+    EXPECT_NE(std::string(error.what()).find(config.path().string() + ":2:"), std::string::npos) << error.what();
+  }
+}
+
+TEST(PolicyConfigTest, ThresholdWithoutPercentSignIsRejected) {
+  const TempFile config("policy.conf", "threshold BM_* 5\n");
+  EXPECT_THROW(read_policy_config(config.path()), RegressInputError);
+}
+
+TEST(PolicyConfigTest, BadRegexNamesTheLine) {
+  const TempFile config("policy.conf", "threshold re:BM_(Add 5%\n");
+  try {
+    read_policy_config(config.path());
+    FAIL() << "expected RegressInputError";
+  } catch (const RegressInputError& error) {
+    EXPECT_NE(std::string(error.what()).find(":1: bad name pattern"), std::string::npos) << error.what();
+  }
+}
+
+TEST(PolicyConfigTest, AlphaOutsideZeroToOneIsRejected) {
+  const TempFile config("policy.conf", "alpha 5\n");
+  EXPECT_THROW(read_policy_config(config.path()), RegressInputError);
+}
+
+}  // namespace
+}  // namespace tscope::regress
