@@ -27,7 +27,20 @@ fi
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 
-echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -q
-"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+# The same list serves Debian 12 and the Ubuntu of NVIDIA's CUDA images; a package one archive
+# lacks is named and skipped rather than failing the whole install.
+installable=()
+for package in "${missing[@]}"; do
+  if apt-cache show "$package" >/dev/null 2>&1; then
+    installable+=("$package")
+  else
+    echo "install-deps: $package is not in this distribution's archive, skipping it" >&2
+  fi
+done
+if [ "${#installable[@]}" -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${installable[*]}"
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${installable[@]}"
