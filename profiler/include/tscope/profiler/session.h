@@ -1,0 +1,69 @@
+#pragma once
+// A capture session: while it runs, everything recorded through record.h and NVTX in this process
+// is streamed by a background writer thread into a .tsc file, so memory stays bounded on long
+// runs and a killed process loses at most the last flush interval. One session at a time.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace tscope::profiler {
+
+// Misuse of the capture API or a failure of the session's writer.
+class ProfilerError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The background thread of a running session and what it writes with (session.cpp).
+class SessionWriter;
+
+struct SessionOptions {
+  std::filesystem::path output;
+  // Each recording thread's buffer; a thread gets its buffer when it first records and keeps it.
+  std::size_t buffer_bytes_per_thread = std::size_t{4} << 20;
+  // How often the writer drains the buffers and writes a chunk to the file.
+  std::chrono::milliseconds flush_interval{100};
+  // Samples process RSS and CPU utilisation as counters once per flush interval.
+  bool sample_process_counters = true;
+};
+
+// What a stopped session wrote.
+struct SessionSummary {
+  std::uint64_t events = 0;          // events written to the trace
+  std::uint64_t dropped_events = 0;  // events lost because a thread's buffer was full
+  std::uint64_t bytes = 0;           // size of the .tsc file
+};
+
+class Session {
+ public:
+  explicit Session(SessionOptions options);
+  // Stops a running session; errors are swallowed here, call stop() to see them.
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Creates the output file and starts recording. Throws ProfilerError when another session is
+  // running, trace::IoError when the file cannot be created.
+  void start();
+  // Stops recording, writes what the buffers hold, closes open ranges at the stop time and closes
+  // the file. Rethrows an error the writer thread met. Idempotent.
+  SessionSummary stop();
+  bool running() const;
+
+  const SessionOptions& options() const { return options_; }
+
+  // Asks the running session, if any, to finish its file from a signal handler and waits (at
+  // most `timeout`) until it has; uses only async-signal-safe calls.
+  static void finish_from_signal_handler(std::chrono::milliseconds timeout);
+
+ private:
+  SessionOptions options_;
+  std::unique_ptr<SessionWriter> writer_;
+};
+
+}  // namespace tscope::profiler

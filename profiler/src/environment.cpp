@@ -1,0 +1,58 @@
+#include "tscope/profiler/environment.h"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "tscope/profiler/session.h"
+
+namespace tscope::profiler {
+namespace {
+
+// Long enough to drain and compress the buffers; short enough that a stuck writer cannot keep
+// an interrupted program alive.
+constexpr std::chrono::milliseconds kSignalFinishTimeout{3000};
+
+void finish_and_reraise(int signal_number) {
+  Session::finish_from_signal_handler(kSignalFinishTimeout);
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+void finish_on_signal(int signal_number) {
+  struct sigaction current{};
+  if (sigaction(signal_number, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) return;
+  struct sigaction handler{};
+  handler.sa_handler = finish_and_reraise;
+  sigemptyset(&handler.sa_mask);
+  sigaction(signal_number, &handler, nullptr);
+}
+
+bool meant_for_this_process() {
+  const char* pid = std::getenv(kRecordPidVariable.data());
+  return pid == nullptr || std::to_string(getpid()) == pid;
+}
+
+}  // namespace
+
+bool start_environment_session() {
+  // Destroyed at exit, which stops the session and completes its file.
+  static std::unique_ptr<Session> session;
+  static std::once_flag started;
+  std::call_once(started, [] {
+    const char* output = std::getenv(kRecordOutputVariable.data());
+    if (output == nullptr || *output == '\0' || !meant_for_this_process()) return;
+    auto created = std::make_unique<Session>(SessionOptions{.output = output});
+    created->start();
+    session = std::move(created);
+    finish_on_signal(SIGINT);
+    finish_on_signal(SIGTERM);
+  });
+  return session != nullptr && session->running();
+}
+
+}  // namespace tscope::profiler

@@ -1,0 +1,119 @@
+#pragma once
+// The per-thread event buffer: a single-producer, single-consumer ring of variable-size records.
+// The owning thread appends without locks or allocation; the session's writer thread drains it.
+// A record never straddles the end of the buffer: the producer pads to the end instead.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+namespace tscope::profiler {
+
+// Every record starts with this header; `size` counts the header and is a multiple of 8.
+enum class RecordKind : std::uint8_t {
+  kPadding,
+  kBegin,
+  kEnd,
+  kInstant,
+  kCounter,
+  kFlow,
+  kMemory,
+  kOp,
+  kAsyncBegin,
+  kAsyncEnd,
+  kThreadName,
+};
+
+struct RecordHeader {
+  std::uint32_t size = 0;
+  RecordKind kind = RecordKind::kPadding;
+  std::uint8_t generation = 0;  // low bits of the session that wrote it
+  std::uint16_t aux = 0;        // kind-specific small value (category, flow kind, ...)
+};
+static_assert(sizeof(RecordHeader) == 8);
+
+inline constexpr std::size_t kRecordAlignment = 8;
+
+constexpr std::size_t round_up_record(std::size_t bytes) {
+  return (bytes + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment;
+}
+
+class EventRing {
+ public:
+  // Rounds `capacity_bytes` up to a power of two of at least 4 KiB.
+  explicit EventRing(std::size_t capacity_bytes);
+
+  std::size_t capacity() const { return mask_ + 1; }
+
+  // Producer: bytes the producer may still append before the ring is full, assuming the writer
+  // drains nothing more (a lower bound).
+  std::size_t free_bytes() {
+    cached_tail_ = tail_.load(std::memory_order_acquire);
+    return capacity() - static_cast<std::size_t>(head_ - cached_tail_);
+  }
+
+  // Producer: returns contiguous space for `bytes` (a multiple of 8, header included) or nullptr
+  // when the ring cannot hold it, after padding to the end, with `keep_free` bytes to spare;
+  // `commit` publishes it.
+  std::byte* reserve(std::size_t bytes, std::size_t keep_free) {
+    const std::size_t offset = static_cast<std::size_t>(head_) & mask_;
+    const std::size_t to_end = capacity() - offset;
+    const std::size_t padding = bytes > to_end ? to_end : 0;
+    const std::size_t needed = bytes + padding + keep_free;
+    if (capacity() - static_cast<std::size_t>(head_ - cached_tail_) < needed &&
+        free_bytes() < needed) {
+      return nullptr;
+    }
+    if (padding != 0) {
+      const RecordHeader pad{static_cast<std::uint32_t>(padding), RecordKind::kPadding, 0, 0};
+      std::memcpy(buffer_.get() + offset, &pad, sizeof pad);
+      pending_padding_ = padding;
+      return buffer_.get();
+    }
+    pending_padding_ = 0;
+    return buffer_.get() + offset;
+  }
+  void commit(std::size_t bytes) {
+    head_ += pending_padding_ + bytes;
+    published_head_.store(head_, std::memory_order_release);
+  }
+
+  // Consumer: calls visit(header, record bytes) for every published record in order and frees
+  // their space. Returns the number of records visited.
+  template <typename Visit>
+  std::size_t drain(Visit&& visit) {
+    const std::uint64_t head = published_head_.load(std::memory_order_acquire);
+    std::uint64_t tail = tail_.load(std::memory_order_relaxed);
+    std::size_t visited = 0;
+    while (tail < head) {
+      const std::byte* record = buffer_.get() + (static_cast<std::size_t>(tail) & mask_);
+      RecordHeader header;
+      std::memcpy(&header, record, sizeof header);
+      if (header.kind != RecordKind::kPadding) {
+        visit(header, record);
+        ++visited;
+      }
+      tail += header.size;
+    }
+    tail_.store(tail, std::memory_order_release);
+    return visited;
+  }
+
+  // Consumer: forgets everything published so far (records of an earlier session).
+  void discard() { tail_.store(published_head_.load(std::memory_order_acquire), std::memory_order_release); }
+
+ private:
+  std::unique_ptr<std::byte[]> buffer_;
+  std::size_t mask_;
+  // Producer-owned.
+  std::uint64_t head_ = 0;
+  std::uint64_t cached_tail_ = 0;
+  std::size_t pending_padding_ = 0;
+  // Shared, each on its own cache line so producer and consumer do not contend.
+  alignas(64) std::atomic<std::uint64_t> published_head_{0};
+  alignas(64) std::atomic<std::uint64_t> tail_{0};
+};
+
+}  // namespace tscope::profiler

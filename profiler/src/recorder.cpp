@@ -1,0 +1,226 @@
+// The producer side of capture: each thread appends encoded records to its own ring.
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+
+#include "recorder.h"
+#include "thread_buffers.h"
+#include "wire_format.h"
+
+namespace tscope::profiler {
+namespace detail {
+
+std::atomic<std::uint32_t> active_generation{0};
+
+}  // namespace detail
+
+namespace {
+
+// Nesting deeper than this is dropped (and counted), so one bit per level says whether a level's
+// begin was dropped and its end must be too.
+constexpr std::uint32_t kMaxDepth = 64;
+// Space kept free for the end of every open range: the end record and the padding it may need
+// at the end of the ring. An end therefore always fits, and a range is never left half-written.
+constexpr std::size_t kEndReserve = sizeof(RecordHeader) + sizeof(Ticks) + kRecordAlignment;
+
+struct ProducerState {
+  std::shared_ptr<ThreadBuffer> buffer;
+  std::uint32_t generation = 0;
+  std::uint32_t depth = 0;
+  std::uint64_t dropped_levels = 0;
+  std::size_t reserved_for_ends = 0;
+
+  ~ProducerState() {
+    if (buffer) buffer->retired.store(true, std::memory_order_release);
+  }
+};
+
+thread_local ProducerState t_producer;
+
+std::shared_ptr<ThreadBuffer> register_calling_thread() {
+  std::array<char, 64> name{};
+  if (pthread_getname_np(pthread_self(), name.data(), name.size()) != 0) name[0] = '\0';
+  auto buffer = std::make_shared<ThreadBuffer>(
+      ThreadBufferRegistry::instance().capacity_for_new_buffers(),
+      static_cast<std::int64_t>(syscall(SYS_gettid)), std::string(name.data()));
+  ThreadBufferRegistry::instance().add(buffer);
+  return buffer;
+}
+
+// The calling thread's state for session `generation`, reset when a new session began.
+ProducerState& producer(std::uint32_t generation) {
+  ProducerState& state = t_producer;
+  if (state.generation != generation) {
+    if (!state.buffer) state.buffer = register_calling_thread();
+    state.generation = generation;
+    state.depth = 0;
+    state.dropped_levels = 0;
+    state.reserved_for_ends = 0;
+  }
+  return state;
+}
+
+void count_drop(ProducerState& state) {
+  std::atomic<std::uint64_t>& dropped = state.buffer->dropped;
+  dropped.store(dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+// Sizes the record with `encode`, then appends it unless that would eat into `keep_free`.
+template <typename Encode>
+bool append(ProducerState& state, RecordKind kind, std::uint16_t aux, std::size_t keep_free,
+            const Encode& encode) {
+  wire::ByteCounter counter;
+  encode(counter);
+  const std::size_t size = round_up_record(sizeof(RecordHeader) + counter.size());
+  EventRing& ring = state.buffer->ring;
+  if (size > ring.capacity() / 4) return false;
+  std::byte* slot = ring.reserve(size, keep_free);
+  if (slot == nullptr) return false;
+  const RecordHeader header{static_cast<std::uint32_t>(size), kind,
+                            static_cast<std::uint8_t>(state.generation), aux};
+  std::memcpy(slot, &header, sizeof header);
+  wire::ByteWriter writer(slot + sizeof header);
+  encode(writer);
+  ring.commit(size);
+  return true;
+}
+
+// Appends a record that is not part of a begin/end pair, counting it when it does not fit.
+template <typename Encode>
+void append_single(RecordKind kind, std::uint16_t aux, const Encode& encode) {
+  const std::uint32_t generation = detail::active_generation.load(std::memory_order_relaxed);
+  if (generation == 0) return;
+  ProducerState& state = producer(generation);
+  if (!append(state, kind, aux, state.reserved_for_ends, encode)) count_drop(state);
+}
+
+}  // namespace
+
+namespace detail {
+
+std::uint32_t begin_range(std::string_view name, NameStorage storage, trace::Category category,
+                          std::span<const Arg> args) {
+  const std::uint32_t generation = active_generation.load(std::memory_order_relaxed);
+  if (generation == 0) return 0;
+  ProducerState& state = producer(generation);
+  const std::uint32_t level = state.depth++;
+  const Ticks ticks = now_ticks();
+  const bool kept =
+      level < kMaxDepth &&
+      append(state, RecordKind::kBegin, static_cast<std::uint16_t>(category),
+             state.reserved_for_ends + kEndReserve,
+             [&](auto& out) { wire::encode_named(out, ticks, name, storage, args); });
+  if (kept) {
+    state.reserved_for_ends += kEndReserve;
+  } else {
+    if (level < kMaxDepth) state.dropped_levels |= std::uint64_t{1} << level;
+    count_drop(state);
+  }
+  return generation;
+}
+
+void end_range(std::uint32_t generation) {
+  if (active_generation.load(std::memory_order_relaxed) != generation) return;
+  ProducerState& state = t_producer;
+  if (state.generation != generation || state.depth == 0) return;
+  const std::uint32_t level = --state.depth;
+  if (level >= kMaxDepth) return;
+  const std::uint64_t bit = std::uint64_t{1} << level;
+  if ((state.dropped_levels & bit) != 0) {
+    state.dropped_levels &= ~bit;
+    return;
+  }
+  state.reserved_for_ends -= kEndReserve;
+  const Ticks ticks = now_ticks();
+  append(state, RecordKind::kEnd, 0, state.reserved_for_ends,
+         [&](auto& out) { out.template put<Ticks>(ticks); });
+}
+
+void record_instant(std::string_view name, NameStorage storage, trace::Category category,
+                    std::span<const Arg> args) {
+  const Ticks ticks = now_ticks();
+  append_single(RecordKind::kInstant, static_cast<std::uint16_t>(category),
+                [&](auto& out) { wire::encode_named(out, ticks, name, storage, args); });
+}
+
+void record_counter(std::string_view name, double value) {
+  const Ticks ticks = now_ticks();
+  append_single(RecordKind::kCounter, 0, [&](auto& out) {
+    out.template put<Ticks>(ticks);
+    wire::put_text(out, name, NameStorage::kStatic);
+    out.template put<double>(value);
+  });
+}
+
+void record_flow(std::uint64_t id, trace::FlowKind kind, bool is_start) {
+  append_single(RecordKind::kFlow, static_cast<std::uint16_t>(kind), [&](auto& out) {
+    out.template put<std::uint64_t>(id);
+    out.template put<std::uint8_t>(is_start ? 1 : 0);
+  });
+}
+
+void record_memory(const MemoryEvent& event) {
+  const Ticks ticks = now_ticks();
+  append_single(RecordKind::kMemory, static_cast<std::uint16_t>(event.action),
+                [&](auto& out) { wire::encode_memory(out, ticks, event); });
+}
+
+void record_op(std::uint32_t generation, Ticks start_ticks, std::string_view name,
+               const OpDetail& op_detail) {
+  if (active_generation.load(std::memory_order_relaxed) != generation) return;
+  const Ticks end_ticks = now_ticks();
+  append_single(RecordKind::kOp, static_cast<std::uint16_t>(trace::Category::kCpuOp),
+                [&](auto& out) { wire::encode_op(out, start_ticks, end_ticks, name, op_detail); });
+}
+
+}  // namespace detail
+
+StepRange::StepRange(std::int64_t step) {
+  if (!enabled()) return;
+  std::array<char, 32> name{};
+  const int length = std::snprintf(name.data(), name.size(), "step %lld", static_cast<long long>(step));
+  generation_ = detail::begin_range(std::string_view(name.data(), static_cast<std::size_t>(length)),
+                                    NameStorage::kCopy, trace::Category::kStep, {});
+}
+
+void name_current_thread(std::string_view name) {
+  internal::name_thread(static_cast<std::int64_t>(syscall(SYS_gettid)), name);
+}
+
+namespace internal {
+
+void begin_async_range(std::uint64_t id, std::string_view name, NameStorage storage,
+                       trace::Category category, std::span<const Arg> args) {
+  const Ticks ticks = now_ticks();
+  append_single(RecordKind::kAsyncBegin, static_cast<std::uint16_t>(category), [&](auto& out) {
+    wire::encode_async_begin(out, ticks, id, name, storage, args);
+  });
+}
+
+void end_async_range(std::uint64_t id) {
+  const Ticks ticks = now_ticks();
+  append_single(RecordKind::kAsyncEnd, 0, [&](auto& out) {
+    out.template put<Ticks>(ticks);
+    out.template put<std::uint64_t>(id);
+  });
+}
+
+std::uint32_t current_depth() {
+  const std::uint32_t generation = detail::active_generation.load(std::memory_order_relaxed);
+  const ProducerState& state = t_producer;
+  return generation != 0 && state.generation == generation ? state.depth : 0;
+}
+
+void name_thread(std::int64_t thread_id, std::string_view name) {
+  append_single(RecordKind::kThreadName, 0, [&](auto& out) {
+    out.template put<std::int64_t>(thread_id);
+    wire::put_text(out, name, NameStorage::kCopy);
+  });
+}
+
+}  // namespace internal
+}  // namespace tscope::profiler
