@@ -112,6 +112,17 @@ int train(const Settings& settings) {
   return 0;
 }
 
+// CLI11's PositiveNumber prints its bound as a 300-digit double; this says what is wanted.
+const CLI::Validator kPositive(
+    [](const std::string& text) {
+      double value = 0.0;
+      if (!CLI::detail::lexical_cast(text, value) || !(value > 0.0)) {
+        return "must be a number greater than 0, got " + text;
+      }
+      return std::string();
+    },
+    "POSITIVE");
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -123,17 +134,18 @@ int main(int argc, char** argv) {
   const std::map<std::string, OptimizerKind> optimizers{{"sgd", OptimizerKind::kSgd},
                                                         {"adam", OptimizerKind::kAdam},
                                                         {"adamw", OptimizerKind::kAdamW}};
-  app.add_option("--model", settings.model, "mlp or cnn")
-      ->transform(CLI::CheckedTransformer(models, CLI::ignore_case));
+  std::string model_name = "mlp";
+  app.add_option("--model", model_name, "mlp or cnn")->check(CLI::IsMember(models));
   app.add_option("--epochs", settings.epochs, "passes over the training set")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000));
   app.add_option("--steps", settings.steps, "stop after this many optimizer steps in total")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   app.add_option("--batch-size", settings.batch_size, "images per step")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--lr", settings.learning_rate, "learning rate")->check(CLI::PositiveNumber);
-  app.add_option("--optimizer", settings.optimizer, "sgd, adam or adamw")
-      ->transform(CLI::CheckedTransformer(optimizers, CLI::ignore_case));
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{60000}));
+  app.add_option("--lr", settings.learning_rate, "learning rate")->check(kPositive);
+  std::string optimizer_name = "adam";
+  app.add_option("--optimizer", optimizer_name, "sgd, adam or adamw")
+      ->check(CLI::IsMember(optimizers));
   app.add_option("--momentum", settings.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0));
   app.add_option("--weight-decay", settings.weight_decay, "L2 (sgd, adam) or decoupled (adamw)")
       ->check(CLI::NonNegativeNumber);
@@ -147,6 +159,8 @@ int main(int argc, char** argv) {
     const int code = app.exit(error);
     return code == 0 ? 0 : kExitBadInput;
   }
+  settings.model = models.at(model_name);
+  settings.optimizer = optimizers.at(optimizer_name);
   try {
     return train(settings);
   } catch (const tscope::engine::DataFileError& error) {

@@ -23,6 +23,10 @@
 namespace tscope::engine::nn {
 namespace {
 
+Tensor floats(const std::vector<float>& values, const Shape& shape) {
+  return from_vector(values, shape);
+}
+
 std::vector<std::string> names_of(const Module& module) {
   std::vector<std::string> names;
   for (const auto& [name, parameter] : module.named_parameters()) {
@@ -111,11 +115,11 @@ TEST(Linear, ForwardComputesInputTimesWeightTransposedPlusBias) {
   {
     NoGradGuard no_grad;
     Tensor weight = layer.weight();
-    weight.copy_(from_vector({1.0f, 2.0f, 3.0f, 4.0f}, {2, 2}));
+    weight.copy_(floats({1.0f, 2.0f, 3.0f, 4.0f}, {2, 2}));
     Tensor bias = *layer.bias();
-    bias.copy_(from_vector({0.5f, -0.5f}, {2}));
+    bias.copy_(floats({0.5f, -0.5f}, {2}));
   }
-  const Tensor output = layer(from_vector({1.0f, 1.0f}, {1, 2}));
+  const Tensor output = layer(floats({1.0f, 1.0f}, {1, 2}));
   // [1 + 2 + 0.5, 3 + 4 - 0.5]
   EXPECT_EQ(output.to_vector<float>(), (std::vector<float>{3.5f, 6.5f}));
 }
@@ -139,7 +143,7 @@ TEST(Flatten, KeepsTheBatchDimension) {
 }
 
 TEST(Activation, ReluClampsNegativesAndGeluFollowsItsTanhForm) {
-  const Tensor input = from_vector({-1.0f, 0.0f, 2.0f}, {3});
+  const Tensor input = floats({-1.0f, 0.0f, 2.0f}, {3});
   EXPECT_EQ(ReLU()(input).to_vector<float>(), (std::vector<float>{0.0f, 0.0f, 2.0f}));
   const auto gelu_values = GELU()(input).to_vector<float>();
   // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) at x = -1 and x = 2
@@ -171,7 +175,7 @@ TEST(Dropout, RejectsAProbabilityOfOne) {
 
 TEST(LayerNorm, StartsAsPlainNormalisation) {
   LayerNorm norm({4});
-  const auto values = norm(from_vector({1.0f, 2.0f, 3.0f, 6.0f}, {1, 4})).to_vector<float>();
+  const auto values = norm(floats({1.0f, 2.0f, 3.0f, 6.0f}, {1, 4})).to_vector<float>();
   double mean = 0.0;
   double variance = 0.0;
   for (const float v : values) mean += v / 4.0;
