@@ -426,8 +426,12 @@ std::uint32_t ChromeImporter::named_track(std::int64_t pid, TrackKind kind, std:
 void ChromeImporter::read_top_level(dom::object root) {
   for (const dom::key_value_pair field : root) {
     const std::string_view key = field.key;
-    if (key == "traceEvents") continue;
-    if (key == "baseTimeNanoseconds") {
+    if (key == "traceEvents" || key == "schemaVersion" || key == "displayTimeUnit") continue;
+    if (key == "droppedEvents") {
+      if (const auto dropped = as_integer(field.value); dropped && *dropped > 0) {
+        builder_.add_dropped_events(static_cast<std::uint64_t>(*dropped));
+      }
+    } else if (key == "baseTimeNanoseconds") {
       // Kineto writes times relative to this base so that they keep nanosecond decimals.
       if (const auto base = as_integer(field.value)) base_time_ = *base;
     } else if (key == "distributedInfo" && field.value.type() == dom::element_type::OBJECT) {
@@ -646,7 +650,8 @@ void ChromeImporter::add_memory_event(const RawEvent& event, TimeNs time) {
   const std::int64_t bytes = integer("Bytes").value_or(0);
   record.action = bytes < 0 ? MemoryAction::kFree : MemoryAction::kAlloc;
   record.bytes = bytes < 0 ? static_cast<std::uint64_t>(-(bytes + 1)) + 1 : static_cast<std::uint64_t>(bytes);
-  record.address = static_cast<std::uint64_t>(integer("Addr").value_or(0));
+  const auto address = arg(event, "Addr");
+  record.address = address ? event_id(*address).value_or(0) : 0;
   record.total_allocated = non_negative(integer("Total Allocated"));
   record.total_reserved = non_negative(integer("Total Reserved"));
   // Device Type 0 is the CPU; CUDA devices are numbered by Device Id.
@@ -654,15 +659,27 @@ void ChromeImporter::add_memory_event(const RawEvent& event, TimeNs time) {
   auto device_id = integer("Device Id");
   if (!device_id) device_id = integer("Device");
   record.device = device_type == 0 || !device_id ? -1 : static_cast<std::int32_t>(*device_id);
+  const auto text = [&](std::string_view key) {
+    const auto value = arg(event, key);
+    return value ? as_string(*value) : std::string_view{};
+  };
+  if (const std::string_view op = text(kMemoryOpArg); !op.empty()) {
+    record.owner_op = builder_.intern(op);
+  }
+  if (const std::string_view scope = text(kMemoryScopeArg); !scope.empty()) {
+    record.scope = builder_.intern(scope);
+  }
   const RowId row = row_of(event);
-  const std::string pool =
-      record.device < 0 ? "host memory" : "GPU " + std::to_string(record.device) + " memory";
+  std::string pool(text(kMemoryPoolArg));
+  if (pool.empty()) {
+    pool = record.device < 0 ? "host memory" : "GPU " + std::to_string(record.device) + " memory";
+  }
   builder_.add_memory_event(named_track(row.pid, TrackKind::kMemoryPool, pool, record.device),
                             record);
 }
 
 void ChromeImporter::add_counter(const RawEvent& event, TimeNs time) {
-  if (!event.args) return;
+  if (!event.args || event.cat == kMemoryCounterCategory) return;
   const RowId row = row_of(event);
   std::size_t series = 0;
   for (const dom::key_value_pair field : *event.args) {
@@ -683,7 +700,7 @@ void ChromeImporter::add_flow_end(const RawEvent& event, TimeNs time) {
   const auto id = event_id(*event.id);
   if (!id) return;
   PendingFlowEnd end;
-  end.kind = is_launch_flow_category(event.cat) ? FlowKind::kLaunchToKernel : FlowKind::kOther;
+  end.kind = flow_kind_from_chrome(event.cat);
   end.id = *id;
   end.row = row_of(event);
   end.time = time;

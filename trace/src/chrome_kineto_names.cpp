@@ -2,7 +2,6 @@
 
 #include <array>
 #include <charconv>
-#include <utility>
 
 namespace tscope::trace {
 namespace {
@@ -72,27 +71,26 @@ MemoryKind memory_kind_from_name(std::string_view text) {
   return MemoryKind::kUnknown;
 }
 
-std::optional<long long> parse_step_suffix(std::string_view name, std::string_view prefix) {
-  if (!name.starts_with(prefix) || name.size() == prefix.size()) return std::nullopt;
+// Kineto names each profiler step "ProfilerStep#<n>".
+bool is_profiler_step(std::string_view name) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  if (!name.starts_with(kPrefix) || name.size() == kPrefix.size()) return false;
   long long number = 0;
-  const char* first = name.data() + prefix.size();
   const char* last = name.data() + name.size();
-  const auto [end, error] = std::from_chars(first, last, number);
-  if (error != std::errc{} || end != last) return std::nullopt;
-  return number;
+  const auto [end, error] = std::from_chars(name.data() + kPrefix.size(), last, number);
+  return error == std::errc{} && end == last;
 }
 
 }  // namespace
 
-std::optional<long long> step_number(std::string_view name) {
-  if (auto number = parse_step_suffix(name, "ProfilerStep#")) return number;
-  return parse_step_suffix(name, "step ");
-}
-
 Category category_from_chrome(std::string_view cat, std::string_view name) {
-  if (step_number(name)) return Category::kStep;
   for (const auto& entry : kKinetoCategories) {
-    if (entry.cat == cat) return entry.category;
+    if (entry.cat != cat) continue;
+    const bool may_be_step =
+        entry.category == Category::kUserAnnotation || entry.category == Category::kCpuOp;
+    return may_be_step && is_profiler_step(name)
+               ? Category::kStep
+               : entry.category;
   }
   for (int index = 0; index < kCategoryCount; ++index) {
     const auto category = static_cast<Category>(index);
@@ -131,8 +129,14 @@ CopyInfo copy_from_kineto_name(std::string_view name) {
   return copy;
 }
 
-bool is_launch_flow_category(std::string_view cat) {
-  return cat == kLaunchFlowCategory || cat == "async_cpu_to_gpu" || cat == "async";
+FlowKind flow_kind_from_chrome(std::string_view cat) {
+  if (cat == "ac2g" || cat == "async_cpu_to_gpu" || cat == "async") return FlowKind::kLaunchToKernel;
+  if (cat == to_string(FlowKind::kOpToKernel)) return FlowKind::kOpToKernel;
+  return FlowKind::kOther;
+}
+
+std::string_view chrome_flow_category(FlowKind kind) {
+  return kind == FlowKind::kLaunchToKernel ? "ac2g" : to_string(kind);
 }
 
 }  // namespace tscope::trace

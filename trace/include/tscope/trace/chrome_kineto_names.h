@@ -2,7 +2,6 @@
 // Kineto's naming conventions in Chrome traces (categories, memcpy names, flow categories), shared
 // by the Chrome JSON reader and writer so that what one writes the other reads back.
 
-#include <optional>
 #include <string_view>
 
 #include "tscope/trace/event_details.h"
@@ -11,8 +10,9 @@
 namespace tscope::trace {
 
 // Category of a span from its Chrome "cat" and name: Kineto's current categories (kernel,
-// gpu_memcpy, cuda_runtime...), the 2021 schema (Kernel, Memcpy, Runtime, Operator...), our own
-// category names, and ProfilerStep#N (Kineto) or "step N" (our engine) as training steps.
+// gpu_memcpy, cuda_runtime...), the 2021 schema (Kernel, Memcpy, Runtime, Operator...) and our
+// own category names. Kineto records training steps as ProfilerStep#N annotations or operators;
+// those become steps.
 Category category_from_chrome(std::string_view cat, std::string_view name);
 
 // The "cat" the writer uses: Kineto's name when Kineto has one, our category name otherwise.
@@ -21,15 +21,20 @@ std::string_view chrome_category(Category category);
 // "Memcpy HtoD (Pageable -> Device)" -> direction and memory kinds; bytes stay 0.
 CopyInfo copy_from_kineto_name(std::string_view name);
 
-// Flow categories that tie a runtime launch to the GPU activity it started: Kineto's "ac2g",
-// the older "async_cpu_to_gpu", and the 2021 schema's "async" (named "launch").
-bool is_launch_flow_category(std::string_view cat);
-inline constexpr std::string_view kLaunchFlowCategory = "ac2g";
+// Flow kind of a flow category: Kineto's "ac2g", the older "async_cpu_to_gpu" and the 2021
+// schema's "async" tie a runtime launch to the GPU activity it started; our writer names the
+// other kinds after FlowKind.
+FlowKind flow_kind_from_chrome(std::string_view cat);
+std::string_view chrome_flow_category(FlowKind kind);
 
 // The name of Kineto's memory events (instants with Addr, Bytes, Total Allocated...).
 inline constexpr std::string_view kKinetoMemoryEventName = "[memory]";
-
-// Step number of a step span name ("ProfilerStep#12" or "step 12").
-std::optional<long long> step_number(std::string_view name);
+// Args our writer adds to memory events for what Kineto does not record.
+inline constexpr std::string_view kMemoryPoolArg = "Pool";
+inline constexpr std::string_view kMemoryOpArg = "Op";
+inline constexpr std::string_view kMemoryScopeArg = "Scope";
+// Category of the allocator-total counters the writer derives from memory events for viewers;
+// the reader skips them because the memory events themselves carry the same totals.
+inline constexpr std::string_view kMemoryCounterCategory = "tscope.memory_totals";
 
 }  // namespace tscope::trace
