@@ -71,6 +71,13 @@ MemoryKind memory_kind_from_name(std::string_view text) {
   return MemoryKind::kUnknown;
 }
 
+std::string_view memory_kind_name(MemoryKind kind) {
+  for (const auto& entry : kMemoryKinds) {
+    if (entry.kind == kind) return entry.text;
+  }
+  return "Unknown";
+}
+
 // Kineto names each profiler step "ProfilerStep#<n>".
 bool is_profiler_step(std::string_view name) {
   constexpr std::string_view kPrefix = "ProfilerStep#";
@@ -127,6 +134,21 @@ CopyInfo copy_from_kineto_name(std::string_view name) {
   copy.source = memory_kind_from_name(kinds.substr(0, arrow));
   copy.destination = memory_kind_from_name(kinds.substr(arrow + kArrow.size()));
   return copy;
+}
+
+std::string kineto_copy_name(const CopyInfo& copy) {
+  std::string name = "Memcpy ";
+  name += copy.direction == CopyDirection::kUnknown ? "Unknown" : to_string(copy.direction);
+  name += " (";
+  name += memory_kind_name(copy.source);
+  name += " -> ";
+  name += memory_kind_name(copy.destination);
+  name += ')';
+  return name;
+}
+
+std::string kineto_memset_name(MemoryKind kind) {
+  return "Memset (" + std::string(memory_kind_name(kind)) + ")";
 }
 
 FlowKind flow_kind_from_chrome(std::string_view cat) {

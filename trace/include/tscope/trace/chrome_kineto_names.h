@@ -2,6 +2,7 @@
 // Kineto's naming conventions in Chrome traces (categories, memcpy names, flow categories), shared
 // by the Chrome JSON reader and writer so that what one writes the other reads back.
 
+#include <string>
 #include <string_view>
 
 #include "tscope/trace/event_details.h"
@@ -20,6 +21,10 @@ std::string_view chrome_category(Category category);
 
 // "Memcpy HtoD (Pageable -> Device)" -> direction and memory kinds; bytes stay 0.
 CopyInfo copy_from_kineto_name(std::string_view name);
+// The inverse, for importers of other formats that name copies the way Kineto does.
+std::string kineto_copy_name(const CopyInfo& copy);
+// "Memset (Device)".
+std::string kineto_memset_name(MemoryKind kind);
 
 // Flow kind of a flow category: Kineto's "ac2g", the older "async_cpu_to_gpu" and the 2021
 // schema's "async" tie a runtime launch to the GPU activity it started; our writer names the
