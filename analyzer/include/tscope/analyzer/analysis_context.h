@@ -1,0 +1,65 @@
+#pragma once
+// What every analysis needs to know about a trace besides its events: the options, the steps,
+// the main host thread, the launch behind each GPU activity and the GPU's busy intervals. Built
+// once per report so that analyses stay pure functions of it and do not repeat this work.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tscope/analyzer/steps.h"
+#include "tscope/trace/trace.h"
+
+namespace tscope::analyzer {
+
+struct AnalysisOptions {
+  std::optional<std::string> step_filter;  // regex over step names
+  // Holistic Trace Analysis: idle gaps between kernels up to this long are launch overhead
+  // ("kernel wait", its consecutive_kernel_delay default).
+  trace::TimeNs kernel_wait_ns = 30;
+  // Nsight Systems' gpu_gaps rule reports GPU idle stretches from 500 ms by default.
+  trace::TimeNs gpu_gap_ns = 500'000'000;
+  // Holistic Trace Analysis' kernel launch statistics cut-offs.
+  trace::TimeNs launch_delay_ns = 100'000;
+  trace::TimeNs slow_runtime_ns = 50'000;
+  // Kernels further apart than this on a stream do not form one fusable chain.
+  trace::TimeNs fusion_max_gap_ns = 50'000;
+  std::size_t top_count = 10;
+};
+
+// A stretch of time during which a GPU ran something, and the activity that opened it.
+struct BusyInterval {
+  trace::TimeNs start = 0;
+  trace::TimeNs end = 0;
+  trace::EventRef first;
+};
+
+class AnalysisContext {
+ public:
+  // Throws AnalyzerError when the step filter is invalid or selects nothing.
+  AnalysisContext(const trace::Trace& trace, AnalysisOptions options);
+
+  const trace::Trace& trace() const { return *trace_; }
+  const AnalysisOptions& options() const { return options_; }
+  const StepSet& steps() const { return steps_; }
+  double step_count() const { return static_cast<double>(steps_.steps.size()); }
+  // The host thread that drives training (the step ranges' thread, else the busiest thread).
+  std::uint32_t main_thread() const { return main_thread_; }
+  bool has_gpu() const { return !gpu_busy_.empty(); }
+  // GPU kernels, copies and memsets of all devices merged into busy stretches, in time order.
+  const std::vector<BusyInterval>& gpu_busy() const { return gpu_busy_; }
+  // The runtime or driver call that launched a GPU activity, when a flow says so.
+  std::optional<trace::EventRef> launch_of(trace::EventRef gpu_activity) const;
+
+ private:
+  const trace::Trace* trace_;
+  AnalysisOptions options_;
+  StepSet steps_;
+  std::uint32_t main_thread_ = trace::kNoIndex;
+  std::vector<BusyInterval> gpu_busy_;
+  // (packed kernel ref, launch ref) sorted by the first, for binary search.
+  std::vector<std::pair<std::uint64_t, trace::EventRef>> launches_;
+};
+
+}  // namespace tscope::analyzer

@@ -1,0 +1,15 @@
+#pragma once
+// Report renderers: terminal text (what an engineer reads first), Markdown (for reviews and
+// tickets) and JSON (the stable schema of docs/analyzer.md, for CI).
+
+#include <string>
+
+#include "tscope/analyzer/report.h"
+
+namespace tscope::analyzer {
+
+std::string render_text(const Report& report);
+std::string render_markdown(const Report& report);
+std::string render_json(const Report& report);
+
+}  // namespace tscope::analyzer

@@ -1,0 +1,84 @@
+#include "tscope/analyzer/analysis_context.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "event_classes.h"
+
+namespace tscope::analyzer {
+namespace {
+
+using trace::EventKind;
+using trace::EventRef;
+using trace::TimeNs;
+
+// The thread with the most time in top-level host activity: where a trace without step ranges
+// runs its training loop.
+std::uint32_t busiest_host_thread(const trace::Trace& trace) {
+  std::uint32_t best = trace::kNoIndex;
+  TimeNs best_time = -1;
+  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
+    const trace::Track& track = trace.track(track_index);
+    if (track.info().kind != trace::TrackKind::kHostThread) continue;
+    const trace::SpanColumns& spans = track.spans();
+    TimeNs busy = 0;
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+      if (spans.depth[i] == 0 && host_activity(spans.category[i], trace.string(spans.name[i])) !=
+                                     HostActivity::kNone) {
+        busy += spans.end[i] - spans.start[i];
+      }
+    }
+    if (busy > best_time) {
+      best_time = busy;
+      best = track_index;
+    }
+  }
+  return best;
+}
+
+std::vector<BusyInterval> merge_gpu_activity(const trace::Trace& trace) {
+  std::vector<BusyInterval> activity;
+  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
+    const trace::Track& track = trace.track(track_index);
+    if (track.info().kind != trace::TrackKind::kGpuStream) continue;
+    const trace::SpanColumns& spans = track.spans();
+    for (std::uint32_t i = 0; i < spans.size(); ++i) {
+      if (gpu_work(spans.category[i], trace.string(spans.name[i])) == GpuWork::kNone) continue;
+      activity.push_back({spans.start[i], spans.end[i], EventRef{EventKind::kSpan, track_index, i}});
+    }
+  }
+  std::sort(activity.begin(), activity.end(),
+            [](const BusyInterval& a, const BusyInterval& b) { return a.start < b.start; });
+  std::vector<BusyInterval> merged;
+  for (const BusyInterval& interval : activity) {
+    if (!merged.empty() && interval.start <= merged.back().end) {
+      merged.back().end = std::max(merged.back().end, interval.end);
+    } else {
+      merged.push_back(interval);
+    }
+  }
+  return merged;
+}
+
+}  // namespace
+
+AnalysisContext::AnalysisContext(const trace::Trace& trace, AnalysisOptions options)
+    : trace_(&trace), options_(std::move(options)), steps_(find_steps(trace, options_.step_filter)) {
+  main_thread_ = steps_.track != trace::kNoIndex ? steps_.track : busiest_host_thread(trace);
+  gpu_busy_ = merge_gpu_activity(trace);
+  for (const trace::Flow& flow : trace.flows()) {
+    if (flow.kind == trace::FlowKind::kLaunchToKernel) launches_.emplace_back(flow.to.pack(), flow.from);
+  }
+  std::sort(launches_.begin(), launches_.end());
+}
+
+std::optional<EventRef> AnalysisContext::launch_of(EventRef gpu_activity) const {
+  const std::uint64_t key = gpu_activity.pack();
+  const auto found = std::lower_bound(
+      launches_.begin(), launches_.end(), key,
+      [](const std::pair<std::uint64_t, EventRef>& entry, std::uint64_t k) { return entry.first < k; });
+  if (found == launches_.end() || found->first != key) return std::nullopt;
+  return found->second;
+}
+
+}  // namespace tscope::analyzer

@@ -1,0 +1,249 @@
+#include "tscope/analyzer/copy_rules.h"
+
+#include <algorithm>
+#include <string>
+
+#include "event_classes.h"
+#include "tscope/analyzer/units.h"
+
+namespace tscope::analyzer {
+namespace {
+
+using trace::EventKind;
+using trace::EventRef;
+using trace::TimeNs;
+
+constexpr std::size_t kMaxEvidence = 40;
+// How far past a copy's launch to look for the call that waits for it.
+constexpr std::size_t kFollowingCallWindow = 64;
+
+TimeNs duration(const trace::Trace& trace, EventRef ref) {
+  const trace::SpanColumns& spans = trace.track(ref.track).spans();
+  return spans.end[ref.index] - spans.start[ref.index];
+}
+
+// The first runtime call on the launching thread after the launch, when it waits for the GPU.
+std::optional<EventRef> sync_after(const trace::Trace& trace, EventRef launch) {
+  const trace::SpanColumns& spans = trace.track(launch.track).spans();
+  const TimeNs launch_end = spans.end[launch.index];
+  const std::size_t last = std::min<std::size_t>(spans.size(), launch.index + kFollowingCallWindow);
+  for (std::uint32_t i = launch.index + 1; i < last; ++i) {
+    if (spans.start[i] < launch_end || !is_runtime_call(spans.category[i])) continue;
+    if (is_sync_call(spans.category[i], trace.string(spans.name[i]))) {
+      return EventRef{EventKind::kSpan, launch.track, i};
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+struct CopyFacts {
+  EventRef copy;
+  trace::CopyInfo info;
+  std::optional<EventRef> launch;
+  std::optional<EventRef> waiting_sync;
+  bool blocking_call = false;
+};
+
+std::vector<CopyFacts> copies_in_steps(const AnalysisContext& context) {
+  const trace::Trace& trace = context.trace();
+  std::vector<CopyFacts> copies;
+  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
+    const trace::Track& track = trace.track(track_index);
+    if (track.info().kind != trace::TrackKind::kGpuStream) continue;
+    const trace::SpanColumns& spans = track.spans();
+    for (std::uint32_t i = 0; i < spans.size(); ++i) {
+      if (spans.category[i] != trace::Category::kMemcpy || spans.detail[i] == trace::kNoIndex) continue;
+      if (context.steps().step_at(spans.start[i]) == context.steps().steps.size()) continue;
+      const trace::SpanDetail& detail = trace.span_details()[spans.detail[i]];
+      if (detail.copy == trace::kNoIndex) continue;
+      CopyFacts facts;
+      facts.copy = {EventKind::kSpan, track_index, i};
+      facts.info = trace.copies()[detail.copy];
+      facts.launch = context.launch_of(facts.copy);
+      if (facts.launch) {
+        const trace::SpanColumns& host = trace.track(facts.launch->track).spans();
+        facts.blocking_call = is_blocking_copy_call(trace.string(host.name[facts.launch->index]));
+        facts.waiting_sync = sync_after(trace, *facts.launch);
+      }
+      copies.push_back(facts);
+    }
+  }
+  return copies;
+}
+
+bool is_pageable(const trace::CopyInfo& copy) {
+  return copy.source == trace::MemoryKind::kPageable || copy.destination == trace::MemoryKind::kPageable;
+}
+
+Finding pageable_copies(const AnalysisContext& context, const std::vector<CopyFacts>& copies) {
+  const trace::Trace& trace = context.trace();
+  Finding finding;
+  finding.kind = "pageable_copy";
+  double copy_ns = 0;
+  double bytes = 0;
+  double count = 0;
+  double followed_by_sync = 0;
+  for (const CopyFacts& copy : copies) {
+    if (!is_pageable(copy.info)) continue;
+    ++count;
+    bytes += static_cast<double>(copy.info.bytes);
+    copy_ns += static_cast<double>(duration(trace, copy.copy));
+    if (copy.waiting_sync) ++followed_by_sync;
+    if (finding.evidence.size() < kMaxEvidence) finding.evidence.push_back(copy.copy);
+  }
+  if (count == 0) return finding;
+  const double steps = context.step_count();
+  const double share = copy_ns / context.steps().total_ns();
+  finding.severity = std::max(Severity::kLow, severity_for_share(share));
+  finding.title = std::to_string(static_cast<long>(count)) + " copies from or to pageable host memory";
+  finding.cost = {copy_ns / steps, share, 0};
+  finding.metrics = {{"copies", count, "count"},
+                     {"bytes", bytes, "bytes"},
+                     {"copy_ns_per_step", copy_ns / steps, "ns"},
+                     {"followed_by_sync", followed_by_sync, "count"}};
+  finding.explanation = std::to_string(static_cast<long>(count)) + " copies (" + format_bytes(bytes) +
+                        ", " + format_duration(copy_ns) +
+                        " on the GPU) use pageable host memory: the driver stages them through a "
+                        "pinned bounce buffer and they cannot overlap with host work.";
+  finding.recommendation =
+      "Allocate the host side of these copies in pinned memory (cudaHostAlloc, "
+      "tensor.pin_memory(), DataLoader(pin_memory=True)) and copy with non_blocking=True.";
+  finding.estimated_gain_ns_per_step = copy_ns / steps / 2;
+  return finding;
+}
+
+Finding synchronous_copies(const AnalysisContext& context, const std::vector<CopyFacts>& copies) {
+  const trace::Trace& trace = context.trace();
+  Finding finding;
+  finding.kind = "synchronous_copy";
+  double count = 0;
+  double blocked_ns = 0;
+  double followed_by_sync = 0;
+  for (const CopyFacts& copy : copies) {
+    if (!copy.blocking_call && !copy.waiting_sync) continue;
+    ++count;
+    if (copy.blocking_call) blocked_ns += static_cast<double>(duration(trace, *copy.launch));
+    if (copy.waiting_sync) {
+      ++followed_by_sync;
+      blocked_ns += static_cast<double>(duration(trace, *copy.waiting_sync));
+    }
+    if (finding.evidence.size() + 2 <= kMaxEvidence) {
+      finding.evidence.push_back(copy.copy);
+      if (copy.waiting_sync) finding.evidence.push_back(*copy.waiting_sync);
+    }
+  }
+  if (count == 0) return finding;
+  const double steps = context.step_count();
+  const double share = blocked_ns / context.steps().total_ns();
+  finding.severity = std::max(Severity::kLow, severity_for_share(share));
+  finding.title = std::to_string(static_cast<long>(count)) + " copies the host waits for";
+  finding.cost = {blocked_ns / steps, share, 0};
+  finding.estimated_gain_ns_per_step = blocked_ns / steps;
+  finding.metrics = {{"copies", count, "count"},
+                     {"followed_by_sync", followed_by_sync, "count"},
+                     {"blocked_ns_per_step", blocked_ns / steps, "ns"}};
+  finding.explanation = std::to_string(static_cast<long>(count)) +
+                        " copies are synchronous: issued by a blocking copy call or followed "
+                        "directly by a stream or device synchronization (" +
+                        std::to_string(static_cast<long>(followed_by_sync)) +
+                        "), so the host idles " + format_duration(blocked_ns / steps) +
+                        " per step until each one is done.";
+  finding.recommendation =
+      "Use cudaMemcpyAsync (non_blocking=True) from pinned memory and synchronize once, with an "
+      "event, where the result is first needed; avoid .item() or .cpu() in the step.";
+  return finding;
+}
+
+Finding synchronization_stalls(const AnalysisContext& context) {
+  const trace::Trace& trace = context.trace();
+  const std::vector<BusyInterval>& busy = context.gpu_busy();
+  Finding finding;
+  finding.kind = "sync_stall";
+  double count = 0;
+  double stall_ns = 0;
+  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
+    const trace::Track& track = trace.track(track_index);
+    if (track.info().kind != trace::TrackKind::kHostThread) continue;
+    const trace::SpanColumns& spans = track.spans();
+    for (std::uint32_t i = 0; i < spans.size(); ++i) {
+      if (!is_sync_call(spans.category[i], trace.string(spans.name[i]))) continue;
+      if (context.steps().step_at(spans.start[i]) == context.steps().steps.size()) continue;
+      // The GPU stalls when it ran dry during the wait and only gets work once the host resumes.
+      auto next = std::upper_bound(busy.begin(), busy.end(), spans.end[i],
+                                   [](TimeNs t, const BusyInterval& b) { return t < b.start; });
+      if (next == busy.begin()) continue;
+      const BusyInterval& last = *std::prev(next);
+      if (last.end >= spans.end[i] || next == busy.end()) continue;
+      const TimeNs stall = next->start - std::max(last.end, spans.start[i]);
+      if (stall <= 0) continue;
+      ++count;
+      stall_ns += static_cast<double>(stall);
+      if (finding.evidence.size() < kMaxEvidence) finding.evidence.push_back({EventKind::kSpan, track_index, i});
+    }
+  }
+  if (count == 0) return finding;
+  const double steps = context.step_count();
+  const double share = stall_ns / context.steps().total_ns();
+  finding.severity = severity_for_share(share);
+  finding.title = std::to_string(static_cast<long>(count)) + " synchronizations leave the GPU idle";
+  finding.cost = {stall_ns / steps, share, 0};
+  finding.estimated_gain_ns_per_step = stall_ns / steps;
+  finding.metrics = {{"synchronizations", count, "count"}, {"gpu_stall_ns_per_step", stall_ns / steps, "ns"}};
+  finding.explanation = "After " + std::to_string(static_cast<long>(count)) +
+                        " stream or device synchronizations the GPU had drained its queue and "
+                        "waited for the host to launch more work: " +
+                        format_duration(stall_ns / steps) + " of GPU idle per step.";
+  finding.recommendation =
+      "Remove synchronizations from the step (host reads of GPU values, blocking copies) or "
+      "move them after the next step's work is queued.";
+  return finding;
+}
+
+Finding gpu_gaps(const AnalysisContext& context) {
+  const std::vector<BusyInterval>& busy = context.gpu_busy();
+  const StepSet& steps = context.steps();
+  Finding finding;
+  finding.kind = "gpu_gap";
+  double count = 0;
+  double gap_ns = 0;
+  for (std::size_t i = 1; i < busy.size(); ++i) {
+    const TimeNs gap = busy[i].start - busy[i - 1].end;
+    if (gap < context.options().gpu_gap_ns) continue;
+    if (steps.step_at(busy[i - 1].end) == steps.steps.size() && steps.step_at(busy[i].start - 1) == steps.steps.size()) {
+      continue;
+    }
+    ++count;
+    gap_ns += static_cast<double>(gap);
+    if (finding.evidence.size() < kMaxEvidence) finding.evidence.push_back(busy[i].first);
+  }
+  if (count == 0) return finding;
+  const double share = gap_ns / steps.total_ns();
+  finding.severity = severity_for_share(share);
+  finding.title = std::to_string(static_cast<long>(count)) + " GPU gaps of at least " +
+                  format_duration(static_cast<double>(context.options().gpu_gap_ns));
+  finding.cost = {gap_ns / context.step_count(), share, 0};
+  finding.estimated_gain_ns_per_step = gap_ns / context.step_count();
+  finding.metrics = {{"gaps", count, "count"}, {"gap_ns", gap_ns, "ns"}};
+  finding.explanation = "The GPU ran nothing for " + format_duration(gap_ns) + " in " +
+                        std::to_string(static_cast<long>(count)) + " stretches; the evidence points "
+                        "at the work that ended each gap.";
+  finding.recommendation =
+      "Look at what the host does before each gap (data loading, checkpointing, logging) and "
+      "move it off the critical path or overlap it with GPU work.";
+  return finding;
+}
+
+}  // namespace
+
+std::vector<Finding> find_copy_and_sync_problems(const AnalysisContext& context) {
+  const std::vector<CopyFacts> copies = copies_in_steps(context);
+  std::vector<Finding> findings;
+  for (Finding finding : {pageable_copies(context, copies), synchronous_copies(context, copies),
+                          synchronization_stalls(context), gpu_gaps(context)}) {
+    if (!finding.title.empty()) findings.push_back(std::move(finding));
+  }
+  return findings;
+}
+
+}  // namespace tscope::analyzer

@@ -1,0 +1,98 @@
+#include "event_classes.h"
+
+#include <array>
+
+namespace tscope::analyzer {
+namespace {
+
+using trace::Category;
+
+bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+bool contains_any(std::string_view text, std::initializer_list<std::string_view> parts) {
+  for (const std::string_view part : parts) {
+    if (contains(text, part)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_runtime_call(Category category) {
+  return category == Category::kRuntimeApi || category == Category::kDriverApi;
+}
+
+bool is_sync_call(Category category, std::string_view name) {
+  if (category == Category::kSynchronization) return true;
+  return is_runtime_call(category) && contains(name, "Synchronize");
+}
+
+bool is_blocking_copy_call(std::string_view name) {
+  // cudaMemcpy, cudaMemcpy2D, cuMemcpyHtoD_v2, hipMemcpy: every copy call without "Async".
+  return contains_any(name, {"cudaMemcpy", "cuMemcpy", "hipMemcpy"}) && !contains(name, "Async") &&
+         !contains(name, "ToSymbol") && !contains(name, "FromSymbol");
+}
+
+HostActivity host_activity(Category category, std::string_view name) {
+  switch (category) {
+    case Category::kDataWait: return HostActivity::kDataWait;
+    case Category::kOptimizer: return HostActivity::kOptimizer;
+    case Category::kSynchronization: return HostActivity::kSync;
+    case Category::kRuntimeApi:
+    case Category::kDriverApi:
+      return is_sync_call(category, name) ? HostActivity::kSync : HostActivity::kOp;
+    case Category::kCpuOp:
+    case Category::kUserAnnotation:
+    case Category::kPythonFunction:
+      // PyTorch's DataLoader iterator and optimizer ranges are ordinary annotations by name.
+      if (name.starts_with("enumerate(DataLoader)")) return HostActivity::kDataWait;
+      if (name.starts_with("Optimizer.")) return HostActivity::kOptimizer;
+      return category == Category::kCpuOp ? HostActivity::kOp : HostActivity::kNone;
+    default: return HostActivity::kNone;
+  }
+}
+
+GpuWork gpu_work(Category category, std::string_view name) {
+  switch (category) {
+    case Category::kKernel:
+      return contains_any(name, {"nccl", "rccl", "NCCL"}) ? GpuWork::kCommunication
+                                                           : GpuWork::kCompute;
+    case Category::kCommunication: return GpuWork::kCommunication;
+    case Category::kMemcpy: return GpuWork::kCopy;
+    case Category::kMemset: return GpuWork::kMemset;
+    default: return GpuWork::kNone;
+  }
+}
+
+KernelFamily kernel_family(std::string_view name) {
+  // Checked in this order because PyTorch names nest: a softmax kernel may mention "reduce".
+  if (contains_any(name, {"softmax", "Softmax"})) return KernelFamily::kSoftmax;
+  if (contains_any(name, {"layer_norm", "batch_norm", "LayerNorm", "BatchNorm", "group_norm",
+                          "rms_norm", "bn_fw", "bn_bw"})) {
+    return KernelFamily::kNormalization;
+  }
+  if (contains_any(name, {"reduce_kernel", "Reduce", "reduction", "sum_kernel"})) {
+    return KernelFamily::kReduction;
+  }
+  if (contains_any(name, {"gemm", "Gemm", "gemv", "conv", "Conv", "cudnn", "cutlass", "sgemm",
+                          "wgrad", "dgrad", "nccl"})) {
+    return KernelFamily::kOther;
+  }
+  if (contains_any(name, {"elementwise", "Elementwise", "Functor", "pointwise", "add", "mul",
+                          "relu", "gelu", "dropout", "sigmoid", "tanh", "bias", "fill"})) {
+    return KernelFamily::kElementwise;
+  }
+  return KernelFamily::kOther;
+}
+
+std::string_view to_string(KernelFamily family) {
+  static constexpr std::array kNames{"elementwise", "reduction", "normalization", "softmax",
+                                     "other"};
+  return kNames[static_cast<std::size_t>(family)];
+}
+
+bool is_loader_work(Category category) { return category == Category::kDataLoaderLoad; }
+
+}  // namespace tscope::analyzer

@@ -1,0 +1,40 @@
+#pragma once
+// What a span means to the analyses, from its category and name: host activity classes, kinds of
+// GPU work, synchronization calls, and the family of a kernel for fusion. Names follow CUDA,
+// HIP, PyTorch and our engine, so imported traces classify like ours.
+
+#include <cstdint>
+#include <string_view>
+
+#include "tscope/trace/event_kinds.h"
+
+namespace tscope::analyzer {
+
+// In priority order: where host intervals overlap, the lower value wins.
+enum class HostActivity : std::uint8_t { kDataWait, kSync, kOptimizer, kOp, kNone };
+inline constexpr std::size_t kHostActivityCount = 4;
+
+HostActivity host_activity(trace::Category category, std::string_view name);
+
+// In priority order for overlapping GPU work.
+enum class GpuWork : std::uint8_t { kCompute, kCommunication, kCopy, kMemset, kNone };
+inline constexpr std::size_t kGpuWorkCount = 4;
+
+GpuWork gpu_work(trace::Category category, std::string_view name);
+
+// cudaStreamSynchronize, cudaDeviceSynchronize, hipEventSynchronize, cuda_sync activity, ...
+bool is_sync_call(trace::Category category, std::string_view name);
+// A copy call that returns only when the copy is done (cudaMemcpy, not cudaMemcpyAsync).
+bool is_blocking_copy_call(std::string_view name);
+bool is_runtime_call(trace::Category category);
+
+// Memory-bound kernel families worth fusing; kOther is everything else (GEMMs, convolutions).
+enum class KernelFamily : std::uint8_t { kElementwise, kReduction, kNormalization, kSoftmax, kOther };
+
+KernelFamily kernel_family(std::string_view name);
+std::string_view to_string(KernelFamily family);
+
+// Our engine's loader worker ranges and other tools' equivalents.
+bool is_loader_work(trace::Category category);
+
+}  // namespace tscope::analyzer

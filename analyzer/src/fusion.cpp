@@ -1,0 +1,269 @@
+#include "tscope/analyzer/fusion.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "event_classes.h"
+#include "tscope/analyzer/units.h"
+
+namespace tscope::analyzer {
+namespace {
+
+using trace::EventKind;
+using trace::EventRef;
+using trace::StringId;
+using trace::TimeNs;
+
+// Below this many flops per byte moved an op is bound by memory bandwidth on any current CPU or
+// GPU (their machine balance is well above it), so fusing it saves its memory traffic.
+constexpr double kMemoryBoundFlopsPerByte = 8.0;
+constexpr std::size_t kTopChains = 5;
+constexpr std::size_t kMaxEvidence = 16;
+
+// One occurrence of a chain: its members, the time they ran and the gaps between them.
+struct ChainOccurrence {
+  std::vector<EventRef> members;
+  std::vector<StringId> names;
+  double run_ns = 0;
+  double gap_ns = 0;
+  double fused_ns = 0;  // the estimated time of one kernel doing the same work
+  bool same_launcher = false;
+};
+
+struct ChainTotals {
+  std::size_t occurrences = 0;
+  double run_ns = 0;
+  double gap_ns = 0;
+  double fused_ns = 0;
+  bool same_launcher = false;
+  bool from_dataflow = false;
+  std::vector<EventRef> evidence;
+};
+
+const trace::OpInfo* op_info(const trace::Trace& trace, const trace::SpanColumns& spans, std::uint32_t i) {
+  if (spans.detail[i] == trace::kNoIndex) return nullptr;
+  const trace::SpanDetail& detail = trace.span_details()[spans.detail[i]];
+  if (detail.op == trace::kNoIndex) return nullptr;
+  const trace::OpInfo& op = trace.ops()[detail.op];
+  return op.tensors_written.empty() ? nullptr : &op;
+}
+
+bool is_memory_bound(const trace::OpInfo& op) {
+  const double bytes = static_cast<double>(op.bytes_read + op.bytes_written);
+  return bytes > 0 && static_cast<double>(op.flops) / bytes < kMemoryBoundFlopsPerByte;
+}
+
+bool reads_output_of(const trace::OpInfo& consumer, const trace::OpInfo& producer) {
+  for (const std::uint64_t tensor : consumer.tensors_read) {
+    if (std::find(producer.tensors_written.begin(), producer.tensors_written.end(), tensor) !=
+        producer.tensors_written.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Our engine's ops carry their dataflow: a chain is a run of memory-bound leaf ops on one
+// thread, each reading a tensor the previous one wrote.
+void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
+                     std::vector<ChainOccurrence>& chains) {
+  const trace::SpanColumns& spans = trace.track(track_index).spans();
+  std::vector<std::uint32_t> leaves;
+  for (std::uint32_t i = 0; i < spans.size(); ++i) {
+    if (op_info(trace, spans, i) == nullptr) continue;
+    // An op that encloses the next op is a composite (linear = matmul + add); its parts count.
+    if (!leaves.empty() && spans.end[leaves.back()] > spans.start[i]) leaves.back() = i;
+    else leaves.push_back(i);
+  }
+  ChainOccurrence chain;
+  std::vector<const trace::OpInfo*> ops;
+  const auto flush = [&] {
+    if (chain.members.size() >= 2) {
+      // The fused op still reads the chain's outside inputs and writes its last output, at the
+      // bandwidth the chain achieved.
+      double moved = 0;
+      double fused_bytes = static_cast<double>(ops.front()->bytes_read + ops.back()->bytes_written);
+      for (std::size_t k = 0; k < ops.size(); ++k) {
+        moved += static_cast<double>(ops[k]->bytes_read + ops[k]->bytes_written);
+        if (k == 0 || ops[k]->tensors_read.empty()) continue;
+        std::size_t outside = 0;
+        for (const std::uint64_t tensor : ops[k]->tensors_read) {
+          if (std::find(ops[k - 1]->tensors_written.begin(), ops[k - 1]->tensors_written.end(), tensor) ==
+              ops[k - 1]->tensors_written.end()) {
+            ++outside;
+          }
+        }
+        fused_bytes += static_cast<double>(ops[k]->bytes_read) * static_cast<double>(outside) /
+                       static_cast<double>(ops[k]->tensors_read.size());
+      }
+      chain.fused_ns = moved > 0 ? chain.run_ns * fused_bytes / moved : chain.run_ns;
+      chain.same_launcher = true;
+      chains.push_back(chain);
+    }
+    chain = {};
+    ops.clear();
+  };
+  for (const std::uint32_t i : leaves) {
+    const trace::OpInfo* op = op_info(trace, spans, i);
+    if (!is_memory_bound(*op)) {
+      flush();
+      continue;
+    }
+    if (!ops.empty() && !reads_output_of(*op, *ops.back())) flush();
+    if (!ops.empty()) chain.gap_ns += static_cast<double>(spans.start[i] - spans.end[chain.members.back().index]);
+    chain.members.push_back({EventKind::kSpan, track_index, i});
+    chain.names.push_back(spans.name[i]);
+    chain.run_ns += static_cast<double>(spans.end[i] - spans.start[i]);
+    ops.push_back(op);
+  }
+  flush();
+}
+
+// Imported traces have no dataflow: a chain is a run of adjacent memory-bound kernels on one
+// stream, classified by name. Without byte counts the fused kernel is estimated to take as long
+// as the chain's longest kernel, which moves about as much data as the fused one must.
+void stream_chains(const AnalysisContext& context, std::uint32_t track_index,
+                   std::vector<ChainOccurrence>& chains) {
+  const trace::Trace& trace = context.trace();
+  const trace::SpanColumns& spans = trace.track(track_index).spans();
+  ChainOccurrence chain;
+  double longest = 0;
+  std::uint64_t launcher = 0;
+  const auto flush = [&] {
+    if (chain.members.size() >= 2) {
+      chain.fused_ns = longest;
+      chains.push_back(chain);
+    }
+    chain = {};
+    longest = 0;
+  };
+  for (std::uint32_t i = 0; i < spans.size(); ++i) {
+    if (spans.category[i] != trace::Category::kKernel) continue;
+    if (kernel_family(trace.string(spans.name[i])) == KernelFamily::kOther) {
+      flush();
+      continue;
+    }
+    const std::uint64_t external =
+        spans.detail[i] == trace::kNoIndex ? 0 : trace.span_details()[spans.detail[i]].external_correlation_id;
+    if (!chain.members.empty()) {
+      const TimeNs gap = spans.start[i] - spans.end[chain.members.back().index];
+      if (gap > context.options().fusion_max_gap_ns || gap < 0) flush();
+    }
+    if (chain.members.empty()) {
+      launcher = external;
+      chain.same_launcher = external != 0;
+    } else {
+      chain.gap_ns += static_cast<double>(spans.start[i] - spans.end[chain.members.back().index]);
+      chain.same_launcher &= external == launcher;
+    }
+    const auto length = static_cast<double>(spans.end[i] - spans.start[i]);
+    chain.members.push_back({EventKind::kSpan, track_index, i});
+    chain.names.push_back(spans.name[i]);
+    chain.run_ns += length;
+    longest = std::max(longest, length);
+  }
+  flush();
+}
+
+std::string chain_label(const trace::Trace& trace, const std::vector<StringId>& names) {
+  std::string label;
+  for (const StringId name : names) {
+    if (!label.empty()) label += " -> ";
+    std::string_view text = trace.string(name);
+    // Kernel names run to hundreds of characters of template arguments.
+    if (text.size() > 60) text = text.substr(0, 57);
+    label += text;
+    if (trace.string(name).size() > 60) label += "...";
+  }
+  return label;
+}
+
+}  // namespace
+
+std::vector<Finding> find_fusion_opportunities(const AnalysisContext& context) {
+  const trace::Trace& trace = context.trace();
+  const StepSet& steps = context.steps();
+  std::vector<ChainOccurrence> chains;
+  bool has_dataflow = false;
+  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
+    const trace::Track& track = trace.track(track_index);
+    if (track.info().kind == trace::TrackKind::kHostThread) {
+      const std::size_t before = chains.size();
+      dataflow_chains(trace, track_index, chains);
+      has_dataflow |= chains.size() != before;
+    }
+  }
+  if (!has_dataflow) {
+    for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
+      if (trace.track(track_index).info().kind == trace::TrackKind::kGpuStream) {
+        stream_chains(context, track_index, chains);
+      }
+    }
+  }
+
+  std::map<std::vector<StringId>, ChainTotals> by_signature;
+  for (const ChainOccurrence& chain : chains) {
+    const trace::SpanColumns& spans = trace.track(chain.members.front().track).spans();
+    if (steps.step_at(spans.start[chain.members.front().index]) == steps.steps.size()) continue;
+    ChainTotals& totals = by_signature[chain.names];
+    ++totals.occurrences;
+    totals.run_ns += chain.run_ns;
+    totals.gap_ns += chain.gap_ns;
+    totals.fused_ns += chain.fused_ns;
+    totals.same_launcher |= chain.same_launcher;
+    totals.from_dataflow = has_dataflow;
+    if (totals.evidence.empty()) {
+      totals.evidence.assign(chain.members.begin(),
+                             chain.members.begin() + static_cast<std::ptrdiff_t>(std::min(chain.members.size(), kMaxEvidence)));
+    }
+  }
+
+  const double step_count = context.step_count();
+  const double step_ns = steps.mean_ns();
+  std::vector<Finding> findings;
+  for (const auto& [names, totals] : by_signature) {
+    // A chain worth a fused kernel recurs: in every step, or at least twice, or within one op.
+    const bool recurring = static_cast<double>(totals.occurrences) >= std::max(2.0, step_count);
+    if (!recurring && !totals.same_launcher) continue;
+    const double saving = (totals.run_ns - totals.fused_ns + totals.gap_ns) / step_count;
+    if (saving <= 0) continue;
+    Finding finding;
+    finding.kind = "fusion";
+    const double share = step_ns > 0 ? saving / step_ns : 0;
+    finding.severity = severity_for_share(share);
+    const double per_step = static_cast<double>(totals.occurrences) / step_count;
+    finding.title = "Fuse " + std::to_string(names.size()) + " memory-bound " +
+                    (totals.from_dataflow ? "ops" : "kernels") + ": " + chain_label(trace, names);
+    finding.cost = {(totals.run_ns + totals.gap_ns) / step_count,
+                    step_ns > 0 ? (totals.run_ns + totals.gap_ns) / step_count / step_ns : 0, 0};
+    finding.estimated_gain_ns_per_step = saving;
+    finding.evidence = totals.evidence;
+    finding.metrics = {{"chain_length", static_cast<double>(names.size()), "count"},
+                       {"occurrences", static_cast<double>(totals.occurrences), "count"},
+                       {"occurrences_per_step", per_step, "count"},
+                       {"chain_ns_per_step", totals.run_ns / step_count, "ns"},
+                       {"launch_gap_ns_per_step", totals.gap_ns / step_count, "ns"},
+                       {"saving_ns_per_step", saving, "ns"},
+                       {"saving_share", share, "ratio"}};
+    finding.explanation =
+        "This chain runs " + std::to_string(totals.occurrences) + " times (" +
+        format_duration(totals.run_ns / static_cast<double>(totals.occurrences)) +
+        " each, plus launch gaps); each member " +
+        (totals.from_dataflow ? "reads the tensor the previous one wrote"
+                              : "runs right after the previous one on the same stream") +
+        ", so intermediate results make a round trip through memory. One fused kernel would "
+        "read the inputs and write the output once.";
+    finding.recommendation = "Replace the chain with one fused kernel (a fused op, torch.compile, or a "
+                             "hand-written kernel): saves about " + format_duration(saving) + " (" +
+                             format_percent(share) + ") per step.";
+    findings.push_back(std::move(finding));
+  }
+  std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    return a.estimated_gain_ns_per_step > b.estimated_gain_ns_per_step;
+  });
+  if (findings.size() > kTopChains) findings.resize(kTopChains);
+  return findings;
+}
+
+}  // namespace tscope::analyzer

@@ -1,0 +1,173 @@
+#include "tscope/analyzer/input_stalls.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "event_classes.h"
+#include "interval_sweep.h"
+#include "span_window.h"
+#include "tscope/analyzer/time_breakdown.h"
+#include "tscope/analyzer/units.h"
+
+namespace tscope::analyzer {
+namespace {
+
+using trace::EventKind;
+using trace::EventRef;
+using trace::TimeNs;
+
+constexpr std::size_t kMaxEvidence = 20;
+
+bool is_host_to_device_copy(const trace::Trace& trace, const trace::SpanColumns& spans, std::uint32_t i) {
+  if (spans.category[i] != trace::Category::kMemcpy) return false;
+  const trace::SpanDetail* detail = nullptr;
+  if (spans.detail[i] != trace::kNoIndex) detail = &trace.span_details()[spans.detail[i]];
+  return detail != nullptr && detail->copy != trace::kNoIndex &&
+         trace.copies()[detail->copy].direction == trace::CopyDirection::kHostToDevice;
+}
+
+struct CopyExposure {
+  double exposed_ns = 0;  // host-to-device copy time no compute kernel overlaps, all steps
+  bool pageable = false;
+  std::vector<EventRef> copies;
+};
+
+CopyExposure exposed_host_to_device_copies(const AnalysisContext& context) {
+  const trace::Trace& trace = context.trace();
+  CopyExposure exposure;
+  constexpr std::uint8_t kCompute = 0;
+  constexpr std::uint8_t kCopy = 1;
+  std::vector<ClassInterval> intervals;
+  const std::vector<TrackWindow> gpu = gpu_work_tracks(trace);
+  for (const Step& step : context.steps().steps) {
+    intervals.clear();
+    for (const TrackWindow& window : gpu) {
+      const trace::SpanColumns& spans = trace.track(window.track).spans();
+      for_spans_in_window(trace.track(window.track), step.start, step.end, window.longest,
+                          [&](std::uint32_t i) {
+                            if (gpu_work(spans.category[i], trace.string(spans.name[i])) ==
+                                GpuWork::kCompute) {
+                              intervals.push_back({spans.start[i], spans.end[i], kCompute});
+                            } else if (is_host_to_device_copy(trace, spans, i)) {
+                              intervals.push_back({spans.start[i], spans.end[i], kCopy});
+                              const auto& copy = trace.copies()[trace.span_details()[spans.detail[i]].copy];
+                              exposure.pageable |= copy.source == trace::MemoryKind::kPageable;
+                              if (exposure.copies.size() < kMaxEvidence) {
+                                exposure.copies.push_back({EventKind::kSpan, window.track, i});
+                              }
+                            }
+                          });
+    }
+    exposure.exposed_ns += static_cast<double>(exclusive_time(intervals, 2, step.start, step.end)[kCopy]);
+  }
+  return exposure;
+}
+
+// Loader worker ranges: how long a worker takes per batch and how many workers there are.
+struct LoaderWork {
+  std::size_t batches = 0;
+  double load_ns = 0;
+  std::set<std::uint32_t> worker_tracks;
+  std::vector<EventRef> evidence;
+};
+
+LoaderWork loader_work(const trace::Trace& trace) {
+  LoaderWork work;
+  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
+    const trace::SpanColumns& spans = trace.track(track_index).spans();
+    for (std::uint32_t i = 0; i < spans.size(); ++i) {
+      if (!is_loader_work(spans.category[i])) continue;
+      ++work.batches;
+      work.load_ns += static_cast<double>(spans.end[i] - spans.start[i]);
+      work.worker_tracks.insert(track_index);
+      if (work.evidence.size() < kMaxEvidence) work.evidence.push_back({EventKind::kSpan, track_index, i});
+    }
+  }
+  return work;
+}
+
+std::vector<EventRef> longest_data_waits(const AnalysisContext& context) {
+  std::vector<EventRef> waits;
+  if (context.main_thread() == trace::kNoIndex) return waits;
+  const trace::Trace& trace = context.trace();
+  const trace::SpanColumns& spans = trace.track(context.main_thread()).spans();
+  for (std::uint32_t i = 0; i < spans.size(); ++i) {
+    if (host_activity(spans.category[i], trace.string(spans.name[i])) == HostActivity::kDataWait &&
+        context.steps().step_at(spans.start[i]) < context.steps().steps.size()) {
+      waits.push_back({EventKind::kSpan, context.main_thread(), i});
+    }
+  }
+  const auto length = [&](const EventRef& ref) { return spans.end[ref.index] - spans.start[ref.index]; };
+  std::sort(waits.begin(), waits.end(), [&](const EventRef& a, const EventRef& b) { return length(a) > length(b); });
+  if (waits.size() > kMaxEvidence) waits.resize(kMaxEvidence);
+  return waits;
+}
+
+}  // namespace
+
+std::vector<Finding> find_input_stalls(const AnalysisContext& context) {
+  const TimeBreakdown time = compute_time_breakdown(context);
+  const CopyExposure copies = exposed_host_to_device_copies(context);
+  const double steps = context.step_count();
+  const double wait_per_step = time.host_data_wait_ns;
+  const double copy_per_step = copies.exposed_ns / steps;
+  const double input_per_step = wait_per_step + copy_per_step;
+  const double share = time.step_ns > 0 ? input_per_step / time.step_ns : 0;
+  const Severity severity = severity_for_share(share);
+  if (severity == Severity::kInfo) return {};
+
+  Finding finding;
+  finding.kind = "input_bound";
+  finding.severity = severity;
+  finding.title = "Steps wait for input " + format_percent(share) + " of the time";
+  finding.cost = {input_per_step, share, 0};
+  finding.estimated_gain_ns_per_step = input_per_step;
+  finding.evidence = longest_data_waits(context);
+  finding.evidence.insert(finding.evidence.end(), copies.copies.begin(), copies.copies.end());
+  finding.metrics = {{"input_share", share, "ratio"},
+                     {"data_wait_ns_per_step", wait_per_step, "ns"},
+                     {"exposed_h2d_copy_ns_per_step", copy_per_step, "ns"},
+                     {"step_ns", time.step_ns, "ns"}};
+  finding.explanation = "Each step spends " + format_duration(wait_per_step) +
+                        " with the main thread waiting for the next batch and " +
+                        format_duration(copy_per_step) +
+                        " in host-to-device copies that no compute overlaps, out of a " +
+                        format_duration(time.step_ns) +
+                        " step. The TensorFlow profiler rates an input share from 20% as highly "
+                        "and from 5% as moderately input-bound.";
+
+  std::string advice;
+  const LoaderWork loader = loader_work(context.trace());
+  if (loader.batches != 0) {
+    const double load_per_batch = loader.load_ns / static_cast<double>(loader.batches);
+    const double compute_per_step = std::max(1.0, time.step_ns - input_per_step);
+    const double needed = std::ceil(load_per_batch / compute_per_step);
+    const auto workers = static_cast<double>(loader.worker_tracks.size());
+    finding.metrics.push_back({"loader_workers", workers, "count"});
+    finding.metrics.push_back({"load_ns_per_batch", load_per_batch, "ns"});
+    finding.metrics.push_back({"workers_needed", needed, "count"});
+    finding.evidence.insert(finding.evidence.end(), loader.evidence.begin(), loader.evidence.end());
+    advice += "A worker takes " + format_duration(load_per_batch) + " per batch while a step computes for " +
+              format_duration(compute_per_step) + ": use at least " + std::to_string(static_cast<long>(needed)) +
+              " loader workers (now " + std::to_string(loader.worker_tracks.size()) +
+              ") and a prefetch depth of at least " + std::to_string(2 * static_cast<long>(needed)) +
+              " batches, or make per-sample decoding cheaper. ";
+  } else if (wait_per_step > 0) {
+    advice += "Load batches in background workers with a prefetch depth of at least 2 per worker. ";
+  }
+  if (copies.pageable) {
+    advice += "Copy batches from pinned host memory (pin_memory) so copies run asynchronously. ";
+  }
+  if (copy_per_step > 0) {
+    advice += "Issue host-to-device copies on a side stream one batch ahead so compute hides them. ";
+  }
+  finding.recommendation = advice.empty() ? "Overlap input loading with compute." : advice;
+  if (!finding.recommendation.empty() && finding.recommendation.back() == ' ') {
+    finding.recommendation.pop_back();
+  }
+  return {finding};
+}
+
+}  // namespace tscope::analyzer

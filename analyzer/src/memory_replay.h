@@ -1,0 +1,72 @@
+#pragma once
+// Replays a trace's allocations and frees in time order to know what is alive at any moment, by
+// allocation site (owner op and scope), across all memory pools. Events without an address (the
+// 2021 Kineto schema) only move a net byte count: what was allocated since the trace began.
+
+#include <cstdint>
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "tscope/trace/trace.h"
+
+namespace tscope::analyzer {
+
+// Where an allocation was made: the op that asked for it and the user range around it.
+struct AllocationSite {
+  trace::StringId owner_op = trace::kEmptyString;
+  trace::StringId scope = trace::kEmptyString;
+  bool operator==(const AllocationSite&) const = default;
+};
+
+struct LiveAllocation {
+  std::uint64_t bytes = 0;
+  AllocationSite site;
+  trace::EventRef event;
+  trace::TimeNs time = 0;
+};
+
+// One memory event of the merged, time-ordered stream.
+struct MemoryStep {
+  trace::TimeNs time = 0;
+  std::uint32_t track = 0;
+  std::uint32_t index = 0;
+};
+
+class MemoryReplay {
+ public:
+  explicit MemoryReplay(const trace::Trace& trace);
+
+  bool empty() const { return order_.size() == 0; }
+  std::size_t event_count() const { return order_.size(); }
+  trace::TimeNs time_of(std::size_t position) const { return order_[position].time; }
+  // Applies events up to (not including) `position` of the merged order; only moves forward.
+  void advance_to(std::size_t position);
+  // Applies every event with time < `time` (or <= when `inclusive`).
+  void advance_until(trace::TimeNs time, bool inclusive = false);
+  std::size_t position() const { return position_; }
+
+  // Bytes alive: tracked allocations plus the net of address-less events (never below zero).
+  std::uint64_t live_bytes() const;
+  // The part of live_bytes() that address-less events account for, with no site.
+  std::uint64_t anonymous_bytes() const;
+  // Per pool track: address -> allocation.
+  const std::unordered_map<std::uint32_t, std::unordered_map<std::uint64_t, LiveAllocation>>&
+  live() const {
+    return live_;
+  }
+  // Allocator totals reported by the most recent applied event of each pool.
+  std::uint64_t reported_allocated() const;
+  std::uint64_t reported_reserved() const;
+
+ private:
+  const trace::Trace* trace_;
+  std::vector<MemoryStep> order_;
+  std::size_t position_ = 0;
+  std::uint64_t live_bytes_ = 0;
+  std::int64_t anonymous_net_ = 0;
+  std::unordered_map<std::uint32_t, std::unordered_map<std::uint64_t, LiveAllocation>> live_;
+  std::unordered_map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> totals_;
+};
+
+}  // namespace tscope::analyzer

@@ -1,0 +1,58 @@
+#pragma once
+// Visits the spans of one track that overlap a time window, using the track's start-sorted
+// columns and the longest span of interest so that no per-window scan of the whole track is needed.
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "event_classes.h"
+#include "tscope/trace/trace.h"
+
+namespace tscope::analyzer {
+
+// Longest span of `track` accepted by `accept(index)`.
+template <typename Accept>
+trace::TimeNs longest_span(const trace::Track& track, Accept&& accept) {
+  const trace::SpanColumns& spans = track.spans();
+  trace::TimeNs longest = 0;
+  for (std::uint32_t i = 0; i < spans.size(); ++i) {
+    if (accept(i)) longest = std::max(longest, spans.end[i] - spans.start[i]);
+  }
+  return longest;
+}
+
+// Calls visit(index) for every span that may overlap [start, end): those starting within
+// `longest` before `start`, up to `end`. The caller clips.
+template <typename Visit>
+void for_spans_in_window(const trace::Track& track, trace::TimeNs start, trace::TimeNs end,
+                         trace::TimeNs longest, Visit&& visit) {
+  const trace::SpanColumns& spans = track.spans();
+  const auto first = std::lower_bound(spans.start.begin(), spans.start.end(), start - longest);
+  for (auto at = first; at != spans.start.end() && *at < end; ++at) {
+    const auto index = static_cast<std::uint32_t>(at - spans.start.begin());
+    if (spans.end[index] > start) visit(index);
+  }
+}
+
+// A GPU stream track and its longest span of GPU work, for windowed visits.
+struct TrackWindow {
+  std::uint32_t track = 0;
+  trace::TimeNs longest = 0;
+};
+
+inline std::vector<TrackWindow> gpu_work_tracks(const trace::Trace& trace) {
+  std::vector<TrackWindow> tracks;
+  for (std::uint32_t index = 0; index < trace.tracks().size(); ++index) {
+    const trace::Track& track = trace.track(index);
+    if (track.info().kind != trace::TrackKind::kGpuStream) continue;
+    const trace::SpanColumns& spans = track.spans();
+    tracks.push_back({index, longest_span(track, [&](std::uint32_t i) {
+                        return gpu_work(spans.category[i], trace.string(spans.name[i])) !=
+                               GpuWork::kNone;
+                      })});
+  }
+  return tracks;
+}
+
+}  // namespace tscope::analyzer

@@ -1,0 +1,165 @@
+// Analyses on real traces from PyTorch's profiler. Expected figures were computed independently
+// from the raw JSON with a short Python script (see docs/analyzer.md, "Verification").
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "test_data.h"
+#include "tscope/analyzer/copy_rules.h"
+#include "tscope/analyzer/launch_bound.h"
+#include "tscope/analyzer/leaks.h"
+#include "tscope/analyzer/oom.h"
+#include "tscope/analyzer/op_breakdown.h"
+#include "tscope/analyzer/time_breakdown.h"
+#include "tscope/trace/chrome_json_reader.h"
+
+namespace tscope::analyzer {
+namespace {
+
+using tscope::testing::shared_data_path;
+
+const Finding* find_kind(const std::vector<Finding>& findings, std::string_view kind) {
+  const auto found = std::find_if(findings.begin(), findings.end(),
+                                  [&](const Finding& finding) { return finding.kind == kind; });
+  return found == findings.end() ? nullptr : &*found;
+}
+
+#define LOAD_KINETO(variable, file)                                  \
+  const auto variable##_path = shared_data_path("traces/kineto/" file); \
+  TSCOPE_REQUIRE_FILE(variable##_path);                              \
+  const trace::Trace variable = trace::read_chrome_json(variable##_path)
+
+TEST(RealTraceTest, Gp100HasTenPageableHostToDeviceCopiesEachFollowedByAStreamSync) {
+  LOAD_KINETO(trace, "hta_step_based_gpu_user_annotation_gp100.json.gz");
+  const AnalysisContext context(trace, {});
+  const std::vector<Finding> findings = find_copy_and_sync_problems(context);
+
+  const Finding* pageable = find_kind(findings, "pageable_copy");
+  ASSERT_NE(pageable, nullptr);
+  EXPECT_EQ(pageable->metric("copies"), 10);
+  EXPECT_EQ(pageable->metric("bytes"), 60);  // five 8-byte and five 4-byte copies
+  EXPECT_EQ(pageable->metric("followed_by_sync"), 10);
+  EXPECT_EQ(pageable->evidence.size(), 10u);
+
+  const Finding* synchronous = find_kind(findings, "synchronous_copy");
+  ASSERT_NE(synchronous, nullptr);
+  EXPECT_EQ(synchronous->metric("copies"), 10);
+  // 20 events: each copy and the cudaStreamSynchronize after it.
+  ASSERT_EQ(synchronous->evidence.size(), 20u);
+  const trace::EventRef sync = synchronous->evidence[1];
+  EXPECT_EQ(trace.string(trace.track(sync.track).spans().name[sync.index]), "cudaStreamSynchronize");
+}
+
+TEST(RealTraceTest, Gp100WithoutStepRangesIsOneStepWithItsGpuTimeSplit) {
+  LOAD_KINETO(trace, "hta_step_based_gpu_user_annotation_gp100.json.gz");
+  const AnalysisContext context(trace, {});
+  EXPECT_TRUE(context.steps().whole_trace);
+  const TimeBreakdown time = compute_time_breakdown(context);
+  EXPECT_DOUBLE_EQ(time.step_ns, 10'138'000);
+  EXPECT_DOUBLE_EQ(time.gpu_compute_ns, 290'000);  // 130 kernels on one stream
+  EXPECT_DOUBLE_EQ(time.gpu_copy_ns, 1'000);
+  const double gpu_parts = time.gpu_compute_ns + time.gpu_communication_ns + time.gpu_copy_ns +
+                           time.gpu_memset_ns + time.gpu_idle_host_wait_ns +
+                           time.gpu_idle_kernel_wait_ns + time.gpu_idle_other_ns;
+  EXPECT_NEAR(gpu_parts, time.step_ns, 1);
+  const double host_parts = time.host_data_wait_ns + time.host_sync_ns + time.host_optimizer_ns +
+                            time.host_ops_ns + time.host_other_ns;
+  EXPECT_NEAR(host_parts, time.step_ns, 1);
+  EXPECT_GT(time.host_optimizer_ns, 0);
+  EXPECT_GT(time.host_sync_ns, 0);
+}
+
+TEST(RealTraceTest, V100StepsAreItsSixProfilerSteps) {
+  LOAD_KINETO(trace, "kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  const AnalysisContext context(trace, {});
+  const StepSet& steps = context.steps();
+  ASSERT_EQ(steps.steps.size(), 6u);
+  EXPECT_EQ(steps.steps.front().name, "ProfilerStep#5");
+  EXPECT_EQ(steps.steps.back().name, "ProfilerStep#10");
+  EXPECT_NEAR(steps.mean_ns(), 174'829'333.3, 1);
+  EXPECT_DOUBLE_EQ(steps.min_ns(), 164'261'000);
+  EXPECT_DOUBLE_EQ(steps.max_ns(), 181'259'000);
+  EXPECT_NEAR(steps.stddev_ns(), 5'698'040.6, 1);
+}
+
+TEST(RealTraceTest, V100StepFilterKeepsOnlyMatchingSteps) {
+  LOAD_KINETO(trace, "kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  AnalysisOptions options;
+  options.step_filter = "#(5|6)$";
+  const AnalysisContext context(trace, options);
+  EXPECT_EQ(context.steps().steps.size(), 2u);
+}
+
+TEST(RealTraceTest, V100MemoryPeakComesFromItsAddresslessMemoryEvents) {
+  LOAD_KINETO(trace, "kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  const AnalysisContext context(trace, {});
+  const std::vector<Finding> findings = find_memory_pressure(context);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, "memory_peak");
+  EXPECT_EQ(findings[0].severity, Severity::kInfo);
+  // Net bytes allocated since the trace began, replayed in time order: peak 2.62 GiB.
+  EXPECT_EQ(findings[0].metric("peak_live_bytes"), 2'810'904'320.0);
+}
+
+TEST(RealTraceTest, V100MemoryFlatAtStepBoundariesIsNoLeak) {
+  LOAD_KINETO(trace, "kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  const AnalysisContext context(trace, {});
+  EXPECT_TRUE(find_leaks(context).empty());
+}
+
+TEST(RealTraceTest, NcclTraceSplitsGpuTimeIntoComputeAndCommunication) {
+  LOAD_KINETO(trace, "hta_nccl_data_a100_rank0_of2.json.gz");
+  const AnalysisContext context(trace, {});
+  ASSERT_EQ(context.steps().steps.size(), 3u);
+  const TimeBreakdown time = compute_time_breakdown(context);
+  EXPECT_NEAR(time.step_ns, 222'368'446, 1'000);
+  EXPECT_NEAR(time.gpu_compute_ns, 38'551'948, 1'000);
+  EXPECT_NEAR(time.gpu_communication_ns, 13'186'489, 1'000);
+  EXPECT_NEAR(time.gpu_copy_ns, 641'397, 1'000);
+  EXPECT_NEAR(time.gpu_memset_ns, 120'193, 1'000);
+}
+
+TEST(RealTraceTest, NcclTraceLaunchStatisticsUseHtaCutoffs) {
+  LOAD_KINETO(trace, "hta_nccl_data_a100_rank0_of2.json.gz");
+  const AnalysisContext context(trace, {});
+  const std::vector<Finding> findings = find_launch_bound(context);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].metric("kernels"), 2700);
+  EXPECT_EQ(findings[0].metric("short_kernels"), 1027);
+  EXPECT_EQ(findings[0].metric("launch_delays_over_cutoff"), 251);
+  EXPECT_EQ(findings[0].metric("slow_runtime_calls"), 2);
+}
+
+TEST(RealTraceTest, Mi210GpuOnlyTraceStillGetsLaunchStatistics) {
+  LOAD_KINETO(trace, "tracelens_mi210_gpu_only.json.gz");
+  const AnalysisContext context(trace, {});
+  const std::vector<Finding> findings = find_launch_bound(context);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].metric("kernels"), 562);
+  EXPECT_EQ(findings[0].metric("short_kernels"), 10);
+  EXPECT_EQ(findings[0].metric("launch_delays_over_cutoff"), 370);
+}
+
+TEST(RealTraceTest, V100TopKernelsAreRankedByTotalTimeWithPercentiles) {
+  LOAD_KINETO(trace, "kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  const AnalysisContext context(trace, {});
+  const OpBreakdown breakdown = compute_op_breakdown(context);
+  ASSERT_FALSE(breakdown.kernels.empty());
+  const NameStats& top = breakdown.kernels.front();
+  EXPECT_TRUE(top.name.starts_with("void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>"));
+  EXPECT_EQ(top.count, 162u);
+  EXPECT_DOUBLE_EQ(top.total_ns, 80'756'000);
+  EXPECT_DOUBLE_EQ(top.p50_ns, 405'000);
+  EXPECT_DOUBLE_EQ(top.p95_ns, 883'000);
+  for (std::size_t i = 1; i < breakdown.kernels.size(); ++i) {
+    EXPECT_GE(breakdown.kernels[i - 1].total_ns, breakdown.kernels[i].total_ns);
+  }
+  for (const NameStats& entry : breakdown.kernels) {
+    EXPECT_LE(entry.p50_ns, entry.p95_ns);
+    EXPECT_NEAR(entry.mean_ns * static_cast<double>(entry.count), entry.total_ns, 1);
+  }
+}
+
+}  // namespace
+}  // namespace tscope::analyzer

@@ -1,0 +1,124 @@
+#pragma once
+// Builds small traces with known answers for analyzer tests: one process with a main thread, a
+// loader worker thread, a GPU stream and a memory pool, and helpers to add events to them.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tscope/trace/trace_builder.h"
+
+namespace tscope::testing {
+
+class SyntheticTrace {
+ public:
+  SyntheticTrace() {
+    trace::Process process;
+    process.pid = 1;
+    process.name = builder_.intern("train");
+    const std::uint32_t index = builder_.add_process(process);
+    main_ = add_track(index, trace::TrackKind::kHostThread, "main");
+    worker_ = add_track(index, trace::TrackKind::kHostThread, "loader worker");
+    gpu_ = add_track(index, trace::TrackKind::kGpuStream, "stream 7");
+    pool_ = add_track(index, trace::TrackKind::kMemoryPool, "host memory");
+  }
+
+  std::uint32_t main() const { return main_; }
+  std::uint32_t worker() const { return worker_; }
+  std::uint32_t gpu() const { return gpu_; }
+
+  trace::EventRef span(std::uint32_t track, std::string_view name, trace::Category category,
+                       trace::TimeNs start, trace::TimeNs end) {
+    trace::SpanRecord record;
+    record.name = builder_.intern(name);
+    record.category = category;
+    record.start = start;
+    record.end = end;
+    return builder_.add_span(track, record);
+  }
+
+  // An engine op with its dataflow and traffic.
+  trace::EventRef op(std::string_view name, trace::TimeNs start, trace::TimeNs end,
+                     std::vector<std::uint64_t> reads, std::vector<std::uint64_t> writes,
+                     std::uint64_t bytes_read, std::uint64_t bytes_written, std::uint64_t flops) {
+    trace::SpanRecord record;
+    record.name = builder_.intern(name);
+    record.category = trace::Category::kCpuOp;
+    record.start = start;
+    record.end = end;
+    trace::OpInfo info;
+    info.tensors_read = std::move(reads);
+    info.tensors_written = std::move(writes);
+    info.bytes_read = bytes_read;
+    info.bytes_written = bytes_written;
+    info.flops = flops;
+    record.op = info;
+    return builder_.add_span(main_, record);
+  }
+
+  // A host-to-device copy on the GPU stream, launched by a runtime call on the main thread.
+  void copy(trace::TimeNs launch_start, trace::TimeNs start, trace::TimeNs end, std::uint64_t bytes,
+            trace::MemoryKind source) {
+    const std::uint32_t correlation = ++correlation_;
+    trace::SpanRecord launch;
+    launch.name = builder_.intern("cudaMemcpyAsync");
+    launch.category = trace::Category::kRuntimeApi;
+    launch.start = launch_start;
+    launch.end = launch_start + 1'000;
+    launch.correlation_id = correlation;
+    builder_.add_span(main_, launch);
+    trace::SpanRecord record;
+    record.name = builder_.intern("Memcpy HtoD");
+    record.category = trace::Category::kMemcpy;
+    record.start = start;
+    record.end = end;
+    record.correlation_id = correlation;
+    record.copy = trace::CopyInfo{bytes, trace::CopyDirection::kHostToDevice, source, trace::MemoryKind::kDevice};
+    builder_.add_span(gpu_, record);
+  }
+
+  void memory(trace::TimeNs time, trace::MemoryAction action, std::uint64_t address, std::uint64_t bytes,
+              std::string_view owner, std::string_view scope) {
+    trace::MemoryRecord record;
+    record.time = time;
+    record.action = action;
+    record.address = address;
+    record.bytes = bytes;
+    record.owner_op = builder_.intern(owner);
+    record.scope = builder_.intern(scope);
+    builder_.add_memory_event(pool_, record);
+  }
+
+  void instant(std::string_view name, trace::TimeNs time, std::vector<std::pair<std::string, std::int64_t>> args) {
+    trace::InstantRecord record;
+    record.name = builder_.intern(name);
+    record.time = time;
+    for (const auto& [key, value] : args) record.args.push_back({builder_.intern(key), value});
+    builder_.add_instant(main_, record);
+  }
+
+  trace::Trace finish() { return builder_.finalize(); }
+
+ private:
+  std::uint32_t add_track(std::uint32_t process, trace::TrackKind kind, std::string_view name) {
+    trace::TrackInfo info;
+    info.kind = kind;
+    info.process = process;
+    info.name = builder_.intern(name);
+    if (kind == trace::TrackKind::kGpuStream) {
+      info.device = 0;
+      info.stream = 7;
+    }
+    return builder_.add_track(info);
+  }
+
+  trace::TraceBuilder builder_;
+  std::uint32_t main_ = 0;
+  std::uint32_t worker_ = 0;
+  std::uint32_t gpu_ = 0;
+  std::uint32_t pool_ = 0;
+  std::uint32_t correlation_ = 0;
+};
+
+}  // namespace tscope::testing
