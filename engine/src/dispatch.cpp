@@ -7,17 +7,46 @@
 namespace tscope::engine {
 namespace {
 
-constexpr std::array<std::string_view, kOpCount> kOpNames = {
-    "add", "sub", "mul", "div",
-    "add_scalar", "mul_scalar", "pow_scalar",
-    "neg", "exp", "log", "sqrt", "relu", "gelu", "sigmoid", "tanh",
-    "relu_backward", "gelu_backward", "sigmoid_backward", "tanh_backward",
-    "sum", "max", "max_backward",
-    "matmul", "im2col", "col2im", "max_pool2d", "max_pool2d_backward",
-    "softmax", "log_softmax", "softmax_backward", "log_softmax_backward",
-    "nll_loss", "nll_loss_backward",
-    "copy_", "fill_", "add_", "mul_",
-    "uniform_", "normal_", "bernoulli_mask_"};
+constexpr std::array<std::string_view, kOpCount> kOpNames = {"add",
+                                                             "sub",
+                                                             "mul",
+                                                             "div",
+                                                             "add_scalar",
+                                                             "mul_scalar",
+                                                             "pow_scalar",
+                                                             "neg",
+                                                             "exp",
+                                                             "log",
+                                                             "sqrt",
+                                                             "relu",
+                                                             "gelu",
+                                                             "sigmoid",
+                                                             "tanh",
+                                                             "relu_backward",
+                                                             "gelu_backward",
+                                                             "sigmoid_backward",
+                                                             "tanh_backward",
+                                                             "sum",
+                                                             "max",
+                                                             "max_backward",
+                                                             "matmul",
+                                                             "im2col",
+                                                             "col2im",
+                                                             "max_pool2d",
+                                                             "max_pool2d_backward",
+                                                             "softmax",
+                                                             "log_softmax",
+                                                             "softmax_backward",
+                                                             "log_softmax_backward",
+                                                             "nll_loss",
+                                                             "nll_loss_backward",
+                                                             "copy_",
+                                                             "fill_",
+                                                             "add_",
+                                                             "mul_",
+                                                             "uniform_",
+                                                             "normal_",
+                                                             "bernoulli_mask_"};
 
 std::string_view device_type_name(DeviceType device) {
   return device == DeviceType::kCpu ? "cpu" : "cuda";
@@ -25,7 +54,9 @@ std::string_view device_type_name(DeviceType device) {
 
 }  // namespace
 
-std::string_view op_name(OpKind op) { return kOpNames[static_cast<std::size_t>(op)]; }
+std::string_view op_name(OpKind op) {
+  return kOpNames[static_cast<std::size_t>(op)];
+}
 
 void Dispatcher::store(OpKind op, DeviceType device, ErasedKernel kernel,
                        const std::type_info& signature) {
@@ -58,8 +89,8 @@ namespace detail {
 
 void throw_device_mismatch(OpKind op, Device first, Device second) {
   throw DeviceMismatch(std::string(op_name(op)) +
-                       ": expected all tensors on one device, got tensors on " +
-                       first.to_string() + " and " + second.to_string());
+                       ": expected all tensors on one device, got tensors on " + first.to_string() +
+                       " and " + second.to_string());
 }
 
 void throw_no_tensor_arguments(OpKind op) {

@@ -12,19 +12,17 @@ namespace tscope::engine {
 namespace {
 
 template <typename T>
-Tensor tensor_from_values(const std::vector<T>& values, const Shape& shape,
-                          TensorOptions options) {
+Tensor tensor_from_values(const std::vector<T>& values, const Shape& shape, TensorOptions options) {
   if (static_cast<std::int64_t>(values.size()) != shape_numel(shape)) {
-    throw EngineError("from_vector: " + std::to_string(values.size()) +
-                      " values for shape " + shape_to_string(shape));
+    throw EngineError("from_vector: " + std::to_string(values.size()) + " values for shape " +
+                      shape_to_string(shape));
   }
   if (options.dtype != DTypeOf<T>::kValue) {
     throw EngineError("from_vector: " + std::string(dtype_name(DTypeOf<T>::kValue)) +
                       " values for a tensor of " + std::string(dtype_name(options.dtype)));
   }
   if (!options.device.is_cpu()) {
-    throw EngineError("from_vector creates host tensors; got device " +
-                      options.device.to_string());
+    throw EngineError("from_vector creates host tensors; got device " + options.device.to_string());
   }
   Tensor tensor = empty(shape, {.dtype = options.dtype, .device = options.device});
   if (!values.empty()) std::memcpy(tensor.raw_data(), values.data(), values.size() * sizeof(T));
@@ -65,8 +63,12 @@ Tensor full(const Shape& shape, double value, TensorOptions options) {
   return tensor;
 }
 
-Tensor zeros(const Shape& shape, TensorOptions options) { return full(shape, 0.0, options); }
-Tensor ones(const Shape& shape, TensorOptions options) { return full(shape, 1.0, options); }
+Tensor zeros(const Shape& shape, TensorOptions options) {
+  return full(shape, 0.0, options);
+}
+Tensor ones(const Shape& shape, TensorOptions options) {
+  return full(shape, 1.0, options);
+}
 
 Tensor zeros_like(const Tensor& like) {
   return zeros(like.shape(), {.dtype = like.dtype(), .device = like.device()});
@@ -85,7 +87,9 @@ Tensor from_vector(const std::vector<std::int64_t>& values, const Shape& shape,
   return tensor_from_values(values, shape, options);
 }
 
-Tensor scalar_tensor(double value, TensorOptions options) { return full({}, value, options); }
+Tensor scalar_tensor(double value, TensorOptions options) {
+  return full({}, value, options);
+}
 
 Tensor arange(double start, double end, double step, TensorOptions options) {
   if (step == 0.0 || !std::isfinite(start) || !std::isfinite(end) || !std::isfinite(step)) {
@@ -95,7 +99,8 @@ Tensor arange(double start, double end, double step, TensorOptions options) {
   if (options.dtype == DType::kInt64) {
     std::vector<std::int64_t> values(static_cast<std::size_t>(count));
     for (std::int64_t i = 0; i < count; ++i) {
-      values[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(start + step * static_cast<double>(i));
+      values[static_cast<std::size_t>(i)] =
+          static_cast<std::int64_t>(start + step * static_cast<double>(i));
     }
     return from_vector(values, {count}, options);
   }

@@ -26,8 +26,7 @@ std::string describe(std::size_t requested, std::size_t capacity, std::size_t in
 
 OutOfMemory::OutOfMemory(std::size_t requested_bytes, std::size_t capacity_bytes,
                          std::size_t bytes_in_use, std::vector<LiveAllocation> live_allocations)
-    : std::runtime_error(
-          describe(requested_bytes, capacity_bytes, bytes_in_use, live_allocations)),
+    : std::runtime_error(describe(requested_bytes, capacity_bytes, bytes_in_use, live_allocations)),
       requested_bytes_(requested_bytes),
       capacity_bytes_(capacity_bytes),
       bytes_in_use_(bytes_in_use),

@@ -8,7 +8,8 @@ namespace tscope::engine {
 
 std::int64_t shape_numel(std::span<const std::int64_t> shape) {
   std::int64_t count = 1;
-  for (const std::int64_t extent : shape) count *= extent;
+  for (const std::int64_t extent : shape)
+    count *= extent;
   return count;
 }
 

@@ -21,18 +21,36 @@ Tensor::Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {
   if (impl_ && impl_->id == 0) impl_->id = next_tensor_id();
 }
 
-std::uint64_t Tensor::id() const { return impl_->id; }
-const Shape& Tensor::shape() const { return impl_->shape; }
-const Shape& Tensor::strides() const { return impl_->strides; }
-std::int64_t Tensor::offset() const { return impl_->offset; }
-std::int64_t Tensor::dim() const { return static_cast<std::int64_t>(impl_->shape.size()); }
+std::uint64_t Tensor::id() const {
+  return impl_->id;
+}
+const Shape& Tensor::shape() const {
+  return impl_->shape;
+}
+const Shape& Tensor::strides() const {
+  return impl_->strides;
+}
+std::int64_t Tensor::offset() const {
+  return impl_->offset;
+}
+std::int64_t Tensor::dim() const {
+  return static_cast<std::int64_t>(impl_->shape.size());
+}
 std::int64_t Tensor::size(std::int64_t dim) const {
   return impl_->shape[static_cast<std::size_t>(wrap_dim(dim, this->dim(), "size"))];
 }
-std::int64_t Tensor::numel() const { return shape_numel(impl_->shape); }
-DType Tensor::dtype() const { return impl_->dtype; }
-Device Tensor::device() const { return impl_->storage->device(); }
-const std::shared_ptr<Storage>& Tensor::storage() const { return impl_->storage; }
+std::int64_t Tensor::numel() const {
+  return shape_numel(impl_->shape);
+}
+DType Tensor::dtype() const {
+  return impl_->dtype;
+}
+Device Tensor::device() const {
+  return impl_->storage->device();
+}
+const std::shared_ptr<Storage>& Tensor::storage() const {
+  return impl_->storage;
+}
 
 bool Tensor::is_contiguous() const {
   std::int64_t expected = 1;
@@ -48,9 +66,8 @@ bool Tensor::has_overlapping_elements() const {
   // Sorting dims by stride, each must step past everything the smaller ones cover.
   std::vector<std::size_t> order(impl_->shape.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::ranges::sort(order, [&](std::size_t a, std::size_t b) {
-    return impl_->strides[a] < impl_->strides[b];
-  });
+  std::ranges::sort(
+      order, [&](std::size_t a, std::size_t b) { return impl_->strides[a] < impl_->strides[b]; });
   std::int64_t covered = 0;
   for (const std::size_t d : order) {
     if (impl_->shape[d] <= 1) continue;
@@ -72,8 +89,7 @@ void Tensor::check_dtype(DType expected) const {
                       std::string(dtype_name(expected)));
   }
   if (!device().is_cpu()) {
-    throw EngineError("element access needs a cpu tensor, this one is on " +
-                      device().to_string());
+    throw EngineError("element access needs a cpu tensor, this one is on " + device().to_string());
   }
 }
 

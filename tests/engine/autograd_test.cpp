@@ -1,11 +1,12 @@
 // Define-by-run autograd semantics: accumulation, no-grad scopes, freed and retained graphs,
 // detach, requires_grad propagation and broadcast gradients.
 
+#include "tscope/engine/autograd.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "tscope/engine/autograd.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 #include "tscope/engine/node.h"

@@ -1,13 +1,14 @@
 // The CPU allocator: alignment, statistics, byte-size parsing, and the capacity cap that raises
 // OutOfMemory with what was asked and who holds the memory, leaking nothing.
 
+#include "tscope/engine/cpu_allocator.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
-#include "tscope/engine/cpu_allocator.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 #include "tscope/engine/ops.h"

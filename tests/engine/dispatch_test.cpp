@@ -1,6 +1,8 @@
 // The dispatcher: typed lookups, missing kernels, and tensors on different devices, named in the
 // error.
 
+#include "tscope/engine/dispatch.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -8,7 +10,6 @@
 #include <string>
 
 #include "tscope/engine/allocator.h"
-#include "tscope/engine/dispatch.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 #include "tscope/engine/ops.h"
@@ -32,7 +33,9 @@ Tensor tensor_labelled_cuda(const Shape& shape) {
   return empty(shape, {.device = Device::cuda(0)});
 }
 
-Tensor identity(const Tensor& x) { return x; }
+Tensor identity(const Tensor& x) {
+  return x;
+}
 
 TEST(Dispatch, TensorsOnDifferentDevicesAreAnErrorNamingBoth) {
   try {
@@ -70,7 +73,8 @@ TEST(Dispatch, ADispatcherReturnsTheKernelRegisteredForOpAndDevice) {
 
 TEST(Dispatch, EveryOpHasADistinctName) {
   std::set<std::string_view> names;
-  for (std::size_t i = 0; i < kOpCount; ++i) names.insert(op_name(static_cast<OpKind>(i)));
+  for (std::size_t i = 0; i < kOpCount; ++i)
+    names.insert(op_name(static_cast<OpKind>(i)));
   EXPECT_EQ(names.size(), kOpCount);
 }
 

@@ -39,7 +39,8 @@ inline Tensor distinct_leaf(const Shape& shape, std::uint64_t seed, double spaci
   const std::int64_t count = shape_numel(shape);
   std::vector<float> values(static_cast<std::size_t>(count));
   for (std::int64_t i = 0; i < count; ++i) {
-    values[static_cast<std::size_t>(i)] = static_cast<float>(spacing * static_cast<double>(i - count / 2));
+    values[static_cast<std::size_t>(i)] =
+        static_cast<float>(spacing * static_cast<double>(i - count / 2));
   }
   Generator generator(seed);
   for (std::size_t i = values.size(); i > 1; --i) {

@@ -32,7 +32,8 @@ std::vector<float> naive_matmul(const Tensor& a, const Tensor& b) {
   for (std::int64_t i = 0; i < m; ++i) {
     for (std::int64_t j = 0; j < n; ++j) {
       double total = 0.0;
-      for (std::int64_t p = 0; p < k; ++p) total += a.at({i, p}) * b.at({p, j});
+      for (std::int64_t p = 0; p < k; ++p)
+        total += a.at({i, p}) * b.at({p, j});
       out[static_cast<std::size_t>(i * n + j)] = static_cast<float>(total);
     }
   }
@@ -138,7 +139,8 @@ TEST(OpForward, SumMeanAndMaxOverDims) {
   EXPECT_EQ(sum(x, {0}, true).shape(), (Shape{1, 3}));
   EXPECT_EQ(mean(x, {0}).to_vector<float>(), (std::vector<float>{1.5, 2.5, 3.5}));
   EXPECT_FLOAT_EQ(mean(x).item(), 2.5f);
-  const MaxResult best = max(from_vector(std::vector<float>{1.0f, 9.0f, 3.0f, 7.0f, 2.0f, 8.0f}, {2, 3}), 0, true);
+  const MaxResult best =
+      max(from_vector(std::vector<float>{1.0f, 9.0f, 3.0f, 7.0f, 2.0f, 8.0f}, {2, 3}), 0, true);
   EXPECT_EQ(best.values.shape(), (Shape{1, 3}));
   EXPECT_EQ(best.values.to_vector<float>(), (std::vector<float>{7, 9, 8}));
   EXPECT_EQ(best.indices.to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 0, 1}));
@@ -149,10 +151,11 @@ TEST(OpForward, SumOfManyElementsKeepsPrecision) {
 }
 
 TEST(OpForward, SoftmaxRowsSumToOneAndHugeLogitsStayFinite) {
-  const Tensor p = softmax(from_vector(std::vector<float>{1000.0f, 1001.0f, 1002.0f, 0.0f, 0.0f, 0.0f}, {2, 3}));
+  const Tensor p =
+      softmax(from_vector(std::vector<float>{1000.0f, 1001.0f, 1002.0f, 0.0f, 0.0f, 0.0f}, {2, 3}));
   expect_all_near(sum(p, {1}).to_vector<float>(), {1.0f, 1.0f}, 1e-6f);
-  expect_all_near(p.to_vector<float>(), {0.09003057f, 0.24472847f, 0.66524096f, 1.0f / 3,
-                                         1.0f / 3, 1.0f / 3});
+  expect_all_near(p.to_vector<float>(),
+                  {0.09003057f, 0.24472847f, 0.66524096f, 1.0f / 3, 1.0f / 3, 1.0f / 3});
 }
 
 TEST(OpForward, LogSoftmaxIsTheLogOfSoftmaxWithoutOverflow) {
@@ -226,7 +229,8 @@ TEST(OpForward, GeluFollowsItsTanhForm) {
 }
 
 TEST(OpForward, SigmoidIsStableForLargeMagnitudes) {
-  const std::vector<float> out = sigmoid(from_vector(std::vector<float>{-100.0f, 0.0f, 100.0f}, {3})).to_vector<float>();
+  const std::vector<float> out =
+      sigmoid(from_vector(std::vector<float>{-100.0f, 0.0f, 100.0f}, {3})).to_vector<float>();
   EXPECT_GE(out[0], 0.0f);
   EXPECT_LT(out[0], 1e-40f);
   EXPECT_FLOAT_EQ(out[1], 0.5f);

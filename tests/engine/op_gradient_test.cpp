@@ -40,8 +40,9 @@ TEST(OpGradient, DivWithBroadcast) {
 }
 
 TEST(OpGradient, ScalarArithmetic) {
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return div(sub(mul(add(x[0], 2.0), 3.0), 1.0), 4.0); },
-                        {random_leaf({5}, 9)}));
+  EXPECT_TRUE(
+      gradcheck([](const Inputs& x) { return div(sub(mul(add(x[0], 2.0), 3.0), 1.0), 4.0); },
+                {random_leaf({5}, 9)}));
 }
 
 TEST(OpGradient, Neg) {
@@ -77,7 +78,8 @@ TEST(OpGradient, Gelu) {
 }
 
 TEST(OpGradient, Sigmoid) {
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return sigmoid(x[0]); }, {random_leaf({8}, 17, -4, 4)}));
+  EXPECT_TRUE(
+      gradcheck([](const Inputs& x) { return sigmoid(x[0]); }, {random_leaf({8}, 17, -4, 4)}));
 }
 
 TEST(OpGradient, Tanh) {
@@ -85,8 +87,11 @@ TEST(OpGradient, Tanh) {
 }
 
 TEST(OpGradient, SumOverDimsWithAndWithoutKeepdim) {
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return sum(x[0], {0, 2}, false); },
-                        {random_leaf({2, 3, 4}, 19)}));
+  EXPECT_TRUE(gradcheck(
+      [](const Inputs& x) {
+        return sum(x[0], {0, 2}, false);
+      },
+      {random_leaf({2, 3, 4}, 19)}));
   EXPECT_TRUE(gradcheck([](const Inputs& x) { return sum(x[0], {1}, true); },
                         {random_leaf({2, 3, 4}, 20)}));
 }
@@ -120,9 +125,9 @@ TEST(OpGradient, MatmulWithVectors) {
 }
 
 TEST(OpGradient, MatmulOfTransposedViews) {
-  EXPECT_TRUE(gradcheck(
-      [](const Inputs& x) { return matmul(x[0].transpose(0, 1), x[1].transpose(0, 1)); },
-      {random_leaf({4, 3}, 32), random_leaf({2, 4}, 33)}));
+  EXPECT_TRUE(
+      gradcheck([](const Inputs& x) { return matmul(x[0].transpose(0, 1), x[1].transpose(0, 1)); },
+                {random_leaf({4, 3}, 32), random_leaf({2, 4}, 33)}));
 }
 
 TEST(OpGradient, Linear) {
@@ -142,15 +147,15 @@ TEST(OpGradient, MaxPool2d) {
 }
 
 TEST(OpGradient, SoftmaxOverInnerAndOuterDims) {
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return softmax(x[0], -1); },
-                        {random_leaf({3, 5}, 41)}));
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return softmax(x[0], 0); },
-                        {random_leaf({3, 5}, 42)}));
+  EXPECT_TRUE(
+      gradcheck([](const Inputs& x) { return softmax(x[0], -1); }, {random_leaf({3, 5}, 41)}));
+  EXPECT_TRUE(
+      gradcheck([](const Inputs& x) { return softmax(x[0], 0); }, {random_leaf({3, 5}, 42)}));
 }
 
 TEST(OpGradient, LogSoftmax) {
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return log_softmax(x[0], 1); },
-                        {random_leaf({3, 5}, 43)}));
+  EXPECT_TRUE(
+      gradcheck([](const Inputs& x) { return log_softmax(x[0], 1); }, {random_leaf({3, 5}, 43)}));
 }
 
 TEST(OpGradient, CrossEntropyFromLogits) {
@@ -169,9 +174,9 @@ TEST(OpGradient, DropoutWithAFixedMask) {
 }
 
 TEST(OpGradient, LayerNormWithWeightAndBias) {
-  EXPECT_TRUE(gradcheck(
-      [](const Inputs& x) { return layer_norm(x[0], {4}, x[1], x[2]); },
-      {random_leaf({3, 4}, 46, -2, 2), random_leaf({4}, 47), random_leaf({4}, 48)}));
+  EXPECT_TRUE(
+      gradcheck([](const Inputs& x) { return layer_norm(x[0], {4}, x[1], x[2]); },
+                {random_leaf({3, 4}, 46, -2, 2), random_leaf({4}, 47), random_leaf({4}, 48)}));
 }
 
 TEST(OpGradient, ViewsPassGradientsThrough) {

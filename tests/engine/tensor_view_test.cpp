@@ -49,8 +49,7 @@ TEST(TensorView, ViewOverIncompatibleStridesIsRefused) {
 TEST(TensorView, NarrowSliceAndSelectReadTheRightElements) {
   const Tensor x = counting({3, 4});
   EXPECT_EQ(x.narrow(1, 1, 2).to_vector<float>(), (std::vector<float>{1, 2, 5, 6, 9, 10}));
-  EXPECT_EQ(x.slice(0, -2, 100).to_vector<float>(),
-            (std::vector<float>{4, 5, 6, 7, 8, 9, 10, 11}));
+  EXPECT_EQ(x.slice(0, -2, 100).to_vector<float>(), (std::vector<float>{4, 5, 6, 7, 8, 9, 10, 11}));
   EXPECT_EQ(x.select(1, 3).to_vector<float>(), (std::vector<float>{3, 7, 11}));
   EXPECT_EQ(x.narrow(1, 1, 2).storage(), x.storage());
 }
@@ -114,8 +113,10 @@ TEST(Broadcasting, SizeOneDimsStretchAgainstEachOther) {
 }
 
 TEST(Broadcasting, MissingLeadingDimsAreAddedOnTheLeft) {
-  const Tensor result = mul(counting({2, 2, 3}), from_vector(std::vector<float>{1.0f, 0.0f, -1.0f}, {3}));
-  EXPECT_EQ(result.to_vector<float>(), (std::vector<float>{0, 0, -2, 3, 0, -5, 6, 0, -8, 9, 0, -11}));
+  const Tensor result =
+      mul(counting({2, 2, 3}), from_vector(std::vector<float>{1.0f, 0.0f, -1.0f}, {3}));
+  EXPECT_EQ(result.to_vector<float>(),
+            (std::vector<float>{0, 0, -2, 3, 0, -5, 6, 0, -8, 9, 0, -11}));
 }
 
 TEST(Broadcasting, IncompatibleShapesAreAnErrorNamingBoth) {
@@ -132,8 +133,7 @@ TEST(Broadcasting, ZeroSizeTensorsGiveZeroSizeResults) {
   const Tensor empty_rows = zeros({0, 3});
   EXPECT_EQ(add(empty_rows, ones({1, 3})).shape(), (Shape{0, 3}));
   EXPECT_EQ(sum(empty_rows, {0}).to_vector<float>(), (std::vector<float>{0, 0, 0}));
-  EXPECT_EQ(matmul(zeros({2, 0}), zeros({0, 3})).to_vector<float>(),
-            (std::vector<float>(6, 0.0f)));
+  EXPECT_EQ(matmul(zeros({2, 0}), zeros({0, 3})).to_vector<float>(), (std::vector<float>(6, 0.0f)));
   EXPECT_EQ(relu(zeros({4, 0})).numel(), 0);
 }
 

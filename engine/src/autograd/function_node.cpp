@@ -8,7 +8,8 @@ namespace tscope::engine {
 std::vector<Tensor> FunctionNode::compute(const Tensor& grad_output) {
   GradNeeds needs;
   needs.reserve(next_nodes().size());
-  for (const auto& next : next_nodes()) needs.push_back(next != nullptr);
+  for (const auto& next : next_nodes())
+    needs.push_back(next != nullptr);
   return backward_(grad_output, needs);
 }
 

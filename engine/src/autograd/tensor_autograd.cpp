@@ -5,7 +5,9 @@
 
 namespace tscope::engine {
 
-bool Tensor::requires_grad() const { return impl_->requires_grad; }
+bool Tensor::requires_grad() const {
+  return impl_->requires_grad;
+}
 
 Tensor& Tensor::set_requires_grad(bool requires_grad) {
   if (impl_->grad_fn) {
@@ -21,13 +23,21 @@ Tensor& Tensor::set_requires_grad(bool requires_grad) {
   return *this;
 }
 
-bool Tensor::is_leaf() const { return impl_->grad_fn == nullptr; }
+bool Tensor::is_leaf() const {
+  return impl_->grad_fn == nullptr;
+}
 
-Tensor Tensor::grad() const { return Tensor(impl_->grad); }
+Tensor Tensor::grad() const {
+  return Tensor(impl_->grad);
+}
 
-void Tensor::set_grad(const Tensor& grad) const { impl_->grad = grad.impl(); }
+void Tensor::set_grad(const Tensor& grad) const {
+  impl_->grad = grad.impl();
+}
 
-const std::shared_ptr<Node>& Tensor::grad_fn() const { return impl_->grad_fn; }
+const std::shared_ptr<Node>& Tensor::grad_fn() const {
+  return impl_->grad_fn;
+}
 
 void Tensor::backward(bool retain_graph) const {
   if (numel() != 1) {
@@ -41,6 +51,8 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   run_backward(*this, gradient, retain_graph);
 }
 
-Tensor Tensor::detach() const { return make_view(*this, shape(), strides(), offset()); }
+Tensor Tensor::detach() const {
+  return make_view(*this, shape(), strides(), offset());
+}
 
 }  // namespace tscope::engine

@@ -22,13 +22,13 @@ Tensor map_unary(const Tensor& x, const char* op_name, Op op) {
   const float* __restrict input = x.data<float>();
   if (x.is_contiguous()) {
     const std::int64_t count = out.numel();
-    for (std::int64_t i = 0; i < count; ++i) result[i] = op(input[i]);
+    for (std::int64_t i = 0; i < count; ++i)
+      result[i] = op(input[i]);
     return out;
   }
-  for_each_strided<2>(x.shape(), {out.strides().data(), x.strides().data()},
-                      [&](const std::array<std::int64_t, 2>& at) {
-                        result[at[0]] = op(input[at[1]]);
-                      });
+  for_each_strided<2>(
+      x.shape(), {out.strides().data(), x.strides().data()},
+      [&](const std::array<std::int64_t, 2>& at) { result[at[0]] = op(input[at[1]]); });
   return out;
 }
 
@@ -44,24 +44,27 @@ Tensor map_binary(const Tensor& a, const Tensor& b, const char* op_name, Op op) 
   const float* __restrict rhs = b.data<float>();
   const std::int64_t count = out.numel();
   if (same_shape && a.is_contiguous() && b.is_contiguous()) {
-    for (std::int64_t i = 0; i < count; ++i) result[i] = op(lhs[i], rhs[i]);
+    for (std::int64_t i = 0; i < count; ++i)
+      result[i] = op(lhs[i], rhs[i]);
     return out;
   }
   if (b.numel() == 1 && a.shape() == shape && a.is_contiguous()) {
     const float scalar = *rhs;
-    for (std::int64_t i = 0; i < count; ++i) result[i] = op(lhs[i], scalar);
+    for (std::int64_t i = 0; i < count; ++i)
+      result[i] = op(lhs[i], scalar);
     return out;
   }
   const Shape strides_a = broadcast_strides(a, shape);
   const Shape strides_b = broadcast_strides(b, shape);
-  for_each_strided<3>(shape, {out.strides().data(), strides_a.data(), strides_b.data()},
-                      [&](const std::array<std::int64_t, 3>& at) {
-                        result[at[0]] = op(lhs[at[1]], rhs[at[2]]);
-                      });
+  for_each_strided<3>(
+      shape, {out.strides().data(), strides_a.data(), strides_b.data()},
+      [&](const std::array<std::int64_t, 3>& at) { result[at[0]] = op(lhs[at[1]], rhs[at[2]]); });
   return out;
 }
 
-float gelu_inner(float x) { return kGeluScale * (x + kGeluCubic * x * x * x); }
+float gelu_inner(float x) {
+  return kGeluScale * (x + kGeluCubic * x * x * x);
+}
 
 }  // namespace
 
@@ -81,8 +84,7 @@ Tensor relu(const Tensor& x) {
   return map_unary(x, "relu", [](float v) { return v > 0.0f ? v : 0.0f; });
 }
 Tensor gelu(const Tensor& x) {
-  return map_unary(x, "gelu",
-                   [](float v) { return 0.5f * v * (1.0f + std::tanh(gelu_inner(v))); });
+  return map_unary(x, "gelu", [](float v) { return 0.5f * v * (1.0f + std::tanh(gelu_inner(v))); });
 }
 Tensor sigmoid(const Tensor& x) {
   // Split by sign so exp never overflows.

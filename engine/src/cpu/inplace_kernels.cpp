@@ -74,12 +74,14 @@ void add_inplace(Tensor& dst, const Tensor& src, double alpha) {
   const auto scale = static_cast<float>(alpha);
   if (dst.shape() == src.shape() && dst.is_contiguous() && src.is_contiguous()) {
     const std::int64_t count = dst.numel();
-    for (std::int64_t i = 0; i < count; ++i) out[i] += scale * in[i];
+    for (std::int64_t i = 0; i < count; ++i)
+      out[i] += scale * in[i];
     return;
   }
   const Shape src_strides = broadcast_strides(src, dst.shape());
-  for_each_strided<2>(dst.shape(), {dst.strides().data(), src_strides.data()},
-                      [&](const std::array<std::int64_t, 2>& at) { out[at[0]] += scale * in[at[1]]; });
+  for_each_strided<2>(
+      dst.shape(), {dst.strides().data(), src_strides.data()},
+      [&](const std::array<std::int64_t, 2>& at) { out[at[0]] += scale * in[at[1]]; });
 }
 
 void mul_scalar_inplace(Tensor& dst, double factor) {

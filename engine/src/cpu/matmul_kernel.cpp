@@ -39,13 +39,15 @@ GemmOperand gemm_operand(const Tensor& matrices) {
   operand.batch_stride = matrices.strides()[0];
   if (col_stride == 1 && (rows == 1 || row_stride >= std::max<std::int64_t>(cols, 1))) {
     operand.data = matrices.data<float>();
-    operand.leading_dimension = to_blas_int(rows == 1 ? std::max<std::int64_t>(cols, 1) : row_stride);
+    operand.leading_dimension =
+        to_blas_int(rows == 1 ? std::max<std::int64_t>(cols, 1) : row_stride);
     return operand;
   }
   if (row_stride == 1 && (cols == 1 || col_stride >= std::max<std::int64_t>(rows, 1))) {
     operand.data = matrices.data<float>();
     operand.transpose = CblasTrans;
-    operand.leading_dimension = to_blas_int(cols == 1 ? std::max<std::int64_t>(rows, 1) : col_stride);
+    operand.leading_dimension =
+        to_blas_int(cols == 1 ? std::max<std::int64_t>(rows, 1) : col_stride);
     return operand;
   }
   operand.storage_owner = dense(matrices);

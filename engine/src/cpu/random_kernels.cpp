@@ -34,9 +34,8 @@ void normal(Tensor& dst, double mean, double stddev, Generator& generator) {
 void bernoulli_mask(Tensor& dst, double keep_probability, double scale, Generator& generator) {
   std::uniform_real_distribution<double> distribution(0.0, 1.0);
   const auto kept = static_cast<float>(scale);
-  fill_random(dst, "bernoulli_mask_", [&] {
-    return distribution(generator.engine()) < keep_probability ? kept : 0.0f;
-  });
+  fill_random(dst, "bernoulli_mask_",
+              [&] { return distribution(generator.engine()) < keep_probability ? kept : 0.0f; });
 }
 
 }  // namespace tscope::engine::cpu

@@ -15,7 +15,8 @@ namespace {
 
 Shape kept_shape(const Tensor& x, std::span<const std::int64_t> dims) {
   Shape shape = x.shape();
-  for (const std::int64_t dim : dims) shape[static_cast<std::size_t>(dim)] = 1;
+  for (const std::int64_t dim : dims)
+    shape[static_cast<std::size_t>(dim)] = 1;
   return shape;
 }
 
@@ -41,7 +42,8 @@ Tensor sum(const Tensor& x, std::span<const std::int64_t> dims) {
     for (std::int64_t row = 0; row < outputs; ++row) {
       double total = 0.0;
       const float* values = input + row * run;
-      for (std::int64_t i = 0; i < run; ++i) total += values[i];
+      for (std::int64_t i = 0; i < run; ++i)
+        total += values[i];
       result[row] = static_cast<float>(total);
     }
     return out;
@@ -74,21 +76,21 @@ std::pair<Tensor, Tensor> max(const Tensor& x, std::int64_t dim) {
   std::int64_t* best_indices = indices.data<std::int64_t>();
   const float* input = x.data<float>();
   const std::int64_t step = x.strides()[d];
-  for_each_strided<3>(
-      shape, {values.strides().data(), indices.strides().data(), x.strides().data()},
-      [&](const std::array<std::int64_t, 3>& at) {
-        float best = input[at[2]];
-        std::int64_t best_index = 0;
-        for (std::int64_t i = 1; i < extent && !std::isnan(best); ++i) {
-          const float candidate = input[at[2] + i * step];
-          if (candidate > best || std::isnan(candidate)) {
-            best = candidate;
-            best_index = i;
-          }
-        }
-        best_values[at[0]] = best;
-        best_indices[at[1]] = best_index;
-      });
+  for_each_strided<3>(shape,
+                      {values.strides().data(), indices.strides().data(), x.strides().data()},
+                      [&](const std::array<std::int64_t, 3>& at) {
+                        float best = input[at[2]];
+                        std::int64_t best_index = 0;
+                        for (std::int64_t i = 1; i < extent && !std::isnan(best); ++i) {
+                          const float candidate = input[at[2] + i * step];
+                          if (candidate > best || std::isnan(candidate)) {
+                            best = candidate;
+                            best_index = i;
+                          }
+                        }
+                        best_values[at[0]] = best;
+                        best_indices[at[1]] = best_index;
+                      });
   return {values, indices};
 }
 
@@ -101,11 +103,11 @@ Tensor max_backward(const Tensor& grad, const Tensor& indices, std::int64_t dim,
   const float* incoming = grad.data<float>();
   const std::int64_t* positions = indices.data<std::int64_t>();
   const std::int64_t step = out.strides()[static_cast<std::size_t>(dim)];
-  for_each_strided<3>(
-      grad.shape(), {out.strides().data(), grad.strides().data(), indices.strides().data()},
-      [&](const std::array<std::int64_t, 3>& at) {
-        result[at[0] + positions[at[2]] * step] += incoming[at[1]];
-      });
+  for_each_strided<3>(grad.shape(),
+                      {out.strides().data(), grad.strides().data(), indices.strides().data()},
+                      [&](const std::array<std::int64_t, 3>& at) {
+                        result[at[0] + positions[at[2]] * step] += incoming[at[1]];
+                      });
   return out;
 }
 

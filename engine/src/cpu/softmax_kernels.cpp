@@ -30,9 +30,11 @@ Tensor map_rows(const Tensor& first, const Tensor& second, const char* op_name, 
 // Returns the row maximum and log(sum(exp(x - max))).
 std::pair<float, double> row_log_normaliser(const float* x, std::int64_t length) {
   float row_max = x[0];
-  for (std::int64_t i = 1; i < length; ++i) row_max = std::max(row_max, x[i]);
+  for (std::int64_t i = 1; i < length; ++i)
+    row_max = std::max(row_max, x[i]);
   double total = 0.0;
-  for (std::int64_t i = 0; i < length; ++i) total += std::exp(static_cast<double>(x[i] - row_max));
+  for (std::int64_t i = 0; i < length; ++i)
+    total += std::exp(static_cast<double>(x[i] - row_max));
   return {row_max, std::log(total)};
 }
 
@@ -61,7 +63,8 @@ Tensor softmax_backward(const Tensor& grad, const Tensor& y) {
   return map_rows(grad, y, "softmax_backward",
                   [](float* out, const float* g, const float* s, std::int64_t n) {
                     double dot = 0.0;
-                    for (std::int64_t i = 0; i < n; ++i) dot += static_cast<double>(g[i]) * s[i];
+                    for (std::int64_t i = 0; i < n; ++i)
+                      dot += static_cast<double>(g[i]) * s[i];
                     for (std::int64_t i = 0; i < n; ++i) {
                       out[i] = static_cast<float>(s[i] * (g[i] - dot));
                     }
@@ -72,7 +75,8 @@ Tensor log_softmax_backward(const Tensor& grad, const Tensor& y) {
   return map_rows(grad, y, "log_softmax_backward",
                   [](float* out, const float* g, const float* log_p, std::int64_t n) {
                     double total = 0.0;
-                    for (std::int64_t i = 0; i < n; ++i) total += g[i];
+                    for (std::int64_t i = 0; i < n; ++i)
+                      total += g[i];
                     for (std::int64_t i = 0; i < n; ++i) {
                       out[i] = static_cast<float>(g[i] - std::exp(log_p[i]) * total);
                     }

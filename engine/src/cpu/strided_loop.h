@@ -36,22 +36,26 @@ void for_each_strided(std::span<const std::int64_t> shape,
   }
   const std::int64_t inner_extent = shape[rank - 1];
   std::array<std::int64_t, N> inner_strides;
-  for (std::size_t k = 0; k < N; ++k) inner_strides[k] = strides[k][rank - 1];
+  for (std::size_t k = 0; k < N; ++k)
+    inner_strides[k] = strides[k][rank - 1];
   std::vector<std::int64_t> counter(rank - 1, 0);
   for (;;) {
     std::array<std::int64_t, N> cursor = offsets;
     for (std::int64_t i = 0; i < inner_extent; ++i) {
       body(cursor);
-      for (std::size_t k = 0; k < N; ++k) cursor[k] += inner_strides[k];
+      for (std::size_t k = 0; k < N; ++k)
+        cursor[k] += inner_strides[k];
     }
     std::size_t d = rank - 1;
     for (;;) {
       if (d == 0) return;
       --d;
       ++counter[d];
-      for (std::size_t k = 0; k < N; ++k) offsets[k] += strides[k][d];
+      for (std::size_t k = 0; k < N; ++k)
+        offsets[k] += strides[k][d];
       if (counter[d] < shape[d]) break;
-      for (std::size_t k = 0; k < N; ++k) offsets[k] -= strides[k][d] * shape[d];
+      for (std::size_t k = 0; k < N; ++k)
+        offsets[k] -= strides[k][d] * shape[d];
       counter[d] = 0;
     }
   }

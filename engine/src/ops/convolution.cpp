@@ -22,9 +22,10 @@ std::int64_t output_extent(std::int64_t input, std::int64_t kernel, std::int64_t
 
 Tensor unfold_patches(const Tensor& input, const Conv2dGeometry& geometry) {
   Tensor cols = run_op<Conv2dLayoutKernel>(OpKind::kIm2col, input, geometry);
-  record_if_needed(cols, "Im2colBackward", {input}, [geometry](const Tensor& grad, const GradNeeds&) {
-    return std::vector<Tensor>{run_op<Conv2dLayoutKernel>(OpKind::kCol2im, grad, geometry)};
-  });
+  record_if_needed(
+      cols, "Im2colBackward", {input}, [geometry](const Tensor& grad, const GradNeeds&) {
+        return std::vector<Tensor>{run_op<Conv2dLayoutKernel>(OpKind::kCol2im, grad, geometry)};
+      });
   return cols;
 }
 
@@ -54,8 +55,9 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
   const std::int64_t out_channels = weight.shape()[0];
   const Tensor filters = weight.reshape({out_channels, -1});
   const Tensor cols = unfold_patches(input, geometry);
-  const Tensor out = matmul(filters, cols).reshape(
-      {geometry.batch, out_channels, geometry.out_height, geometry.out_width});
+  const Tensor out =
+      matmul(filters, cols)
+          .reshape({geometry.batch, out_channels, geometry.out_height, geometry.out_width});
   if (!bias) return out;
   if (bias->shape() != Shape{out_channels}) {
     throw EngineError("conv2d: bias must be [" + std::to_string(out_channels) + "], got " +
@@ -68,8 +70,10 @@ Tensor max_pool2d(const Tensor& input, std::int64_t kernel_size,
                   std::optional<std::int64_t> stride) {
   const std::int64_t step = stride.value_or(kernel_size);
   if (input.dim() != 4 || kernel_size < 1 || step < 1) {
-    throw EngineError("max_pool2d: expected input [N, C, H, W] and positive kernel and stride, "
-                      "got " + shape_to_string(input.shape()));
+    throw EngineError(
+        "max_pool2d: expected input [N, C, H, W] and positive kernel and stride, "
+        "got " +
+        shape_to_string(input.shape()));
   }
   Pool2dGeometry geometry{.batch = input.shape()[0],
                           .channels = input.shape()[1],

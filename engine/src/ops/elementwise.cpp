@@ -12,7 +12,9 @@ Tensor run_binary(OpKind op, const Tensor& a, const Tensor& b) {
   return run_op<BinaryKernel>(op, a, b);
 }
 
-Tensor run_unary(OpKind op, const Tensor& x) { return run_op<UnaryKernel>(op, x); }
+Tensor run_unary(OpKind op, const Tensor& x) {
+  return run_op<UnaryKernel>(op, x);
+}
 
 Tensor run_unary_scalar(OpKind op, const Tensor& x, double scalar) {
   return run_op<UnaryScalarKernel>(op, x, scalar);
@@ -22,23 +24,23 @@ Tensor run_unary_scalar(OpKind op, const Tensor& x, double scalar) {
 
 Tensor add(const Tensor& a, const Tensor& b) {
   Tensor out = run_binary(OpKind::kAdd, a, b);
-  record_if_needed(out, "AddBackward", {a, b},
-                   [a_shape = a.shape(), b_shape = b.shape()](const Tensor& grad,
-                                                              const GradNeeds& needs) {
-                     return std::vector<Tensor>{needs[0] ? sum_to(grad, a_shape) : Tensor(),
-                                                needs[1] ? sum_to(grad, b_shape) : Tensor()};
-                   });
+  record_if_needed(
+      out, "AddBackward", {a, b},
+      [a_shape = a.shape(), b_shape = b.shape()](const Tensor& grad, const GradNeeds& needs) {
+        return std::vector<Tensor>{needs[0] ? sum_to(grad, a_shape) : Tensor(),
+                                   needs[1] ? sum_to(grad, b_shape) : Tensor()};
+      });
   return out;
 }
 
 Tensor sub(const Tensor& a, const Tensor& b) {
   Tensor out = run_binary(OpKind::kSub, a, b);
-  record_if_needed(out, "SubBackward", {a, b},
-                   [a_shape = a.shape(), b_shape = b.shape()](const Tensor& grad,
-                                                              const GradNeeds& needs) {
-                     return std::vector<Tensor>{needs[0] ? sum_to(grad, a_shape) : Tensor(),
-                                                needs[1] ? sum_to(neg(grad), b_shape) : Tensor()};
-                   });
+  record_if_needed(
+      out, "SubBackward", {a, b},
+      [a_shape = a.shape(), b_shape = b.shape()](const Tensor& grad, const GradNeeds& needs) {
+        return std::vector<Tensor>{needs[0] ? sum_to(grad, a_shape) : Tensor(),
+                                   needs[1] ? sum_to(neg(grad), b_shape) : Tensor()};
+      });
   return out;
 }
 
@@ -55,14 +57,14 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 
 Tensor div(const Tensor& a, const Tensor& b) {
   Tensor out = run_binary(OpKind::kDiv, a, b);
-  record_if_needed(out, "DivBackward", {a, b},
-                   [a = a.detach(), b = b.detach()](const Tensor& grad, const GradNeeds& needs) {
-                     // d(a/b)/db = -a / b^2
-                     return std::vector<Tensor>{
-                         needs[0] ? sum_to(div(grad, b), a.shape()) : Tensor(),
-                         needs[1] ? sum_to(neg(div(mul(grad, a), mul(b, b))), b.shape())
-                                  : Tensor()};
-                   });
+  record_if_needed(
+      out, "DivBackward", {a, b},
+      [a = a.detach(), b = b.detach()](const Tensor& grad, const GradNeeds& needs) {
+        // d(a/b)/db = -a / b^2
+        return std::vector<Tensor>{
+            needs[0] ? sum_to(div(grad, b), a.shape()) : Tensor(),
+            needs[1] ? sum_to(neg(div(mul(grad, a), mul(b, b))), b.shape()) : Tensor()};
+      });
   return out;
 }
 
@@ -73,7 +75,9 @@ Tensor add(const Tensor& a, double b) {
   return out;
 }
 
-Tensor sub(const Tensor& a, double b) { return add(a, -b); }
+Tensor sub(const Tensor& a, double b) {
+  return add(a, -b);
+}
 
 Tensor mul(const Tensor& a, double b) {
   Tensor out = run_unary_scalar(OpKind::kMulScalar, a, b);
@@ -83,20 +87,24 @@ Tensor mul(const Tensor& a, double b) {
   return out;
 }
 
-Tensor div(const Tensor& a, double b) { return mul(a, 1.0 / b); }
+Tensor div(const Tensor& a, double b) {
+  return mul(a, 1.0 / b);
+}
 
 Tensor neg(const Tensor& x) {
   Tensor out = run_unary(OpKind::kNeg, x);
-  record_if_needed(out, "NegBackward", {x},
-                   [](const Tensor& grad, const GradNeeds&) { return std::vector<Tensor>{neg(grad)}; });
+  record_if_needed(out, "NegBackward", {x}, [](const Tensor& grad, const GradNeeds&) {
+    return std::vector<Tensor>{neg(grad)};
+  });
   return out;
 }
 
 Tensor exp(const Tensor& x) {
   Tensor out = run_unary(OpKind::kExp, x);
-  record_if_needed(out, "ExpBackward", {x}, [y = out.detach()](const Tensor& grad, const GradNeeds&) {
-    return std::vector<Tensor>{mul(grad, y)};
-  });
+  record_if_needed(out, "ExpBackward", {x},
+                   [y = out.detach()](const Tensor& grad, const GradNeeds&) {
+                     return std::vector<Tensor>{mul(grad, y)};
+                   });
   return out;
 }
 
@@ -129,17 +137,19 @@ Tensor pow(const Tensor& x, double exponent) {
 
 Tensor relu(const Tensor& x) {
   Tensor out = run_unary(OpKind::kRelu, x);
-  record_if_needed(out, "ReluBackward", {x}, [x = x.detach()](const Tensor& grad, const GradNeeds&) {
-    return std::vector<Tensor>{run_binary(OpKind::kReluBackward, grad, x)};
-  });
+  record_if_needed(out, "ReluBackward", {x},
+                   [x = x.detach()](const Tensor& grad, const GradNeeds&) {
+                     return std::vector<Tensor>{run_binary(OpKind::kReluBackward, grad, x)};
+                   });
   return out;
 }
 
 Tensor gelu(const Tensor& x) {
   Tensor out = run_unary(OpKind::kGelu, x);
-  record_if_needed(out, "GeluBackward", {x}, [x = x.detach()](const Tensor& grad, const GradNeeds&) {
-    return std::vector<Tensor>{run_binary(OpKind::kGeluBackward, grad, x)};
-  });
+  record_if_needed(out, "GeluBackward", {x},
+                   [x = x.detach()](const Tensor& grad, const GradNeeds&) {
+                     return std::vector<Tensor>{run_binary(OpKind::kGeluBackward, grad, x)};
+                   });
   return out;
 }
 
@@ -161,15 +171,35 @@ Tensor tanh(const Tensor& x) {
   return out;
 }
 
-Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
-Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
-Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
-Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-Tensor operator+(const Tensor& a, double b) { return add(a, b); }
-Tensor operator-(const Tensor& a, double b) { return sub(a, b); }
-Tensor operator*(const Tensor& a, double b) { return mul(a, b); }
-Tensor operator/(const Tensor& a, double b) { return div(a, b); }
-Tensor operator*(double a, const Tensor& b) { return mul(b, a); }
-Tensor operator-(const Tensor& x) { return neg(x); }
+Tensor operator+(const Tensor& a, const Tensor& b) {
+  return add(a, b);
+}
+Tensor operator-(const Tensor& a, const Tensor& b) {
+  return sub(a, b);
+}
+Tensor operator*(const Tensor& a, const Tensor& b) {
+  return mul(a, b);
+}
+Tensor operator/(const Tensor& a, const Tensor& b) {
+  return div(a, b);
+}
+Tensor operator+(const Tensor& a, double b) {
+  return add(a, b);
+}
+Tensor operator-(const Tensor& a, double b) {
+  return sub(a, b);
+}
+Tensor operator*(const Tensor& a, double b) {
+  return mul(a, b);
+}
+Tensor operator/(const Tensor& a, double b) {
+  return div(a, b);
+}
+Tensor operator*(double a, const Tensor& b) {
+  return mul(b, a);
+}
+Tensor operator-(const Tensor& x) {
+  return neg(x);
+}
 
 }  // namespace tscope::engine

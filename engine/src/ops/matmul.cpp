@@ -17,8 +17,8 @@ Tensor as_matrix_batch(const Tensor& x, const Shape& batch) {
   Shape expanded = batch;
   expanded.push_back(x.shape()[x.shape().size() - 2]);
   expanded.push_back(x.shape().back());
-  return x.expand(expanded).reshape({shape_numel(batch), expanded[expanded.size() - 2],
-                                     expanded.back()});
+  return x.expand(expanded).reshape(
+      {shape_numel(batch), expanded[expanded.size() - 2], expanded.back()});
 }
 
 Tensor batched_matmul(const Tensor& a, const Tensor& b) {
@@ -37,13 +37,13 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   shape.push_back(m);
   shape.push_back(n);
   Tensor out = make_view(products, shape, contiguous_strides(shape), 0);
-  record_if_needed(out, "MatmulBackward", {a, b},
-                   [a = a.detach(), b = b.detach()](const Tensor& grad, const GradNeeds& needs) {
-                     return std::vector<Tensor>{
-                         needs[0] ? sum_to(matmul(grad, b.transpose(-1, -2)), a.shape()) : Tensor(),
-                         needs[1] ? sum_to(matmul(a.transpose(-1, -2), grad), b.shape())
-                                  : Tensor()};
-                   });
+  record_if_needed(
+      out, "MatmulBackward", {a, b},
+      [a = a.detach(), b = b.detach()](const Tensor& grad, const GradNeeds& needs) {
+        return std::vector<Tensor>{
+            needs[0] ? sum_to(matmul(grad, b.transpose(-1, -2)), a.shape()) : Tensor(),
+            needs[1] ? sum_to(matmul(a.transpose(-1, -2), grad), b.shape()) : Tensor()};
+      });
   return out;
 }
 
@@ -54,7 +54,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     throw EngineError("matmul: needs tensors of at least one dim, got shapes " +
                       shape_to_string(a.shape()) + " and " + shape_to_string(b.shape()));
   }
-  if (a.dim() == 1 && b.dim() == 1) return batched_matmul(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
+  if (a.dim() == 1 && b.dim() == 1)
+    return batched_matmul(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
   if (a.dim() == 1) return batched_matmul(a.unsqueeze(0), b).squeeze(-2);
   if (b.dim() == 1) return batched_matmul(a, b.unsqueeze(1)).squeeze(-1);
   return batched_matmul(a, b);

@@ -24,12 +24,14 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape,
   const auto rank = static_cast<std::size_t>(x.dim());
   const std::size_t count = normalized_shape.size();
   if (count == 0 || count > rank ||
-      !std::equal(normalized_shape.begin(), normalized_shape.end(), x.shape().end() - static_cast<std::ptrdiff_t>(count))) {
+      !std::equal(normalized_shape.begin(), normalized_shape.end(),
+                  x.shape().end() - static_cast<std::ptrdiff_t>(count))) {
     throw EngineError("layer_norm: normalized shape " + shape_to_string(normalized_shape) +
                       " is not the trailing shape of " + shape_to_string(x.shape()));
   }
   Shape dims;
-  for (std::size_t i = rank - count; i < rank; ++i) dims.push_back(static_cast<std::int64_t>(i));
+  for (std::size_t i = rank - count; i < rank; ++i)
+    dims.push_back(static_cast<std::int64_t>(i));
   const Tensor centred = sub(x, mean(x, dims, true));
   const Tensor variance = mean(mul(centred, centred), dims, true);
   Tensor out = div(centred, sqrt(add(variance, eps)));

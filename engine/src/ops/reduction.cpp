@@ -14,7 +14,8 @@ namespace {
 Shape normalise_dims(const Shape& dims, std::int64_t rank, const char* op) {
   Shape wrapped;
   wrapped.reserve(dims.size());
-  for (const std::int64_t dim : dims) wrapped.push_back(wrap_dim(dim, rank, op));
+  for (const std::int64_t dim : dims)
+    wrapped.push_back(wrap_dim(dim, rank, op));
   std::ranges::sort(wrapped);
   if (std::ranges::adjacent_find(wrapped) != wrapped.end()) {
     throw EngineError(std::string(op) + ": dimension repeated in " + shape_to_string(dims));
@@ -41,26 +42,31 @@ Tensor drop_reduced_dims(const Tensor& kept, const Shape& dims) {
 
 }  // namespace
 
-Tensor sum(const Tensor& x) { return sum(x, all_dims(x), false); }
+Tensor sum(const Tensor& x) {
+  return sum(x, all_dims(x), false);
+}
 
 Tensor sum(const Tensor& x, const Shape& dims, bool keepdim) {
   const Shape reduced = normalise_dims(dims, x.dim(), "sum");
   const Tensor kept = run_op<ReduceKernel>(OpKind::kSum, x, std::span<const std::int64_t>(reduced));
   Tensor out = keepdim ? kept : drop_reduced_dims(kept, reduced);
-  record_if_needed(out, "SumBackward", {x},
-                   [kept_shape = kept.shape(), input_shape = x.shape()](const Tensor& grad,
-                                                                         const GradNeeds&) {
-                     return std::vector<Tensor>{grad.reshape(kept_shape).expand(input_shape)};
-                   });
+  record_if_needed(
+      out, "SumBackward", {x},
+      [kept_shape = kept.shape(), input_shape = x.shape()](const Tensor& grad, const GradNeeds&) {
+        return std::vector<Tensor>{grad.reshape(kept_shape).expand(input_shape)};
+      });
   return out;
 }
 
-Tensor mean(const Tensor& x) { return mean(x, all_dims(x), false); }
+Tensor mean(const Tensor& x) {
+  return mean(x, all_dims(x), false);
+}
 
 Tensor mean(const Tensor& x, const Shape& dims, bool keepdim) {
   const Shape reduced = normalise_dims(dims, x.dim(), "mean");
   std::int64_t count = 1;
-  for (const std::int64_t dim : reduced) count *= x.shape()[static_cast<std::size_t>(dim)];
+  for (const std::int64_t dim : reduced)
+    count *= x.shape()[static_cast<std::size_t>(dim)];
   return mul(sum(x, reduced, keepdim), 1.0 / static_cast<double>(count));
 }
 
@@ -75,14 +81,13 @@ MaxResult max(const Tensor& x, std::int64_t dim, bool keepdim) {
   const Shape reduced{wrapped};
   MaxResult result{keepdim ? values : drop_reduced_dims(values, reduced),
                    keepdim ? indices : drop_reduced_dims(indices, reduced)};
-  record_if_needed(
-      result.values, "MaxBackward", {x},
-      [indices = indices, kept_shape = values.shape(), input_shape = x.shape(), wrapped](
-          const Tensor& grad, const GradNeeds&) {
-        return std::vector<Tensor>{run_op<ArgReduceBackwardKernel>(
-            OpKind::kMaxBackward, grad.reshape(kept_shape), indices, wrapped,
-            std::span<const std::int64_t>(input_shape))};
-      });
+  record_if_needed(result.values, "MaxBackward", {x},
+                   [indices = indices, kept_shape = values.shape(), input_shape = x.shape(),
+                    wrapped](const Tensor& grad, const GradNeeds&) {
+                     return std::vector<Tensor>{run_op<ArgReduceBackwardKernel>(
+                         OpKind::kMaxBackward, grad.reshape(kept_shape), indices, wrapped,
+                         std::span<const std::int64_t>(input_shape))};
+                   });
   return result;
 }
 

@@ -40,21 +40,21 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim) {
 Tensor cross_entropy(const Tensor& logits, const Tensor& targets) {
   if (logits.dim() != 2 || targets.dim() != 1 || targets.shape()[0] != logits.shape()[0] ||
       targets.dtype() != DType::kInt64 || logits.shape()[0] == 0) {
-    throw EngineError("cross_entropy: expected logits [N, C] with N > 0 and int64 targets [N], "
-                      "got " + shape_to_string(logits.shape()) + " and " +
-                      std::string(dtype_name(targets.dtype())) + " " +
-                      shape_to_string(targets.shape()));
+    throw EngineError(
+        "cross_entropy: expected logits [N, C] with N > 0 and int64 targets [N], "
+        "got " +
+        shape_to_string(logits.shape()) + " and " + std::string(dtype_name(targets.dtype())) + " " +
+        shape_to_string(targets.shape()));
   }
   const Tensor log_probs = log_softmax(logits, 1);
   Tensor loss = run_op<BinaryKernel>(OpKind::kNllLoss, log_probs, targets);
-  record_if_needed(loss, "NllLossBackward", {log_probs, targets},
-                   [targets = targets.detach(), classes = logits.shape()[1]](const Tensor& grad,
-                                                                           const GradNeeds&) {
-                     return std::vector<Tensor>{
-                         run_op<NllBackwardKernel>(OpKind::kNllLossBackward, grad, targets,
-                                                   classes),
-                         Tensor()};
-                   });
+  record_if_needed(
+      loss, "NllLossBackward", {log_probs, targets},
+      [targets = targets.detach(), classes = logits.shape()[1]](const Tensor& grad,
+                                                                const GradNeeds&) {
+        return std::vector<Tensor>{
+            run_op<NllBackwardKernel>(OpKind::kNllLossBackward, grad, targets, classes), Tensor()};
+      });
   return loss;
 }
 

@@ -36,8 +36,8 @@ Shape resolve_shape(const Shape& requested, std::int64_t numel, const char* op) 
     }
     shape[*inferred] = numel / known;
   } else if (known != numel) {
-    throw EngineError(std::string(op) + ": shape " + shape_to_string(requested) +
-                      " cannot hold " + std::to_string(numel) + " elements");
+    throw EngineError(std::string(op) + ": shape " + shape_to_string(requested) + " cannot hold " +
+                      std::to_string(numel) + " elements");
   }
   return shape;
 }
@@ -58,8 +58,8 @@ std::optional<Shape> view_strides(const Shape& old_shape, const Shape& old_strid
     tensor_numel *= old_shape[td];
     if (tensor_d == 0 ||
         (old_shape[td - 1] != 1 && old_strides[td - 1] != tensor_numel * chunk_base_stride)) {
-      while (view_d >= 0 && (view_numel < tensor_numel ||
-                             new_shape[static_cast<std::size_t>(view_d)] == 1)) {
+      while (view_d >= 0 &&
+             (view_numel < tensor_numel || new_shape[static_cast<std::size_t>(view_d)] == 1)) {
         new_strides[static_cast<std::size_t>(view_d)] = view_numel * chunk_base_stride;
         view_numel *= new_shape[static_cast<std::size_t>(view_d)];
         --view_d;
@@ -84,7 +84,9 @@ Tensor recorded_view(const Tensor& base, Shape shape, Shape strides, std::int64_
   return out;
 }
 
-Tensor reshape_backward_to(const Tensor& grad, const Shape& shape) { return grad.reshape(shape); }
+Tensor reshape_backward_to(const Tensor& grad, const Shape& shape) {
+  return grad.reshape(shape);
+}
 
 }  // namespace
 
@@ -148,20 +150,20 @@ Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length)
   const auto d = static_cast<std::size_t>(wrap_dim(dim, this->dim(), "narrow"));
   const std::int64_t extent = shape()[d];
   if (start < 0 || length < 0 || start + length > extent) {
-    throw EngineError("narrow: [" + std::to_string(start) + ", " +
-                      std::to_string(start + length) + ") is outside dimension " +
-                      std::to_string(dim) + " of extent " + std::to_string(extent));
+    throw EngineError("narrow: [" + std::to_string(start) + ", " + std::to_string(start + length) +
+                      ") is outside dimension " + std::to_string(dim) + " of extent " +
+                      std::to_string(extent));
   }
   Shape shape = this->shape();
   shape[d] = length;
   const std::int64_t new_offset = offset() + start * strides()[d];
-  return recorded_view(*this, std::move(shape), strides(), new_offset, "NarrowBackward",
-                       [input_shape = this->shape(), d, start, length](const Tensor& grad,
-                                                                       const GradNeeds&) {
-                         Tensor full_grad = zeros(input_shape, {.device = grad.device()});
-                         full_grad.narrow(static_cast<std::int64_t>(d), start, length).copy_(grad);
-                         return std::vector<Tensor>{full_grad};
-                       });
+  return recorded_view(
+      *this, std::move(shape), strides(), new_offset, "NarrowBackward",
+      [input_shape = this->shape(), d, start, length](const Tensor& grad, const GradNeeds&) {
+        Tensor full_grad = zeros(input_shape, {.device = grad.device()});
+        full_grad.narrow(static_cast<std::int64_t>(d), start, length).copy_(grad);
+        return std::vector<Tensor>{full_grad};
+      });
 }
 
 Tensor Tensor::slice(std::int64_t dim, std::int64_t start, std::int64_t end) const {
@@ -197,8 +199,8 @@ Tensor Tensor::expand(const Shape& shape) const {
     if (current == target[i]) {
       strides[i] = this->strides()[i - lead];
     } else if (current != 1) {
-      throw EngineError("expand: cannot expand shape " + shape_to_string(this->shape()) +
-                        " to " + shape_to_string(shape));
+      throw EngineError("expand: cannot expand shape " + shape_to_string(this->shape()) + " to " +
+                        shape_to_string(shape));
     }
   }
   return recorded_view(*this, std::move(target), std::move(strides), offset(), "ExpandBackward",
@@ -240,7 +242,8 @@ Tensor Tensor::flatten(std::int64_t start_dim, std::int64_t end_dim) const {
   if (first > last) throw EngineError("flatten: start_dim comes after end_dim");
   Shape shape(this->shape().begin(), this->shape().begin() + static_cast<std::ptrdiff_t>(first));
   std::int64_t merged = 1;
-  for (std::size_t i = first; i <= last; ++i) merged *= this->shape()[i];
+  for (std::size_t i = first; i <= last; ++i)
+    merged *= this->shape()[i];
   shape.push_back(merged);
   shape.insert(shape.end(), this->shape().begin() + static_cast<std::ptrdiff_t>(last) + 1,
                this->shape().end());
@@ -255,9 +258,8 @@ Tensor Tensor::contiguous() const {
 Tensor Tensor::clone() const {
   Tensor out = empty(shape(), {.dtype = dtype(), .device = device()});
   run_op<InplaceBinaryKernel>(OpKind::kCopy, out, *this);
-  record_if_needed(out, "CloneBackward", {*this}, [](const Tensor& grad, const GradNeeds&) {
-    return std::vector<Tensor>{grad};
-  });
+  record_if_needed(out, "CloneBackward", {*this},
+                   [](const Tensor& grad, const GradNeeds&) { return std::vector<Tensor>{grad}; });
   return out;
 }
 

@@ -20,7 +20,8 @@ inline constexpr std::string_view kCpuMemoryCapVariable = "TSCOPE_CPU_MEMORY_CAP
 // throws EngineError quoting `text` and `what` when malformed.
 std::size_t parse_byte_size(std::string_view text, std::string_view what);
 
-// The cap TSCOPE_CPU_MEMORY_CAP asks for, if the variable is set; throws EngineError when malformed.
+// The cap TSCOPE_CPU_MEMORY_CAP asks for, if the variable is set; throws EngineError when
+// malformed.
 std::optional<std::size_t> capacity_from_environment();
 
 class CpuAllocator final : public Allocator {

@@ -27,7 +27,8 @@ Tensor zeros_like(const Tensor& like);
 Tensor ones_like(const Tensor& like);
 
 // Copies `values` (row-major) into a new tensor of `shape`; throws when the counts differ.
-Tensor from_vector(const std::vector<float>& values, const Shape& shape, TensorOptions options = {});
+Tensor from_vector(const std::vector<float>& values, const Shape& shape,
+                   TensorOptions options = {});
 Tensor from_vector(const std::vector<std::int64_t>& values, const Shape& shape,
                    TensorOptions options = {.dtype = DType::kInt64});
 Tensor scalar_tensor(double value, TensorOptions options = {});
