@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   CommandContext context;
   add_bench_command(app, context);
+  add_info_command(app, context);
+  add_convert_command(app, context);
   add_doctor_command(app, context);
 
   try {
