@@ -284,15 +284,24 @@ void Collector::visit(ThreadState& thread, const RecordHeader& header, const std
     }
     case RecordKind::kAsyncBegin: {
       const auto id = in.get<std::uint64_t>();
-      AsyncRange async{read_range(in, static_cast<trace::Category>(header.aux)),
-                       thread_track(thread)};
-      async_ranges_[id] = std::move(async);
+      OpenRange range = read_range(in, static_cast<trace::Category>(header.aux));
+      if (const auto ended = early_async_ends_.find(id); ended != early_async_ends_.end()) {
+        add_span(thread_track(thread), std::move(range), ended->second, std::nullopt, false);
+        early_async_ends_.erase(ended);
+      } else {
+        async_ranges_[id] = {std::move(range), thread_track(thread)};
+      }
       break;
     }
     case RecordKind::kAsyncEnd: {
       const trace::TimeNs end = clock_.to_ns(in.get<Ticks>());
-      const auto found = async_ranges_.find(in.get<std::uint64_t>());
-      if (found == async_ranges_.end()) break;
+      const auto id = in.get<std::uint64_t>();
+      const auto found = async_ranges_.find(id);
+      if (found == async_ranges_.end()) {
+        // The ending thread's buffer was drained before the starting thread's.
+        early_async_ends_[id] = end;
+        break;
+      }
       add_span(found->second.track, std::move(found->second.range), end, std::nullopt, false);
       async_ranges_.erase(found);
       break;

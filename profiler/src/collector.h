@@ -84,6 +84,7 @@ class Collector {
   std::map<trace::StringId, std::uint32_t> counter_tracks_;
   std::map<std::int32_t, std::uint32_t> memory_tracks_;
   std::unordered_map<std::uint64_t, AsyncRange> async_ranges_;
+  std::unordered_map<std::uint64_t, trace::TimeNs> early_async_ends_;
   std::map<std::pair<std::uint64_t, trace::FlowKind>, FlowRefs> flows_;
   std::uint64_t events_ = 0;
   std::uint64_t dropped_reported_ = 0;

@@ -51,13 +51,13 @@ struct Arg {
 // One tensor an operator read or wrote.
 struct OpTensor {
   std::uint64_t id = 0;
-  std::span<const std::int64_t> shape;
+  std::span<const std::int64_t> shape{};
 };
 
 // What an operator computed: the trace's OpInfo, as views into the caller's data.
 struct OpDetail {
-  std::span<const OpTensor> inputs;   // their shapes and ids become input_shapes, tensors_read
-  std::span<const OpTensor> outputs;  // their ids become tensors_written
+  std::span<const OpTensor> inputs{};   // their shapes and ids become input_shapes, tensors_read
+  std::span<const OpTensor> outputs{};  // their ids become tensors_written
   std::uint64_t flops = 0;
   std::uint64_t bytes_read = 0;
   std::uint64_t bytes_written = 0;
@@ -70,7 +70,7 @@ struct MemoryEvent {
   std::uint64_t address = 0;
   std::uint64_t bytes = 0;
   std::int32_t device = -1;  // -1: host memory
-  std::string_view owner_op;
+  std::string_view owner_op{};
   std::uint64_t total_allocated = 0;  // allocator totals right after the event
   std::uint64_t total_reserved = 0;
 };
