@@ -20,6 +20,7 @@ struct CommandContext {
 void add_bench_command(CLI::App& app, CommandContext& context);
 void add_info_command(CLI::App& app, CommandContext& context);
 void add_convert_command(CLI::App& app, CommandContext& context);
+void add_export_command(CLI::App& app, CommandContext& context);
 void add_doctor_command(CLI::App& app, CommandContext& context);
 
 }  // namespace tscope::cli

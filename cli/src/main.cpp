@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   add_bench_command(app, context);
   add_info_command(app, context);
   add_convert_command(app, context);
+  add_export_command(app, context);
   add_doctor_command(app, context);
 
   try {

@@ -1,14 +1,17 @@
 #pragma once
-// Byte-level helpers for .tsc tests: where each chunk of a file ends, and chunks with a valid
-// header and checksum around any payload, to reach the decoder with crafted content.
+// Byte-level helpers for .tsc tests and the .tsc fuzzer: where each chunk of a file ends, and
+// chunks with a valid header and checksum around any payload, to reach the decoder with crafted
+// content.
 
 #include <zlib.h>
 #include <zstd.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <vector>
 
 #include "tscope/trace/tsc_reader.h"
@@ -62,6 +65,26 @@ inline void append_chunk(Bytes& file, std::uint8_t type, const Bytes& payload) {
   put_le32(header, static_cast<std::uint32_t>(crc));
   file.insert(file.end(), header.begin(), header.end());
   file.insert(file.end(), compressed.begin(), compressed.end());
+}
+
+// The .tsc file a fuzzer input stands for. Its first byte picks the mode. 0: the rest is a raw
+// file, which exercises the header, framing and checksum checks. 1: the rest is a list of chunks
+// as (u8 type, u16 little-endian length, payload), wrapped here into valid chunks so that
+// mutations reach the payload decoders instead of stopping at the checksum.
+inline Bytes tsc_file_from_fuzz_input(std::span<const std::uint8_t> input) {
+  if (input.empty()) return {};
+  const std::span<const std::uint8_t> rest = input.subspan(1);
+  if (input[0] != 1) return Bytes(rest.begin(), rest.end());
+  Bytes file = file_header();
+  std::size_t position = 0;
+  while (position + 3 <= rest.size()) {
+    const std::size_t length = std::min<std::size_t>(rest[position + 1] | (rest[position + 2] << 8),
+                                                     rest.size() - position - 3);
+    const auto payload = rest.subspan(position + 3, length);
+    append_chunk(file, rest[position], Bytes(payload.begin(), payload.end()));
+    position += 3 + length;
+  }
+  return file;
 }
 
 }  // namespace tscope::trace::testing
