@@ -116,6 +116,23 @@ ChromeJsonInput ChromeJsonInput::read_file(const std::filesystem::path& path,
   return ChromeJsonInput(std::move(bytes), name);
 }
 
+std::string ChromeJsonInput::peek(std::span<const std::uint8_t> head) {
+  const std::string_view bytes(reinterpret_cast<const char*>(head.data()), head.size());
+  if (!is_gzip(bytes)) return std::string(bytes);
+  std::string text(head.size() * 4 + 64, '\0');
+  z_stream stream{};
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) return {};
+  stream.next_in = const_cast<Bytef*>(head.data());
+  stream.avail_in = static_cast<uInt>(head.size());
+  stream.next_out = reinterpret_cast<Bytef*>(text.data());
+  stream.avail_out = static_cast<uInt>(text.size());
+  // A cut-off stream is expected here: whatever inflated before the cut is enough to sniff.
+  inflate(&stream, Z_SYNC_FLUSH);
+  text.resize(text.size() - stream.avail_out);
+  inflateEnd(&stream);
+  return text;
+}
+
 void ChromeJsonInput::close_unterminated_array() {
   std::size_t end = size_;
   const auto is_space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };

@@ -315,8 +315,9 @@ class ChromeImporter {
 std::optional<TimeNs> ChromeImporter::time_of(const std::optional<dom::element>& value) const {
   if (!value) return std::nullopt;
   const auto nanos = micros_to_ns(*value);
-  if (!nanos) return std::nullopt;
-  return *nanos + base_time_;
+  TimeNs time = 0;
+  if (!nanos || __builtin_add_overflow(*nanos, base_time_, &time)) return std::nullopt;
+  return time;
 }
 
 std::int64_t ChromeImporter::row_number(const std::optional<dom::element>& value) {
@@ -876,12 +877,29 @@ bool starts_with_array(std::string_view json) {
 
 }  // namespace
 
-bool looks_like_chrome_json(std::string_view bytes) {
-  const auto first = bytes.find_first_not_of(" \t\r\n");
-  return first != std::string_view::npos && (bytes[first] == '[' || bytes[first] == '{');
+bool looks_like_chrome_json(std::span<const std::uint8_t> head) {
+  const std::string text = ChromeJsonInput::peek(head);
+  const auto first = text.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && (text[first] == '[' || text[first] == '{');
 }
 
-Trace read_chrome_json(ChromeJsonInput input) {
+namespace {
+
+// The model rejects what no valid trace holds (spans nested 65536 deep); for an input file that
+// is a format error of that file.
+Trace import_document(const std::string& source, dom::element root, std::uint64_t lost_bytes) {
+  try {
+    return ChromeImporter(source).import(root, lost_bytes);
+  } catch (const FormatError&) {
+    throw;
+  } catch (const TraceError& error) {
+    throw FormatError(source, 0, error.what());
+  }
+}
+
+}  // namespace
+
+Trace read_chrome_json(const ChromeJsonInput& input) {
   dom::parser parser;
   dom::element root;
   const std::string source = input.source_name();
@@ -892,7 +910,7 @@ Trace read_chrome_json(ChromeJsonInput input) {
     ChromeJsonInput closed = input;
     closed.close_unterminated_array();
     error = parser.parse(closed.padded_data(), closed.json().size(), false).get(root);
-    if (error == simdjson::SUCCESS) return ChromeImporter(source).import(root, 0);
+    if (error == simdjson::SUCCESS) return import_document(source, root, 0);
   }
   if (error != simdjson::SUCCESS) {
     // A file cut off mid-event: keep the events before the last complete one.
@@ -909,13 +927,13 @@ Trace read_chrome_json(ChromeJsonInput input) {
       if (parser.parse(candidate.padded_data(), candidate.json().size(), false).get(root) ==
           simdjson::SUCCESS) {
         lost_bytes = json.size() - (brace + 1);
-        return ChromeImporter(source).import(root, lost_bytes);
+        return import_document(source, root, lost_bytes);
       }
     }
     throw FormatError(source, json.size(),
                       std::string("not valid JSON: ") + simdjson::error_message(error));
   }
-  return ChromeImporter(source).import(root, lost_bytes);
+  return import_document(source, root, lost_bytes);
 }
 
 Trace read_chrome_json(const std::filesystem::path& path, const ChromeJsonReadOptions& options) {

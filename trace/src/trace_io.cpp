@@ -3,7 +3,10 @@
 #include <fstream>
 #include <string>
 
+#include "tscope/trace/chrome_json_reader.h"
+#include "tscope/trace/chrome_json_writer.h"
 #include "tscope/trace/errors.h"
+#include "tscope/trace/nsys_sqlite_reader.h"
 #include "tscope/trace/tsc_reader.h"
 #include "tscope/trace/tsc_writer.h"
 
@@ -40,6 +43,8 @@ std::string supported_names() {
 const std::vector<TraceFormatInfo>& trace_formats() {
   static const std::vector<TraceFormatInfo> kFormats = {
       {TraceFormat::kTsc, "tsc", {".tsc"}, looks_like_tsc, load_tsc, save_tsc},
+      {TraceFormat::kChromeJson, "chrome-json", {".json", ".json.gz"}, looks_like_chrome_json, [](const std::filesystem::path& path) { return read_chrome_json(path); }, write_chrome_json},
+      {TraceFormat::kNsysSqlite, "nsys-sqlite", {".sqlite"}, looks_like_sqlite, read_nsys_sqlite, nullptr},
   };
   return kFormats;
 }

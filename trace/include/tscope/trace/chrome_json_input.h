@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,10 @@ class ChromeJsonInput {
   // Copies in-memory bytes (fuzzing, benchmarks); gzip is recognised here too.
   static ChromeJsonInput from_bytes(std::string_view bytes, std::string source_name,
                                     std::uint64_t max_bytes = kMaxChromeJsonBytes);
+
+  // The start of a file's JSON text for format sniffing: `head` itself, or as much as inflates
+  // from it when it is the start of a gzip stream. Never throws.
+  static std::string peek(std::span<const std::uint8_t> head);
 
   std::string_view json() const { return {buffer_.data(), size_}; }
   // simdjson may read up to its padding past the end; the buffer holds that many zero bytes.

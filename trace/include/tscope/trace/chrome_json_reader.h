@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 
 #include "tscope/trace/chrome_json_input.h"
 #include "tscope/trace/trace.h"
@@ -20,9 +21,9 @@ struct ChromeJsonReadOptions {
 // Throws IoError when the file cannot be read and FormatError (file, byte offset) when it is not
 // a Chrome trace.
 Trace read_chrome_json(const std::filesystem::path& path, const ChromeJsonReadOptions& options = {});
-Trace read_chrome_json(ChromeJsonInput input);
+Trace read_chrome_json(const ChromeJsonInput& input);
 
-// True when `bytes` (the start of a file, after gzip inflation) look like Chrome JSON.
-bool looks_like_chrome_json(std::string_view bytes);
+// True when the first bytes of a file, plain or gzip, look like Chrome JSON.
+bool looks_like_chrome_json(std::span<const std::uint8_t> head);
 
 }  // namespace tscope::trace

@@ -14,7 +14,7 @@
 
 namespace tscope::trace {
 
-enum class TraceFormat { kTsc };
+enum class TraceFormat { kTsc, kChromeJson, kNsysSqlite };
 
 struct TraceFormatInfo {
   TraceFormat format;
