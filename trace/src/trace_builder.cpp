@@ -17,24 +17,33 @@ namespace {
 constexpr std::size_t kMaxDepth = std::numeric_limits<std::uint16_t>::max();
 
 // Where each event of one kind on one track moved when its column was sorted:
-// new_position[arrival index] = sorted index.
-using Positions = std::vector<std::uint32_t>;
+// moved_to[arrival index] = sorted index, left empty when the events arrived already in order
+// (the common case: .tsc files and most recorders), which spares a copy of every column.
+struct Positions {
+  std::vector<std::uint32_t> moved_to;
+  std::size_t size = 0;
+};
 
 template <typename Column>
 void apply_order(Column& column, const std::vector<std::uint32_t>& order) {
+  if (order.empty()) return;
   Column sorted;
   sorted.reserve(column.size());
   for (const std::uint32_t from : order) sorted.push_back(std::move(column[from]));
   column = std::move(sorted);
 }
 
-Positions invert(const std::vector<std::uint32_t>& order) {
-  Positions positions(order.size());
-  for (std::uint32_t sorted = 0; sorted < order.size(); ++sorted) positions[order[sorted]] = sorted;
+Positions invert(const std::vector<std::uint32_t>& order, std::size_t size) {
+  Positions positions{std::vector<std::uint32_t>(order.size()), size};
+  for (std::uint32_t sorted = 0; sorted < order.size(); ++sorted) {
+    positions.moved_to[order[sorted]] = sorted;
+  }
   return positions;
 }
 
+// The sorting permutation, or an empty one when `time` is already sorted.
 std::vector<std::uint32_t> time_order(const std::vector<TimeNs>& time) {
+  if (std::is_sorted(time.begin(), time.end())) return {};
   std::vector<std::uint32_t> order(time.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(),
@@ -43,13 +52,20 @@ std::vector<std::uint32_t> time_order(const std::vector<TimeNs>& time) {
 }
 
 // Enclosing spans sort before what they contain: by start, then longest first.
+// The sorting permutation, or an empty one when the spans are already in order.
 std::vector<std::uint32_t> span_order(const SpanColumns& spans) {
-  std::vector<std::uint32_t> order(spans.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+  const auto before = [&](std::uint32_t a, std::uint32_t b) {
     if (spans.start[a] != spans.start[b]) return spans.start[a] < spans.start[b];
     return spans.end[a] > spans.end[b];
-  });
+  };
+  bool sorted = true;
+  for (std::uint32_t span = 1; span < spans.size() && sorted; ++span) {
+    sorted = !before(span, span - 1);
+  }
+  if (sorted) return {};
+  std::vector<std::uint32_t> order(spans.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), before);
   return order;
 }
 
@@ -87,11 +103,12 @@ struct TraceBuilder::SortedPositions {
       case EventKind::kMemory: by_kind = &memory; break;
     }
     if (by_kind == nullptr || ref.track >= by_kind->size() ||
-        ref.index >= (*by_kind)[ref.track].size()) {
+        ref.index >= (*by_kind)[ref.track].size) {
       throw TraceError("flow endpoint names no event: " + std::string(to_string(ref.kind)) + " " +
                        std::to_string(ref.index) + " of track " + std::to_string(ref.track));
     }
-    return (*by_kind)[ref.track][ref.index];
+    const Positions& track = (*by_kind)[ref.track];
+    return track.moved_to.empty() ? ref.index : track.moved_to[ref.index];
   }
 };
 
@@ -244,7 +261,7 @@ TraceBuilder::SortedPositions TraceBuilder::sort_tracks() {
     apply_order(spans.name, spans_sorted);
     apply_order(spans.detail, spans_sorted);
     apply_order(spans.category, spans_sorted);
-    positions.spans.push_back(invert(spans_sorted));
+    positions.spans.push_back(invert(spans_sorted, spans.size()));
 
     InstantColumns& instants = track.instants_;
     const auto instants_sorted = time_order(instants.time);
@@ -252,13 +269,13 @@ TraceBuilder::SortedPositions TraceBuilder::sort_tracks() {
     apply_order(instants.name, instants_sorted);
     apply_order(instants.category, instants_sorted);
     apply_order(instants.args, instants_sorted);
-    positions.instants.push_back(invert(instants_sorted));
+    positions.instants.push_back(invert(instants_sorted, instants.size()));
 
     CounterColumns& counters = track.counters_;
     const auto counters_sorted = time_order(counters.time);
     apply_order(counters.time, counters_sorted);
     apply_order(counters.value, counters_sorted);
-    positions.counters.push_back(invert(counters_sorted));
+    positions.counters.push_back(invert(counters_sorted, counters.size()));
 
     MemoryColumns& memory = track.memory_;
     const auto memory_sorted = time_order(memory.time);
@@ -271,7 +288,7 @@ TraceBuilder::SortedPositions TraceBuilder::sort_tracks() {
     apply_order(memory.scope, memory_sorted);
     apply_order(memory.total_allocated, memory_sorted);
     apply_order(memory.total_reserved, memory_sorted);
-    positions.memory.push_back(invert(memory_sorted));
+    positions.memory.push_back(invert(memory_sorted, memory.size()));
   }
   return positions;
 }
