@@ -28,18 +28,16 @@ std::shared_ptr<Sequential> make_mlp(engine::Generator& generator) {
 
 std::shared_ptr<Sequential> make_cnn(engine::Generator& generator) {
   auto model = std::make_shared<Sequential>();
-  model->emplace_back<Conv2d>(1, 6, 5, generator, engine::Conv2dOptions{.stride = 1, .padding = 2});
+  model->emplace_back<Conv2d>(1, 16, 5, generator, engine::Conv2dOptions{.stride = 1, .padding = 2});
   model->emplace_back<ReLU>();
-  model->emplace_back<MaxPool2d>(2);  // 6 x 14 x 14
-  model->emplace_back<Conv2d>(6, 16, 5, generator);
+  model->emplace_back<MaxPool2d>(2);  // 16 x 14 x 14
+  model->emplace_back<Conv2d>(16, 32, 5, generator);
   model->emplace_back<ReLU>();
-  model->emplace_back<MaxPool2d>(2);  // 16 x 5 x 5
+  model->emplace_back<MaxPool2d>(2);  // 32 x 5 x 5
   model->emplace_back<Flatten>();
-  model->emplace_back<Linear>(16 * 5 * 5, 120, generator);
+  model->emplace_back<Linear>(32 * 5 * 5, 128, generator);
   model->emplace_back<ReLU>();
-  model->emplace_back<Linear>(120, 84, generator);
-  model->emplace_back<ReLU>();
-  model->emplace_back<Linear>(84, 10, generator);
+  model->emplace_back<Linear>(128, 10, generator);
   return model;
 }
 
