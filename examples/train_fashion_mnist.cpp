@@ -20,6 +20,9 @@
 #include "tscope/engine/data/fashion_mnist.h"
 #include "tscope/engine/optim/adam.h"
 #include "tscope/engine/optim/sgd.h"
+#include "tscope/profiler/environment.h"
+#include "tscope/profiler/session.h"
+#include "tscope/trace/errors.h"
 
 namespace {
 
@@ -42,6 +45,7 @@ struct Settings {
   std::size_t workers = 2;
   std::uint64_t seed = 0;
   std::string data_dir{tscope::engine::FashionMnist::kDefaultDirectory};
+  std::string trace_path;
 };
 
 std::unique_ptr<tscope::engine::optim::Optimizer> make_optimizer(
@@ -67,6 +71,14 @@ std::unique_ptr<tscope::engine::optim::Optimizer> make_optimizer(
 
 int train(const Settings& settings) {
   using namespace tscope;
+  // --trace records this run; without it `tscope record -- train_fashion_mnist ...` still does.
+  std::optional<profiler::Session> session;
+  if (!settings.trace_path.empty()) {
+    session.emplace(profiler::SessionOptions{.output = settings.trace_path});
+    session->start();
+  } else {
+    profiler::start_environment_session();
+  }
   const engine::FashionMnist train_set(settings.data_dir, engine::FashionMnistSplit::kTrain);
   const engine::FashionMnist test_set(settings.data_dir, engine::FashionMnistSplit::kTest);
 
@@ -109,6 +121,11 @@ int train(const Settings& settings) {
              100.0 * accuracy, budget.steps_done,
              training_seconds > 0.0 ? static_cast<double>(images) / training_seconds : 0.0,
              wall_seconds);
+  if (session) {
+    const profiler::SessionSummary summary = session->stop();
+    fmt::print("trace: {} ({} events, {} dropped, {} bytes)\n", settings.trace_path,
+               summary.events, summary.dropped_events, summary.bytes);
+  }
   return 0;
 }
 
@@ -152,6 +169,7 @@ int main(int argc, char** argv) {
   app.add_option("--workers", settings.workers, "data loader threads (0: load in the main thread)");
   app.add_option("--seed", settings.seed, "seed of initialisation and shuffling");
   app.add_option("--data-dir", settings.data_dir, "folder with the Fashion-MNIST IDX .gz files");
+  app.add_option("--trace", settings.trace_path, "record the run into this .tsc trace");
 
   try {
     app.parse(argc, argv);
@@ -163,6 +181,9 @@ int main(int argc, char** argv) {
   settings.optimizer = optimizers.at(optimizer_name);
   try {
     return train(settings);
+  } catch (const tscope::trace::IoError& error) {
+    fmt::print(stderr, "train_fashion_mnist: cannot write the trace: {}\n", error.what());
+    return kExitBadInput;
   } catch (const tscope::engine::DataFileError& error) {
     fmt::print(stderr, "train_fashion_mnist: cannot read the dataset: {}\n", error.what());
     return kExitBadInput;

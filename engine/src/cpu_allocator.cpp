@@ -9,8 +9,23 @@
 #include "tscope/engine/current_op.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/out_of_memory.h"
+#include "tscope/profiler/record.h"
 
 namespace tscope::engine {
+namespace {
+
+// Host blocks are not cached, so what is reserved is what is in use.
+void record_memory_event(trace::MemoryAction action, void* address, std::size_t bytes,
+                         std::size_t bytes_in_use) {
+  profiler::memory_event({.action = action,
+                          .address = reinterpret_cast<std::uintptr_t>(address),
+                          .bytes = bytes,
+                          .owner_op = current_op_name(),
+                          .total_allocated = bytes_in_use,
+                          .total_reserved = bytes_in_use});
+}
+
+}  // namespace
 
 std::size_t parse_byte_size(std::string_view text, std::string_view what) {
   auto malformed = [&]() {
@@ -79,6 +94,8 @@ void* CpuAllocator::allocate(std::size_t bytes) {
     std::ranges::sort(live, [](const LiveAllocation& a, const LiveAllocation& b) {
       return a.bytes > b.bytes;
     });
+    profiler::instant("out of memory", trace::Category::kOther,
+                      {{"requested_bytes", bytes}, {"bytes_in_use", stats_.bytes_in_use}});
     throw OutOfMemory(bytes, *capacity_, stats_.bytes_in_use, std::move(live));
   }
   // aligned_alloc wants a multiple of the alignment.
@@ -90,6 +107,7 @@ void* CpuAllocator::allocate(std::size_t bytes) {
   stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
   ++stats_.allocation_count;
   stats_.live_allocations = live_blocks_.size();
+  record_memory_event(trace::MemoryAction::kAlloc, address, bytes, stats_.bytes_in_use);
   return address;
 }
 
@@ -99,6 +117,7 @@ void CpuAllocator::deallocate(void* address, std::size_t bytes) {
   live_blocks_.erase(address);
   stats_.bytes_in_use -= bytes;
   stats_.live_allocations = live_blocks_.size();
+  record_memory_event(trace::MemoryAction::kFree, address, bytes, stats_.bytes_in_use);
   std::free(address);
 }
 

@@ -5,6 +5,7 @@
 
 #include "tscope/engine/autograd.h"
 #include "tscope/engine/ops.h"
+#include "tscope/profiler/record.h"
 
 namespace tscope::examples {
 
@@ -29,6 +30,7 @@ EpochStats train_epoch(engine::nn::Module& model, engine::optim::Optimizer& opti
     if (budget.exhausted()) {
       break;
     }
+    const profiler::StepRange step(budget.steps_done);
     optimizer.zero_grad();
     const engine::Tensor loss = engine::cross_entropy(model(batch.inputs), batch.targets);
     loss.backward();

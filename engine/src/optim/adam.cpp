@@ -6,6 +6,7 @@
 #include "tscope/engine/autograd.h"
 #include "tscope/engine/factories.h"
 #include "tscope/engine/ops.h"
+#include "tscope/profiler/record.h"
 
 namespace tscope::engine::optim {
 
@@ -20,6 +21,7 @@ Adam::Adam(std::vector<Tensor> parameters, AdamOptions options, WeightDecay weig
       second_moments_(this->parameters().size()) {}
 
 void Adam::step() {
+  const profiler::Range range("optimizer step", trace::Category::kOptimizer);
   NoGradGuard no_grad;
   ++step_count_;
   const double bias_correction1 = 1.0 - std::pow(options_.beta1, step_count_);

@@ -4,6 +4,7 @@
 
 #include "tscope/engine/autograd.h"
 #include "tscope/engine/ops.h"
+#include "tscope/profiler/record.h"
 
 namespace tscope::engine::optim {
 
@@ -13,6 +14,7 @@ Sgd::Sgd(std::vector<Tensor> parameters, SgdOptions options)
       momentum_buffers_(this->parameters().size()) {}
 
 void Sgd::step() {
+  const profiler::Range range("optimizer step", trace::Category::kOptimizer);
   NoGradGuard no_grad;
   const auto& params = parameters();
   for (std::size_t i = 0; i < params.size(); ++i) {

@@ -15,6 +15,7 @@
 #include "tscope/engine/device.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/kernel_signatures.h"
+#include "tscope/engine/op_profile.h"
 #include "tscope/engine/tensor.h"
 
 namespace tscope::engine {
@@ -77,7 +78,8 @@ namespace detail {
 }  // namespace detail
 
 // Every op runs here: it checks that all tensor arguments share one device, marks the thread as
-// running `op` (allocations are attributed to it) and calls the kernel registered for that device.
+// running `op` (allocations are attributed to it), calls the kernel registered for that device and,
+// while a profiler session runs, records the op with its tensors, flops and bytes.
 template <typename Kernel, typename... Args>
 decltype(auto) run_op(OpKind op, Args&&... args) {
   std::optional<Device> device;
@@ -95,7 +97,30 @@ decltype(auto) run_op(OpKind op, Args&&... args) {
   if (!device) detail::throw_no_tensor_arguments(op);
   const CurrentOpScope scope(op_name(op));
   const Kernel kernel = dispatcher().lookup<Kernel>(op, device->type());
-  return kernel(std::forward<Args>(args)...);
+  OpProfile profile(op);
+  if (!profile.recording()) return kernel(std::forward<Args>(args)...);
+  auto profile_read = [&](const auto& arg) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(arg)>, Tensor>) profile.add_read(arg);
+  };
+  (profile_read(args), ...);
+  if constexpr (std::is_void_v<std::invoke_result_t<Kernel, Args...>>) {
+    kernel(std::forward<Args>(args)...);
+    // An in-place kernel writes its first tensor argument.
+    bool written = false;
+    auto profile_written = [&](const auto& arg) {
+      if constexpr (std::is_same_v<std::remove_cvref_t<decltype(arg)>, Tensor>) {
+        if (!written) profile.add_written(arg);
+        written = true;
+      }
+    };
+    (profile_written(args), ...);
+    profile.finish();
+  } else {
+    auto result = kernel(std::forward<Args>(args)...);
+    profile.add_result(result);
+    profile.finish();
+    return result;
+  }
 }
 
 }  // namespace tscope::engine

@@ -15,6 +15,7 @@
 #include "tscope/engine/data/batch_plan.h"
 #include "tscope/engine/data/dataset.h"
 #include "tscope/engine/data/ordered_prefetcher.h"
+#include "tscope/profiler/record.h"
 
 namespace tscope::engine {
 
@@ -40,6 +41,9 @@ class DataLoader {
           slots_(options.num_workers == 0 ? 1 : options.num_workers * options.prefetch_per_worker),
           prefetcher_(plan_.batch_count(), options.num_workers, slots_.size(),
                       [this](std::size_t batch, std::size_t slot) {
+                        const profiler::Range load("load batch",
+                                                   trace::Category::kDataLoaderLoad,
+                                                   {{"batch", batch}});
                         slots_[slot].emplace(dataset_.load_batch(plan_.batch(batch)));
                       }) {}
 
@@ -49,6 +53,7 @@ class DataLoader {
       if (prefetcher_.finished()) {
         return false;
       }
+      const profiler::Range wait("wait for batch", trace::Category::kDataWait);
       prefetcher_.consume_next([this](std::size_t slot) {
         current_.emplace(std::move(*slots_[slot]));
         slots_[slot].reset();

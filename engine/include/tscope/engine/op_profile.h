@@ -1,0 +1,51 @@
+#pragma once
+// What the profiler records for each op at the dispatcher: the tensors it read and wrote, their
+// shapes, and estimates of its flops and bytes moved (the trace's op detail, which fusion
+// analysis follows). Costs nothing beyond one atomic load when no profiler session runs.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "tscope/engine/tensor.h"
+#include "tscope/profiler/record.h"
+
+namespace tscope::engine {
+
+enum class OpKind : std::uint16_t;
+
+class OpProfile {
+ public:
+  explicit OpProfile(OpKind op);
+  OpProfile(const OpProfile&) = delete;
+  OpProfile& operator=(const OpProfile&) = delete;
+
+  bool recording() const { return range_.recording(); }
+  // Tensors beyond kMaxTensors per side still count towards bytes but are not listed.
+  void add_read(const Tensor& tensor);
+  void add_written(const Tensor& tensor);
+  void add_result(const Tensor& tensor) { add_written(tensor); }
+  void add_result(const std::pair<Tensor, Tensor>& tensors) {
+    add_written(tensors.first);
+    add_written(tensors.second);
+  }
+  // Records the op's span with its detail. The tensors added must still be alive.
+  void finish();
+
+ private:
+  static constexpr std::size_t kMaxTensors = 8;
+
+  OpKind op_;
+  profiler::OpRange range_;
+  std::array<profiler::OpTensor, kMaxTensors> read_{};
+  std::array<profiler::OpTensor, kMaxTensors> written_{};
+  std::size_t read_count_ = 0;
+  std::size_t written_count_ = 0;
+  std::uint64_t largest_read_elements_ = 0;
+  std::uint64_t written_elements_ = 0;
+  std::uint64_t bytes_read_ = 0;
+  std::uint64_t bytes_written_ = 0;
+};
+
+}  // namespace tscope::engine

@@ -1,0 +1,62 @@
+#include "tscope/engine/op_profile.h"
+
+#include <algorithm>
+
+#include "tscope/engine/dispatch.h"
+
+namespace tscope::engine {
+namespace {
+
+std::uint64_t element_count(const Tensor& tensor) {
+  return static_cast<std::uint64_t>(tensor.numel());
+}
+
+// Ops that only move or set data; the rest do about one operation per element of their largest
+// operand, except matrix products.
+bool moves_data_only(OpKind op) {
+  switch (op) {
+    case OpKind::kIm2col:
+    case OpKind::kCol2im:
+    case OpKind::kCopy:
+    case OpKind::kFill:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+OpProfile::OpProfile(OpKind op) : op_(op), range_(op_name(op)) {}
+
+void OpProfile::add_read(const Tensor& tensor) {
+  if (!tensor.defined()) return;
+  if (read_count_ < kMaxTensors) read_[read_count_++] = {tensor.id(), tensor.shape()};
+  largest_read_elements_ = std::max(largest_read_elements_, element_count(tensor));
+  bytes_read_ += element_count(tensor) * element_size(tensor.dtype());
+}
+
+void OpProfile::add_written(const Tensor& tensor) {
+  if (!tensor.defined()) return;
+  if (written_count_ < kMaxTensors) written_[written_count_++] = {tensor.id(), tensor.shape()};
+  written_elements_ += element_count(tensor);
+  bytes_written_ += element_count(tensor) * element_size(tensor.dtype());
+}
+
+void OpProfile::finish() {
+  if (!recording()) return;
+  std::uint64_t flops = 0;
+  if (op_ == OpKind::kMatmul && read_count_ > 0 && !read_[0].shape.empty()) {
+    // Each output element is a dot product over the inner dimension: a multiply and an add each.
+    flops = 2 * written_elements_ * static_cast<std::uint64_t>(read_[0].shape.back());
+  } else if (!moves_data_only(op_)) {
+    flops = std::max(largest_read_elements_, written_elements_);
+  }
+  range_.finish({.inputs = {read_.data(), read_count_},
+                 .outputs = {written_.data(), written_count_},
+                 .flops = flops,
+                 .bytes_read = bytes_read_,
+                 .bytes_written = bytes_written_});
+}
+
+}  // namespace tscope::engine
