@@ -11,7 +11,20 @@
 namespace tscope::regress {
 namespace {
 
-std::string format_time(double nanoseconds) {
+std::string format_value(double value, const Metric& metric, bool is_ratio) {
+  if (is_ratio) return fmt::format("{:.4f}x", value);
+  if (metric.name == "real_time" || metric.name == "cpu_time") return format_time_ns(value);
+  return fmt::format("{:.4g}", value);
+}
+
+std::string format_change(double change) {
+  if (!std::isfinite(change)) return "n/a";
+  return fmt::format("{:+.2f}%", change * 100.0);
+}
+
+}  // namespace
+
+std::string format_time_ns(double nanoseconds) {
   struct Unit {
     const char* name;
     double nanoseconds;
@@ -22,19 +35,6 @@ std::string format_time(double nanoseconds) {
   }
   return fmt::format("{:.4g} ns", nanoseconds);
 }
-
-std::string format_value(double value, const Metric& metric, bool is_ratio) {
-  if (is_ratio) return fmt::format("{:.4f}x", value);
-  if (metric.name == "real_time" || metric.name == "cpu_time") return format_time(value);
-  return fmt::format("{:.4g}", value);
-}
-
-std::string format_change(double change) {
-  if (!std::isfinite(change)) return "n/a";
-  return fmt::format("{:+.2f}%", change * 100.0);
-}
-
-}  // namespace
 
 std::optional<ReportFormat> report_format_named(std::string_view name) {
   if (name == "text") return ReportFormat::kText;

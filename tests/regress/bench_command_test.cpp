@@ -2,38 +2,20 @@
 // exit 0 when nothing regressed, 1 on a regression, 2 on bad input with the file named.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <string>
 
 #include "temp_file.h"
 #include "test_data.h"
+#include "tscope_process.h"
 
 namespace tscope::regress {
 namespace {
 
+using testing::CommandResult;
+using testing::quoted;
+using testing::run_tscope;
 using testing::TempFile;
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-CommandResult run_tscope(const std::string& arguments) {
-  const std::string command = std::string(TSCOPE_BINARY_DIR) + "/bin/tscope " + arguments + " 2>&1";
-  CommandResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  for (std::size_t read = 0; (read = fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) result.output.append(buffer.data(), read);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-std::string quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
 
 constexpr const char* kBaseRun = R"({"benchmarks": [
   {"name": "BM_EngineMatmul/64", "run_type": "iteration", "real_time": 110, "cpu_time": 110, "time_unit": "ns"},

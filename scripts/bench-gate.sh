@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The project's benchmark gate (docs/regression.md): runs a CI-sized selection of our own Google
+# Benchmark suites and fails when an overhead ratio claimed in docs/PERFORMANCE.md stops holding,
+# or when a ratio drifts from the baseline committed under bench/baseline/.
+# Usage: bash scripts/bench-gate.sh [BUILD_DIR]   (default build/ci, the folder scripts/test.sh builds)
+# TSCOPE_BENCH_GATE_UPDATE=1 copies the new results over the baselines instead of comparing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir=${1:-${TSCOPE_BUILD_DIR:-build/ci}}
+out_dir="$build_dir/bench-gate"
+# compare.py's recommendation: fewer than 9 repetitions leave the U test with little power.
+repetitions=${TSCOPE_BENCH_GATE_REPETITIONS:-9}
+# One BLAS thread: the engine and its raw reference then both run on the calling thread, so CPU
+# time is their whole cost and the time a busy machine keeps the thread waiting drops out.
+export OPENBLAS_NUM_THREADS=1
+metric=cpu_time
+
+# Suite -> benchmark filter. Each suite is bench/<suite>/ built as bench_<suite>, with
+# bench/baseline/<suite>.json (baseline), .policy (tscope bench compare --config) and .ratios
+# (NUMERATOR_REGEX DENOMINATOR LIMIT per line). Sizes are the smallest that still measure the
+# claim, so the whole gate runs in seconds.
+declare -A filters=(
+  [engine]='^BM_(MatmulEngine|MatmulCblas)/256$|^BM_(AddEngine|AddPlainLoop)/1048576$'
+)
+
+if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSCOPE_WERROR=ON
+fi
+targets=(tscope)
+for suite in "${!filters[@]}"; do targets+=("bench_$suite"); done
+cmake --build "$build_dir" --target "${targets[@]}"
+
+tscope="$build_dir/bin/tscope"
+mkdir -p "$out_dir"
+failures=()
+for suite in $(printf '%s\n' "${!filters[@]}" | sort); do
+  results="$out_dir/$suite.json"
+  echo "== bench-gate: $suite (${filters[$suite]}, $repetitions repetitions)"
+  # Random interleaving spreads the repetitions of a benchmark and of its reference over the
+  # same stretch of time, so a noisy neighbour slows both and leaves their ratio alone.
+  "$build_dir/bench/bench_$suite" \
+    --benchmark_filter="${filters[$suite]}" \
+    --benchmark_repetitions="$repetitions" \
+    --benchmark_min_time=0.05 \
+    --benchmark_enable_random_interleaving=true \
+    --benchmark_report_aggregates_only=false \
+    --benchmark_display_aggregates_only=true \
+    --benchmark_out="$results" --benchmark_out_format=json
+
+  while read -r numerator denominator limit; do
+    if ! "$tscope" bench ratio "$results" --metric "$metric" --numerator "$numerator" --denominator "$denominator" --max "$limit"; then
+      failures+=("$suite: ratio $numerator over $denominator above $limit")
+    fi
+  done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "bench/baseline/$suite.ratios")
+
+  if [ "${TSCOPE_BENCH_GATE_UPDATE:-0}" = 1 ]; then
+    cp "$results" "bench/baseline/$suite.json"
+    echo "bench-gate: bench/baseline/$suite.json updated; review and commit it"
+    continue
+  fi
+  compare=("$tscope" bench compare "bench/baseline/$suite.json" "$results" --metric "$metric"
+           --config "bench/baseline/$suite.policy")
+  "${compare[@]}" --format md > "$out_dir/$suite.md" || true
+  if ! "${compare[@]}"; then
+    failures+=("$suite: regressed against bench/baseline/$suite.json")
+  fi
+done
+
+if [ "${#failures[@]}" -ne 0 ]; then
+  printf 'bench-gate: FAILED: %s\n' "${failures[@]}" >&2
+  exit 1
+fi
+echo "bench-gate: every ratio holds and nothing regressed against the baseline"
