@@ -16,13 +16,15 @@ inline std::uint64_t emit_host_spans(TraceSink& sink, std::uint64_t target_spans
                                      int thread_count = 4) {
   std::mt19937_64 random(42);
   std::vector<StringId> op_names;
-  for (int op = 0; op < 48; ++op) op_names.push_back(sink.intern("aten::op_" + std::to_string(op)));
+  for (int op = 0; op < 48; ++op)
+    op_names.push_back(sink.intern("aten::op_" + std::to_string(op)));
   const StringId step_name = sink.intern("ProfilerStep");
   const std::uint32_t process = sink.add_process({1000, sink.intern("train"), kEmptyString, -1, 0});
   std::vector<std::uint32_t> tracks;
   for (int thread = 0; thread < thread_count; ++thread) {
-    tracks.push_back(sink.add_track({TrackKind::kHostThread, sink.intern("thread " + std::to_string(thread)),
-                                     process, 1000 + thread, -1, -1, thread}));
+    tracks.push_back(
+        sink.add_track({TrackKind::kHostThread, sink.intern("thread " + std::to_string(thread)),
+                        process, 1000 + thread, -1, -1, thread}));
   }
   std::uniform_int_distribution<int> pick_op(0, static_cast<int>(op_names.size()) - 1);
   std::uniform_int_distribution<TimeNs> op_length(2'000, 60'000);

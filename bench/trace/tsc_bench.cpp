@@ -43,7 +43,8 @@ void set_event_counters(benchmark::State& state, std::uint64_t events, std::uint
 void BM_TscWriteTrace(benchmark::State& state) {
   const Trace& trace = synthetic_trace();
   const auto path = bench_path("bench_write");
-  for (auto _ : state) write_tsc(trace, path);
+  for (auto _ : state)
+    write_tsc(trace, path);
   set_event_counters(state, trace.counts().spans, std::filesystem::file_size(path));
   std::filesystem::remove(path);
 }
@@ -94,7 +95,8 @@ void BM_ReferenceRawColumnsZstd(benchmark::State& state) {
   std::vector<std::uint8_t> compressed(ZSTD_compressBound(raw.size()));
   std::size_t compressed_size = 0;
   for (auto _ : state) {
-    compressed_size = ZSTD_compress(compressed.data(), compressed.size(), raw.data(), raw.size(), 3);
+    compressed_size =
+        ZSTD_compress(compressed.data(), compressed.size(), raw.data(), raw.size(), 3);
     benchmark::DoNotOptimize(compressed_size);
   }
   set_event_counters(state, trace.counts().spans, compressed_size);

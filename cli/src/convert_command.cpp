@@ -30,14 +30,16 @@ void add_convert_command(CLI::App& app, CommandContext& context) {
     const trace::Trace loaded = trace::load_trace(paths->input);
     output_format.save(loaded, paths->output);
     const trace::TraceCounts counts = loaded.counts();
-    std::cout << fmt::format("wrote {} ({}): {} spans, {} instants, {} counter samples, {} memory "
-                             "events, {} flows\n",
-                             paths->output, output_format.name, counts.spans, counts.instants,
-                             counts.counter_samples, counts.memory_events, counts.flows);
+    std::cout << fmt::format(
+        "wrote {} ({}): {} spans, {} instants, {} counter samples, {} memory "
+        "events, {} flows\n",
+        paths->output, output_format.name, counts.spans, counts.instants, counts.counter_samples,
+        counts.memory_events, counts.flows);
     if (loaded.metadata().lost_bytes != 0) {
-      std::cerr << fmt::format("tscope: warning: {} was cut off; {} bytes after its last whole "
-                               "record were lost\n",
-                               paths->input, loaded.metadata().lost_bytes);
+      std::cerr << fmt::format(
+          "tscope: warning: {} was cut off; {} bytes after its last whole "
+          "record were lost\n",
+          paths->input, loaded.metadata().lost_bytes);
     }
     context.exit_code = kExitOk;
   });

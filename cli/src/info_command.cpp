@@ -52,10 +52,10 @@ void print_info(std::ostream& out, const std::string& path, const std::string_vi
                          : fmt::format(" (recorded as {})", metadata.source_format));
   out << fmt::format("time span:   {:.6f} s ({} ns .. {} ns)\n",
                      static_cast<double>(end - begin) * 1e-9, begin, end);
-  out << fmt::format("events:      {} spans, {} instants, {} counter samples, {} memory events, "
-                     "{} flows\n",
-                     counts.spans, counts.instants, counts.counter_samples, counts.memory_events,
-                     counts.flows);
+  out << fmt::format(
+      "events:      {} spans, {} instants, {} counter samples, {} memory events, "
+      "{} flows\n",
+      counts.spans, counts.instants, counts.counter_samples, counts.memory_events, counts.flows);
   out << fmt::format("dropped:     {} events (recorder fell behind)\n", metadata.dropped_events);
   out << fmt::format("lost:        {} bytes, {} records (damaged or cut-off input)\n",
                      metadata.lost_bytes, metadata.lost_records);
@@ -63,7 +63,8 @@ void print_info(std::ostream& out, const std::string& path, const std::string_vi
   out << fmt::format("processes:   {}\n", loaded.processes().size());
   for (const trace::Process& process : loaded.processes()) {
     out << fmt::format("  pid {} \"{}\"", process.pid, loaded.string(process.name));
-    if (process.host != trace::kEmptyString) out << fmt::format(" on {}", loaded.string(process.host));
+    if (process.host != trace::kEmptyString)
+      out << fmt::format(" on {}", loaded.string(process.host));
     if (process.rank >= 0) out << fmt::format(", rank {}", process.rank);
     out << "\n";
   }
@@ -81,7 +82,8 @@ void print_info(std::ostream& out, const std::string& path, const std::string_vi
   }
   if (!metadata.values.empty()) {
     out << "metadata:\n";
-    for (const auto& [key, value] : metadata.values) out << fmt::format("  {}: {}\n", key, value);
+    for (const auto& [key, value] : metadata.values)
+      out << fmt::format("  {}: {}\n", key, value);
   }
 }
 
@@ -90,8 +92,9 @@ void print_info(std::ostream& out, const std::string& path, const std::string_vi
 void add_info_command(CLI::App& app, CommandContext& context) {
   auto path = std::make_shared<std::string>();
   CLI::App* command = app.add_subcommand(
-      "info", "Summarise a trace: time span, processes and tracks, counts by kind and category, "
-              "dropped and lost events");
+      "info",
+      "Summarise a trace: time span, processes and tracks, counts by kind and category, "
+      "dropped and lost events");
   command->add_option("FILE", *path, "Trace file (.tsc or any format tscope reads)")
       ->required()
       ->check(CLI::ExistingFile);

@@ -27,11 +27,10 @@ inline TscWriterOptions events_per_chunk(std::uint32_t count) {
 inline Trace make_sample_trace() {
   TraceBuilder builder;
   const auto s = [&](std::string_view text) { return builder.intern(text); };
-  const std::uint32_t process =
-      builder.add_process({4242, s("train.py"), s("node-7"), 3, 1});
+  const std::uint32_t process = builder.add_process({4242, s("train.py"), s("node-7"), 3, 1});
   const std::uint32_t gpu_process = builder.add_process({0, s("GPU 0"), s("node-7"), 3, 2});
-  const std::uint32_t host = builder.add_track(
-      {TrackKind::kHostThread, s("main thread"), process, 4243, -1, -1, 0});
+  const std::uint32_t host =
+      builder.add_track({TrackKind::kHostThread, s("main thread"), process, 4243, -1, -1, 0});
   const std::uint32_t stream =
       builder.add_track({TrackKind::kGpuStream, s("stream 7"), gpu_process, -1, 0, 7, 1});
   const std::uint32_t counter =
@@ -48,7 +47,8 @@ inline Trace make_sample_trace() {
   SpanRecord matmul = span_record(1'100, 2'000, s("matmul"), Category::kCpuOp);
   matmul.external_correlation_id = 5;
   matmul.op = OpInfo{{{64, 128}, {128, 10}}, 163'840, 36'864, 2'560, {11, 12}, {13}};
-  matmul.args = {{s("engine"), std::int64_t{-3}}, {s("alpha"), 0.5}, {s("layout"), StringArg{s("row")}}};
+  matmul.args = {
+      {s("engine"), std::int64_t{-3}}, {s("alpha"), 0.5}, {s("layout"), StringArg{s("row")}}};
   builder.add_span(host, matmul);
 
   SpanRecord kernel = span_record(1'400, 1'900, s("sgemm_128x64"), Category::kKernel);
@@ -57,10 +57,12 @@ inline Trace make_sample_trace() {
   kernel.kernel = KernelInfo{{4, 2, 1}, {256, 1, 1}, 96, 8192, 1024, 0, 7};
   const EventRef kernel_ref = builder.add_span(stream, kernel);
   SpanRecord copy = span_record(2'100, 2'600, s("Memcpy HtoD"), Category::kMemcpy);
-  copy.copy = CopyInfo{1 << 20, CopyDirection::kHostToDevice, MemoryKind::kPageable, MemoryKind::kDevice};
+  copy.copy =
+      CopyInfo{1 << 20, CopyDirection::kHostToDevice, MemoryKind::kPageable, MemoryKind::kDevice};
   builder.add_span(stream, copy);
 
-  builder.add_instant(host, {5'000, s("OOM"), Category::kOther, {{s("requested"), std::int64_t{1 << 30}}}});
+  builder.add_instant(
+      host, {5'000, s("OOM"), Category::kOther, {{s("requested"), std::int64_t{1 << 30}}}});
   builder.add_instant(host, {3'000, s("mark"), Category::kUserAnnotation, {}});
   builder.add_counter_sample(counter, 2'000, 1.5e9);
   builder.add_counter_sample(counter, 1'000, 1.25e9);

@@ -55,7 +55,8 @@ TEST(StringTable, CopyLooksUpIndependentlyOfTheOriginal) {
 
 TEST(StringTable, ManyStringsKeepTheirIds) {
   StringTable table;
-  for (int i = 0; i < 10000; ++i) table.intern("name " + std::to_string(i));
+  for (int i = 0; i < 10000; ++i)
+    table.intern("name " + std::to_string(i));
   EXPECT_EQ(table.find("name 0"), 1u);
   EXPECT_EQ(table.view(10000), "name 9999");
 }

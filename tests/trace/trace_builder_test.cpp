@@ -92,8 +92,7 @@ TEST_F(TraceBuilderTest, GroupsSpansByDepthInTimeOrder) {
   span(host_, 210, 220, "b1");
   const Trace trace = builder_.finalize();
   EXPECT_EQ(names_at_depth(trace, host_, 0), (std::vector<std::string_view>{"a", "b"}));
-  EXPECT_EQ(names_at_depth(trace, host_, 1),
-            (std::vector<std::string_view>{"a1", "a2", "b1"}));
+  EXPECT_EQ(names_at_depth(trace, host_, 1), (std::vector<std::string_view>{"a1", "a2", "b1"}));
   EXPECT_TRUE(trace.track(host_).spans_at_depth(2).empty());
 }
 
@@ -192,10 +191,10 @@ TEST_F(TraceBuilderTest, PairsFlowEndpointsBoundByTime) {
   span(host_, 0, 100, "outer");
   span(host_, 10, 20, "launch");
   span(stream, 30, 40, "kernel");
-  builder_.add_flow_endpoint({FlowKind::kLaunchToKernel, 5, true, host_, 15,
-                              FlowEndpoint::Binding::kEnclosingSpan});
-  builder_.add_flow_endpoint({FlowKind::kLaunchToKernel, 5, false, stream, 25,
-                              FlowEndpoint::Binding::kNextSpan});
+  builder_.add_flow_endpoint(
+      {FlowKind::kLaunchToKernel, 5, true, host_, 15, FlowEndpoint::Binding::kEnclosingSpan});
+  builder_.add_flow_endpoint(
+      {FlowKind::kLaunchToKernel, 5, false, stream, 25, FlowEndpoint::Binding::kNextSpan});
   const Trace trace = builder_.finalize();
   ASSERT_EQ(trace.flows().size(), 1u);
   EXPECT_EQ(trace.flows()[0].from, (EventRef{EventKind::kSpan, host_, 1}));
@@ -204,8 +203,8 @@ TEST_F(TraceBuilderTest, PairsFlowEndpointsBoundByTime) {
 
 TEST_F(TraceBuilderTest, UnpairedFlowEndpointIsDropped) {
   span(host_, 10, 20, "launch");
-  builder_.add_flow_endpoint({FlowKind::kOther, 5, true, host_, 15,
-                              FlowEndpoint::Binding::kEnclosingSpan});
+  builder_.add_flow_endpoint(
+      {FlowKind::kOther, 5, true, host_, 15, FlowEndpoint::Binding::kEnclosingSpan});
   EXPECT_TRUE(builder_.finalize().flows().empty());
 }
 
@@ -270,7 +269,8 @@ TEST_F(TraceBuilderTest, RejectsNameNotInterned) {
 }
 
 TEST_F(TraceBuilderTest, RejectsTrackOfUnknownProcess) {
-  EXPECT_THROW(builder_.add_track({TrackKind::kHostThread, kEmptyString, 5, 0, 0, 0, 0}), TraceError);
+  EXPECT_THROW(builder_.add_track({TrackKind::kHostThread, kEmptyString, 5, 0, 0, 0, 0}),
+               TraceError);
 }
 
 TEST_F(TraceBuilderTest, RejectsFlowToEventThatDoesNotExist) {

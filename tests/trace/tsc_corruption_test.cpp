@@ -108,8 +108,9 @@ TEST(TscCorruption, UnterminatedVarintIsRejected) {
 TEST(TscCorruption, OverlongVarintIsRejected) {
   Bytes file = file_with_one_track();
   const std::size_t chunk = file.size();
-  testing::append_chunk(file, kSpansChunk,
-                        {0, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0});
+  testing::append_chunk(
+      file, kSpansChunk,
+      {0, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0});
   EXPECT_EQ(error_offset(file), chunk);
 }
 
@@ -158,7 +159,8 @@ TEST(TscCorruption, RandomBytesAfterAValidHeaderNeverCrash) {
   for (int round = 0; round < 500; ++round) {
     Bytes file = testing::file_header();
     const std::size_t size = random() % 200;
-    for (std::size_t each = 0; each < size; ++each) file.push_back(static_cast<std::uint8_t>(random()));
+    for (std::size_t each = 0; each < size; ++each)
+      file.push_back(static_cast<std::uint8_t>(random()));
     try {
       read_tsc(file, "random.tsc");
     } catch (const FormatError&) {

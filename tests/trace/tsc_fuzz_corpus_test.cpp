@@ -16,7 +16,8 @@ TEST(TscFuzzCorpus, EveryInputLoadsOrIsAFormatError) {
   ASSERT_TRUE(std::filesystem::is_directory(corpus)) << corpus;
   std::size_t inputs = 0;
   for (const auto& entry : std::filesystem::directory_iterator(corpus)) {
-    const testing::Bytes bytes = testing::tsc_file_from_fuzz_input(testing::read_bytes(entry.path()));
+    const testing::Bytes bytes =
+        testing::tsc_file_from_fuzz_input(testing::read_bytes(entry.path()));
     SCOPED_TRACE(entry.path().string());
     try {
       read_tsc(bytes, entry.path());

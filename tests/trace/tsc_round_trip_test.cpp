@@ -52,8 +52,8 @@ TEST_F(TscRoundTripTest, SmallChunksReadBackIdentical) {
 
 TEST_F(TscRoundTripTest, ExtremeValuesSurvive) {
   TraceBuilder builder;
-  const std::uint32_t process = builder.add_process(
-      {INT64_MIN, builder.intern("p"), kEmptyString, INT32_MIN, INT32_MAX});
+  const std::uint32_t process =
+      builder.add_process({INT64_MIN, builder.intern("p"), kEmptyString, INT32_MIN, INT32_MAX});
   const std::uint32_t track = builder.add_track(
       {TrackKind::kCounter, kEmptyString, process, INT64_MAX, INT32_MIN, INT64_MIN, -1});
   SpanRecord widest = testing::span_record(INT64_MIN, INT64_MAX);

@@ -6,8 +6,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -26,11 +26,13 @@ inline Bytes read_bytes(const std::filesystem::path& path) {
 }
 
 inline std::uint32_t le32(const std::uint8_t* bytes) {
-  return bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) | (static_cast<std::uint32_t>(bytes[3]) << 24);
+  return bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) |
+         (static_cast<std::uint32_t>(bytes[3]) << 24);
 }
 
 inline void put_le32(Bytes& out, std::uint32_t value) {
-  for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<std::uint8_t>(value >> shift));
+  for (int shift = 0; shift < 32; shift += 8)
+    out.push_back(static_cast<std::uint8_t>(value >> shift));
 }
 
 // Offsets just past each whole chunk, read from the chunk headers (docs/trace-format.md).
@@ -54,8 +56,8 @@ inline Bytes file_header(std::uint32_t version = kTscVersion) {
 // Appends one chunk of `type` around `payload`, with correct sizes and checksum.
 inline void append_chunk(Bytes& file, std::uint8_t type, const Bytes& payload) {
   Bytes compressed(ZSTD_compressBound(payload.size()));
-  compressed.resize(ZSTD_compress(compressed.data(), compressed.size(), payload.data(),
-                                  payload.size(), 1));
+  compressed.resize(
+      ZSTD_compress(compressed.data(), compressed.size(), payload.data(), payload.size(), 1));
   Bytes header{type, 0, 0, 0};
   put_le32(header, static_cast<std::uint32_t>(payload.size()));
   put_le32(header, static_cast<std::uint32_t>(compressed.size()));

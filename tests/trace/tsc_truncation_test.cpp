@@ -56,7 +56,8 @@ TEST_F(TscTruncationTest, FileCutAtAnyByteLoadsItsWholeChunks) {
 TEST_F(TscTruncationTest, EventsGrowMonotonicallyWithTheCut) {
   std::uint64_t previous = 0;
   for (const std::size_t end : ends_) {
-    const TscReadResult result = read_tsc(std::span<const std::uint8_t>(file_.data(), end), "cut.tsc");
+    const TscReadResult result =
+        read_tsc(std::span<const std::uint8_t>(file_.data(), end), "cut.tsc");
     const TraceCounts counts = result.trace.counts();
     const std::uint64_t events =
         counts.spans + counts.instants + counts.counter_samples + counts.memory_events;
@@ -70,7 +71,8 @@ TEST_F(TscTruncationTest, EventsGrowMonotonicallyWithTheCut) {
 TEST_F(TscTruncationTest, CutInsideLastChunkKeepsEveryEarlierEvent) {
   // The last chunk is metadata, so every event survives a cut inside it.
   const std::size_t cut = ends_.back() - 1;
-  const TscReadResult result = read_tsc(std::span<const std::uint8_t>(file_.data(), cut), "cut.tsc");
+  const TscReadResult result =
+      read_tsc(std::span<const std::uint8_t>(file_.data(), cut), "cut.tsc");
   EXPECT_TRUE(result.truncated());
   EXPECT_EQ(result.trace.counts().spans, original_.counts().spans);
   EXPECT_EQ(result.trace.flows(), original_.flows());

@@ -46,7 +46,8 @@ class ByteWriter {
   void f64(double value) {
     std::uint64_t bits;
     std::memcpy(&bits, &value, sizeof bits);
-    for (int shift = 0; shift < 64; shift += 8) u8(static_cast<std::uint8_t>(bits >> shift));
+    for (int shift = 0; shift < 64; shift += 8)
+      u8(static_cast<std::uint8_t>(bits >> shift));
   }
   void string(std::string_view text) {
     varint(text.size());
@@ -117,7 +118,8 @@ class ByteReader {
   }
   std::string_view string() {
     const std::uint64_t length = varint();
-    if (length > remaining()) fail("string of " + std::to_string(length) + " bytes runs past the end");
+    if (length > remaining())
+      fail("string of " + std::to_string(length) + " bytes runs past the end");
     const auto* begin = reinterpret_cast<const char*>(bytes_.data() + position_);
     position_ += length;
     return {begin, static_cast<std::size_t>(length)};

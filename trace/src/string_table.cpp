@@ -5,9 +5,13 @@
 
 namespace tscope::trace {
 
-StringTable::StringTable() { intern(""); }
+StringTable::StringTable() {
+  intern("");
+}
 
-StringTable::StringTable(const StringTable& other) : strings_(other.strings_) { index_all(); }
+StringTable::StringTable(const StringTable& other) : strings_(other.strings_) {
+  index_all();
+}
 
 StringTable& StringTable::operator=(const StringTable& other) {
   if (this != &other) {

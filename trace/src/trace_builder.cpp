@@ -29,7 +29,8 @@ void apply_order(Column& column, const std::vector<std::uint32_t>& order) {
   if (order.empty()) return;
   Column sorted;
   sorted.reserve(column.size());
-  for (const std::uint32_t from : order) sorted.push_back(std::move(column[from]));
+  for (const std::uint32_t from : order)
+    sorted.push_back(std::move(column[from]));
   column = std::move(sorted);
 }
 
@@ -97,10 +98,18 @@ struct TraceBuilder::SortedPositions {
   std::uint32_t map(const EventRef& ref) const {
     const std::vector<Positions>* by_kind = nullptr;
     switch (ref.kind) {
-      case EventKind::kSpan: by_kind = &spans; break;
-      case EventKind::kInstant: by_kind = &instants; break;
-      case EventKind::kCounterSample: by_kind = &counters; break;
-      case EventKind::kMemory: by_kind = &memory; break;
+      case EventKind::kSpan:
+        by_kind = &spans;
+        break;
+      case EventKind::kInstant:
+        by_kind = &instants;
+        break;
+      case EventKind::kCounterSample:
+        by_kind = &counters;
+        break;
+      case EventKind::kMemory:
+        by_kind = &memory;
+        break;
     }
     if (by_kind == nullptr || ref.track >= by_kind->size() ||
         ref.index >= (*by_kind)[ref.track].size) {
@@ -141,7 +150,8 @@ Track& TraceBuilder::track_for_event(std::uint32_t track) {
 ArgRange TraceBuilder::append_args(const std::vector<Arg>& args) {
   for (const Arg& arg : args) {
     require_string(trace_.strings_, arg.key, "argument key");
-    if (const auto* text = std::get_if<StringArg>(&arg.value)) require_string(trace_.strings_, text->id, "argument value");
+    if (const auto* text = std::get_if<StringArg>(&arg.value))
+      require_string(trace_.strings_, text->id, "argument value");
   }
   if (args.empty()) return {};
   const ArgRange range{static_cast<std::uint32_t>(trace_.args_.size()),
@@ -236,7 +246,9 @@ EventRef TraceBuilder::add_memory_event(std::uint32_t track, const MemoryRecord&
   return {EventKind::kMemory, track, index};
 }
 
-void TraceBuilder::add_flow(const Flow& flow) { trace_.flows_.push_back(flow); }
+void TraceBuilder::add_flow(const Flow& flow) {
+  trace_.flows_.push_back(flow);
+}
 
 void TraceBuilder::add_flow_endpoint(const FlowEndpoint& endpoint) {
   track_for_event(endpoint.track);
@@ -326,7 +338,8 @@ void TraceBuilder::order_side_tables() {
       details.push_back(detail);
       detail_index = static_cast<std::uint32_t>(details.size() - 1);
     }
-    for (ArgRange& range : track.instants_.args) range = move_args(range);
+    for (ArgRange& range : track.instants_.args)
+      range = move_args(range);
   }
   trace_.span_details_ = std::move(details);
   trace_.kernels_ = std::move(kernels);
@@ -343,7 +356,8 @@ void TraceBuilder::compute_depths(Track& track) {
   std::vector<TimeNs> open_ends;
   std::vector<std::uint32_t> level_sizes;
   for (std::size_t span = 0; span < spans.size(); ++span) {
-    while (!open_ends.empty() && open_ends.back() <= spans.start[span]) open_ends.pop_back();
+    while (!open_ends.empty() && open_ends.back() <= spans.start[span])
+      open_ends.pop_back();
     const std::size_t depth = open_ends.size();
     if (depth >= kMaxDepth) {
       throw TraceError("spans nest deeper than " + std::to_string(kMaxDepth) + " levels on track " +
@@ -460,7 +474,8 @@ Trace TraceBuilder::finalize(const FinalizeOptions& options) {
     flow.to.index = positions.map(flow.to);
   }
   order_side_tables();
-  for (Track& track : trace_.tracks_) compute_depths(track);
+  for (Track& track : trace_.tracks_)
+    compute_depths(track);
   resolve_flow_endpoints();
   if (options.link_correlated_events) link_correlated_events();
 

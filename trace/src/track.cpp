@@ -5,9 +5,9 @@
 namespace tscope::trace {
 
 MemoryRecord MemoryColumns::record(std::size_t index) const {
-  return {time.at(index),        action.at(index),   address.at(index),
-          bytes.at(index),       device.at(index),   owner_op.at(index),
-          scope.at(index),       total_allocated.at(index), total_reserved.at(index)};
+  return {time.at(index),  action.at(index),          address.at(index),
+          bytes.at(index), device.at(index),          owner_op.at(index),
+          scope.at(index), total_allocated.at(index), total_reserved.at(index)};
 }
 
 std::span<const std::uint32_t> Track::spans_at_depth(std::size_t depth) const {

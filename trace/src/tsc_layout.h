@@ -45,12 +45,14 @@ inline constexpr std::uint8_t kArgDouble = 1;
 inline constexpr std::uint8_t kArgString = 2;
 
 inline void store_u32(std::uint8_t* out, std::uint32_t value) {
-  for (int byte = 0; byte < 4; ++byte) out[byte] = static_cast<std::uint8_t>(value >> (8 * byte));
+  for (int byte = 0; byte < 4; ++byte)
+    out[byte] = static_cast<std::uint8_t>(value >> (8 * byte));
 }
 
 inline std::uint32_t load_u32(const std::uint8_t* in) {
   std::uint32_t value = 0;
-  for (int byte = 0; byte < 4; ++byte) value |= static_cast<std::uint32_t>(in[byte]) << (8 * byte);
+  for (int byte = 0; byte < 4; ++byte)
+    value |= static_cast<std::uint32_t>(in[byte]) << (8 * byte);
   return value;
 }
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "byte_codec.h"
+#include "tsc_layout.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/trace_builder.h"
-#include "tsc_layout.h"
 
 namespace tscope::trace {
 namespace {
@@ -31,15 +31,24 @@ Enum read_enum(ByteReader& in, Enum last, const char* what) {
 
 std::string_view chunk_name(std::uint8_t type) {
   switch (static_cast<ChunkType>(type)) {
-    case ChunkType::kStrings: return "strings";
-    case ChunkType::kProcesses: return "processes";
-    case ChunkType::kTracks: return "tracks";
-    case ChunkType::kSpans: return "spans";
-    case ChunkType::kInstants: return "instants";
-    case ChunkType::kCounterSamples: return "counter samples";
-    case ChunkType::kMemoryEvents: return "memory events";
-    case ChunkType::kFlows: return "flows";
-    case ChunkType::kMetadata: return "metadata";
+    case ChunkType::kStrings:
+      return "strings";
+    case ChunkType::kProcesses:
+      return "processes";
+    case ChunkType::kTracks:
+      return "tracks";
+    case ChunkType::kSpans:
+      return "spans";
+    case ChunkType::kInstants:
+      return "instants";
+    case ChunkType::kCounterSamples:
+      return "counter samples";
+    case ChunkType::kMemoryEvents:
+      return "memory events";
+    case ChunkType::kFlows:
+      return "flows";
+    case ChunkType::kMetadata:
+      return "metadata";
   }
   return "unknown";
 }
@@ -50,15 +59,24 @@ class ChunkDecoder {
  public:
   void decode(ChunkType type, ByteReader& in) {
     switch (type) {
-      case ChunkType::kStrings: return decode_strings(in);
-      case ChunkType::kProcesses: return decode_processes(in);
-      case ChunkType::kTracks: return decode_tracks(in);
-      case ChunkType::kSpans: return decode_spans(in);
-      case ChunkType::kInstants: return decode_instants(in);
-      case ChunkType::kCounterSamples: return decode_counter_samples(in);
-      case ChunkType::kMemoryEvents: return decode_memory_events(in);
-      case ChunkType::kFlows: return decode_flows(in);
-      case ChunkType::kMetadata: return decode_metadata(in);
+      case ChunkType::kStrings:
+        return decode_strings(in);
+      case ChunkType::kProcesses:
+        return decode_processes(in);
+      case ChunkType::kTracks:
+        return decode_tracks(in);
+      case ChunkType::kSpans:
+        return decode_spans(in);
+      case ChunkType::kInstants:
+        return decode_instants(in);
+      case ChunkType::kCounterSamples:
+        return decode_counter_samples(in);
+      case ChunkType::kMemoryEvents:
+        return decode_memory_events(in);
+      case ChunkType::kFlows:
+        return decode_flows(in);
+      case ChunkType::kMetadata:
+        return decode_metadata(in);
     }
   }
 
@@ -79,7 +97,8 @@ class ChunkDecoder {
 
   std::uint32_t defined_index(ByteReader& in, std::size_t defined, const char* what) {
     const std::uint64_t index = in.varint();
-    if (index >= defined) in.fail(std::string(what) + " " + std::to_string(index) + " is not defined");
+    if (index >= defined)
+      in.fail(std::string(what) + " " + std::to_string(index) + " is not defined");
     return static_cast<std::uint32_t>(index);
   }
 
@@ -94,7 +113,8 @@ class ChunkDecoder {
   void decode_strings(ByteReader& in) {
     expect_first(in, string_ids_.size(), "strings");
     const std::size_t count = in.count("string");
-    for (std::size_t each = 0; each < count; ++each) string_ids_.push_back(builder_.intern(in.string()));
+    for (std::size_t each = 0; each < count; ++each)
+      string_ids_.push_back(builder_.intern(in.string()));
   }
 
   void decode_processes(ByteReader& in) {
@@ -134,10 +154,17 @@ class ChunkDecoder {
     for (Arg& arg : decoded) {
       arg.key = string(in);
       switch (in.u8()) {
-        case tsc::kArgInt: arg.value = in.svarint(); break;
-        case tsc::kArgDouble: arg.value = in.f64(); break;
-        case tsc::kArgString: arg.value = StringArg{string(in)}; break;
-        default: in.fail("unknown argument type");
+        case tsc::kArgInt:
+          arg.value = in.svarint();
+          break;
+        case tsc::kArgDouble:
+          arg.value = in.f64();
+          break;
+        case tsc::kArgString:
+          arg.value = StringArg{string(in)};
+          break;
+        default:
+          in.fail("unknown argument type");
       }
     }
     return decoded;
@@ -145,8 +172,10 @@ class ChunkDecoder {
 
   static KernelInfo kernel(ByteReader& in) {
     KernelInfo decoded;
-    for (std::uint32_t& extent : decoded.grid) extent = in.varint32("grid extent");
-    for (std::uint32_t& extent : decoded.block) extent = in.varint32("block extent");
+    for (std::uint32_t& extent : decoded.grid)
+      extent = in.varint32("grid extent");
+    for (std::uint32_t& extent : decoded.block)
+      extent = in.varint32("block extent");
     decoded.registers_per_thread = in.varint32("registers per thread");
     decoded.static_shared_bytes = in.varint32("static shared memory");
     decoded.dynamic_shared_bytes = in.varint32("dynamic shared memory");
@@ -166,7 +195,8 @@ class ChunkDecoder {
 
   static std::vector<std::uint64_t> ids(ByteReader& in) {
     std::vector<std::uint64_t> decoded(in.count("tensor id"));
-    for (std::uint64_t& id : decoded) id = in.varint();
+    for (std::uint64_t& id : decoded)
+      id = in.varint();
     return decoded;
   }
 
@@ -175,7 +205,8 @@ class ChunkDecoder {
     decoded.input_shapes.resize(in.count("input shape"));
     for (auto& shape : decoded.input_shapes) {
       shape.resize(in.count("shape extent"));
-      for (std::int64_t& extent : shape) extent = in.svarint();
+      for (std::int64_t& extent : shape)
+        extent = in.svarint();
     }
     decoded.flops = in.varint();
     decoded.bytes_read = in.varint();
@@ -189,7 +220,8 @@ class ChunkDecoder {
   static std::vector<TimeNs> times(ByteReader& in, std::size_t count) {
     std::vector<TimeNs> decoded(count);
     TimeNs previous = 0;
-    for (TimeNs& time : decoded) previous = time = codec::wrapping_add(previous, in.svarint());
+    for (TimeNs& time : decoded)
+      previous = time = codec::wrapping_add(previous, in.svarint());
     return decoded;
   }
 
@@ -206,11 +238,14 @@ class ChunkDecoder {
     const std::size_t count = in.count("span", 5);
     const std::vector<TimeNs> starts = times(in, count);
     std::vector<std::uint64_t> durations(count);
-    for (std::uint64_t& duration : durations) duration = in.varint();
+    for (std::uint64_t& duration : durations)
+      duration = in.varint();
     std::vector<StringId> names(count);
-    for (StringId& name : names) name = string(in);
+    for (StringId& name : names)
+      name = string(in);
     std::vector<Category> categories(count);
-    for (Category& category : categories) category = read_enum(in, Category::kOther, "category");
+    for (Category& category : categories)
+      category = read_enum(in, Category::kOther, "category");
     std::vector<std::uint8_t> flags(count);
     for (std::uint8_t& flag : flags) {
       flag = in.u8();
@@ -231,10 +266,22 @@ class ChunkDecoder {
           (flag & tsc::kSpanHasCorrelation) != 0 ? in.varint32("correlation id") : 0;
       span.external_correlation_id =
           (flag & tsc::kSpanHasExternalCorrelation) != 0 ? in.varint() : 0;
-      if ((flag & tsc::kSpanHasKernel) != 0) span.kernel = kernel(in); else span.kernel.reset();
-      if ((flag & tsc::kSpanHasCopy) != 0) span.copy = copy(in); else span.copy.reset();
-      if ((flag & tsc::kSpanHasOp) != 0) span.op = op(in); else span.op.reset();
-      if ((flag & tsc::kSpanHasArgs) != 0) span.args = args(in); else span.args.clear();
+      if ((flag & tsc::kSpanHasKernel) != 0)
+        span.kernel = kernel(in);
+      else
+        span.kernel.reset();
+      if ((flag & tsc::kSpanHasCopy) != 0)
+        span.copy = copy(in);
+      else
+        span.copy.reset();
+      if ((flag & tsc::kSpanHasOp) != 0)
+        span.op = op(in);
+      else
+        span.op.reset();
+      if ((flag & tsc::kSpanHasArgs) != 0)
+        span.args = args(in);
+      else
+        span.args.clear();
       builder_.add_span(track, span);
     }
     count_events(track, EventKind::kSpan, count);
@@ -245,11 +292,14 @@ class ChunkDecoder {
     const std::size_t count = in.count("instant", 4);
     const std::vector<TimeNs> instant_times = times(in, count);
     std::vector<StringId> names(count);
-    for (StringId& name : names) name = string(in);
+    for (StringId& name : names)
+      name = string(in);
     std::vector<Category> categories(count);
-    for (Category& category : categories) category = read_enum(in, Category::kOther, "category");
+    for (Category& category : categories)
+      category = read_enum(in, Category::kOther, "category");
     for (std::size_t index = 0; index < count; ++index) {
-      builder_.add_instant(track, {instant_times[index], names[index], categories[index], args(in)});
+      builder_.add_instant(track,
+                           {instant_times[index], names[index], categories[index], args(in)});
     }
     count_events(track, EventKind::kInstant, count);
   }
@@ -269,16 +319,23 @@ class ChunkDecoder {
     const std::size_t count = in.count("memory event", 9);
     std::vector<MemoryRecord> events(count);
     TimeNs time = 0;
-    for (MemoryRecord& event : events) event.time = time = codec::wrapping_add(time, in.svarint());
-    for (MemoryRecord& event : events) event.action = read_enum(in, MemoryAction::kFree, "memory action");
+    for (MemoryRecord& event : events)
+      event.time = time = codec::wrapping_add(time, in.svarint());
+    for (MemoryRecord& event : events)
+      event.action = read_enum(in, MemoryAction::kFree, "memory action");
     std::int64_t address = 0;
     for (MemoryRecord& event : events) {
-      event.address = static_cast<std::uint64_t>(address = codec::wrapping_add(address, in.svarint()));
+      event.address =
+          static_cast<std::uint64_t>(address = codec::wrapping_add(address, in.svarint()));
     }
-    for (MemoryRecord& event : events) event.bytes = in.varint();
-    for (MemoryRecord& event : events) event.device = in.svarint32("device");
-    for (MemoryRecord& event : events) event.owner_op = string(in);
-    for (MemoryRecord& event : events) event.scope = string(in);
+    for (MemoryRecord& event : events)
+      event.bytes = in.varint();
+    for (MemoryRecord& event : events)
+      event.device = in.svarint32("device");
+    for (MemoryRecord& event : events)
+      event.owner_op = string(in);
+    for (MemoryRecord& event : events)
+      event.scope = string(in);
     std::int64_t allocated = 0;
     for (MemoryRecord& event : events) {
       event.total_allocated =
@@ -289,7 +346,8 @@ class ChunkDecoder {
       event.total_reserved =
           static_cast<std::uint64_t>(reserved = codec::wrapping_add(reserved, in.svarint()));
     }
-    for (const MemoryRecord& event : events) builder_.add_memory_event(track, event);
+    for (const MemoryRecord& event : events)
+      builder_.add_memory_event(track, event);
     count_events(track, EventKind::kMemory, count);
   }
 
@@ -359,9 +417,9 @@ TscReadResult read_tsc(std::span<const std::uint8_t> bytes, const std::filesyste
   if (!looks_like_tsc(bytes)) throw FormatError(path, 0, "not a .tsc file (bad magic)");
   const std::uint32_t version = tsc::load_u32(bytes.data() + 8);
   if (version != kTscVersion) {
-    throw FormatError(path, 8, "unsupported .tsc version " + std::to_string(version) +
-                                   " (this build reads version " + std::to_string(kTscVersion) +
-                                   ")");
+    throw FormatError(path, 8,
+                      "unsupported .tsc version " + std::to_string(version) +
+                          " (this build reads version " + std::to_string(kTscVersion) + ")");
   }
   if (tsc::load_u32(bytes.data() + 12) != 0) throw FormatError(path, 12, "unknown header flags");
 
@@ -381,33 +439,35 @@ TscReadResult read_tsc(std::span<const std::uint8_t> bytes, const std::filesyste
     const std::uint32_t uncompressed_size = tsc::load_u32(header + 4);
     const std::uint32_t compressed_size = tsc::load_u32(header + 8);
     if (uncompressed_size > tsc::kMaxChunkPayload) {
-      throw FormatError(path, offset + 4, "chunk claims " + std::to_string(uncompressed_size) +
-                                              " uncompressed bytes, more than the format allows");
+      throw FormatError(path, offset + 4,
+                        "chunk claims " + std::to_string(uncompressed_size) +
+                            " uncompressed bytes, more than the format allows");
     }
     if (compressed_size > ZSTD_compressBound(tsc::kMaxChunkPayload)) {
-      throw FormatError(path, offset + 8, "chunk claims " + std::to_string(compressed_size) +
-                                              " compressed bytes, more than the format allows");
+      throw FormatError(path, offset + 8,
+                        "chunk claims " + std::to_string(compressed_size) +
+                            " compressed bytes, more than the format allows");
     }
     // A chunk that runs past the end is the cut-off tail of an interrupted write.
     if (compressed_size > remaining - tsc::kChunkHeaderSize) break;
-    const std::span<const std::uint8_t> compressed(header + tsc::kChunkHeaderSize,
-                                                   compressed_size);
+    const std::span<const std::uint8_t> compressed(header + tsc::kChunkHeaderSize, compressed_size);
     const std::uint32_t expected = tsc::load_u32(header + 12);
     const std::uint32_t actual =
         tsc::chunk_checksum({header, tsc::kChunkChecksummedHeaderBytes}, compressed);
     if (actual != expected) {
-      throw FormatError(path, offset + 12, "chunk checksum mismatch (stored " +
-                                               std::to_string(expected) + ", computed " +
-                                               std::to_string(actual) + ")");
+      throw FormatError(path, offset + 12,
+                        "chunk checksum mismatch (stored " + std::to_string(expected) +
+                            ", computed " + std::to_string(actual) + ")");
     }
-    const unsigned long long declared = ZSTD_getFrameContentSize(compressed.data(), compressed.size());
+    const unsigned long long declared =
+        ZSTD_getFrameContentSize(compressed.data(), compressed.size());
     if (declared != uncompressed_size) {
       throw FormatError(path, offset + tsc::kChunkHeaderSize,
                         "compressed payload does not declare the chunk's uncompressed size");
     }
     payload.resize(uncompressed_size);
-    const std::size_t decompressed = ZSTD_decompress(payload.data(), payload.size(),
-                                                     compressed.data(), compressed.size());
+    const std::size_t decompressed =
+        ZSTD_decompress(payload.data(), payload.size(), compressed.data(), compressed.size());
     if (ZSTD_isError(decompressed) || decompressed != uncompressed_size) {
       throw FormatError(path, offset + tsc::kChunkHeaderSize,
                         std::string("cannot decompress chunk: ") +
@@ -419,8 +479,9 @@ TscReadResult read_tsc(std::span<const std::uint8_t> bytes, const std::filesyste
       decoder.decode(static_cast<ChunkType>(type), in);
       if (in.remaining() != 0) in.fail("unread bytes after the chunk's content");
     } catch (const codec::PayloadError& error) {
-      throw FormatError(path, offset, std::string(chunk_name(type)) + " chunk, payload byte " +
-                                          std::to_string(error.offset()) + ": " + error.what());
+      throw FormatError(path, offset,
+                        std::string(chunk_name(type)) + " chunk, payload byte " +
+                            std::to_string(error.offset()) + ": " + error.what());
     } catch (const TraceError& error) {
       throw FormatError(path, offset, std::string(chunk_name(type)) + " chunk: " + error.what());
     }

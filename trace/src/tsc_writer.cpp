@@ -12,9 +12,9 @@
 #include <utility>
 
 #include "byte_codec.h"
+#include "tsc_layout.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/tsc_reader.h"
-#include "tsc_layout.h"
 
 namespace tscope::trace {
 
@@ -76,8 +76,10 @@ void encode_args(ByteWriter& out, const std::vector<Arg>& args) {
 }
 
 void encode_kernel(ByteWriter& out, const KernelInfo& kernel) {
-  for (const std::uint32_t extent : kernel.grid) out.varint(extent);
-  for (const std::uint32_t extent : kernel.block) out.varint(extent);
+  for (const std::uint32_t extent : kernel.grid)
+    out.varint(extent);
+  for (const std::uint32_t extent : kernel.block)
+    out.varint(extent);
   out.varint(kernel.registers_per_thread);
   out.varint(kernel.static_shared_bytes);
   out.varint(kernel.dynamic_shared_bytes);
@@ -94,14 +96,16 @@ void encode_copy(ByteWriter& out, const CopyInfo& copy) {
 
 void encode_ids(ByteWriter& out, const std::vector<std::uint64_t>& ids) {
   out.varint(ids.size());
-  for (const std::uint64_t id : ids) out.varint(id);
+  for (const std::uint64_t id : ids)
+    out.varint(id);
 }
 
 void encode_op(ByteWriter& out, const OpInfo& op) {
   out.varint(op.input_shapes.size());
   for (const auto& shape : op.input_shapes) {
     out.varint(shape.size());
-    for (const std::int64_t extent : shape) out.svarint(extent);
+    for (const std::int64_t extent : shape)
+      out.svarint(extent);
   }
   out.varint(op.flops);
   out.varint(op.bytes_read);
@@ -174,7 +178,9 @@ void TscWriter::write_bytes(const std::uint8_t* bytes, std::size_t size) {
   }
 }
 
-StringId TscWriter::intern(std::string_view text) { return strings_.intern(text); }
+StringId TscWriter::intern(std::string_view text) {
+  return strings_.intern(text);
+}
 
 void TscWriter::require_string(StringId id, const char* field) const {
   if (id >= strings_.size()) {
@@ -234,7 +240,8 @@ EventRef TscWriter::add_span(std::uint32_t track, const SpanRecord& span) {
   TrackBuffers::Spans& spans = buffers.spans;
   spans.starts.svarint(codec::wrapping_delta(span.start, spans.last_start));
   spans.last_start = span.start;
-  spans.durations.varint(static_cast<std::uint64_t>(span.end) - static_cast<std::uint64_t>(span.start));
+  spans.durations.varint(static_cast<std::uint64_t>(span.end) -
+                         static_cast<std::uint64_t>(span.start));
   spans.names.varint(span.name);
   spans.categories.u8(static_cast<std::uint8_t>(span.category));
   std::uint8_t flags = 0;
@@ -326,7 +333,9 @@ void TscWriter::add_flow(const Flow& flow) {
   pending_flows_.push_back(flow);
 }
 
-void TscWriter::add_dropped_events(std::uint64_t count) { metadata_.dropped_events += count; }
+void TscWriter::add_dropped_events(std::uint64_t count) {
+  metadata_.dropped_events += count;
+}
 
 void TscWriter::set_metadata_value(std::string_view key, std::string_view value) {
   metadata_.values[std::string(key)] = std::string(value);
@@ -401,8 +410,8 @@ void TscWriter::flush_spans(std::uint32_t track) {
   TrackBuffers::Spans& spans = track_buffers_[track]->spans;
   if (spans.count == 0) return;
   write_event_chunk(ChunkType::kSpans, track, spans.count,
-                    {&spans.starts, &spans.durations, &spans.names, &spans.categories,
-                     &spans.flags, &spans.details});
+                    {&spans.starts, &spans.durations, &spans.names, &spans.categories, &spans.flags,
+                     &spans.details});
   spans.count = 0;
   spans.last_start = 0;
 }
@@ -428,10 +437,10 @@ void TscWriter::flush_counters(std::uint32_t track) {
 void TscWriter::flush_memory(std::uint32_t track) {
   TrackBuffers::Memory& memory = track_buffers_[track]->memory;
   if (memory.count == 0) return;
-  write_event_chunk(ChunkType::kMemoryEvents, track, memory.count,
-                    {&memory.times, &memory.actions, &memory.addresses, &memory.bytes,
-                     &memory.devices, &memory.owners, &memory.scopes, &memory.allocated,
-                     &memory.reserved});
+  write_event_chunk(
+      ChunkType::kMemoryEvents, track, memory.count,
+      {&memory.times, &memory.actions, &memory.addresses, &memory.bytes, &memory.devices,
+       &memory.owners, &memory.scopes, &memory.allocated, &memory.reserved});
   memory = TrackBuffers::Memory{};
 }
 
@@ -459,16 +468,16 @@ void TscWriter::write_chunk(ChunkType type, const ByteWriter& payload) {
   const std::size_t compressed_size = ZSTD_compress(compressed_.data(), compressed_.size(),
                                                     raw.data(), raw.size(), options_.zstd_level);
   if (ZSTD_isError(compressed_size)) {
-    throw IoError(path_, std::string("zstd compression failed: ") +
-                             ZSTD_getErrorName(compressed_size));
+    throw IoError(path_,
+                  std::string("zstd compression failed: ") + ZSTD_getErrorName(compressed_size));
   }
   std::uint8_t header[tsc::kChunkHeaderSize] = {};
   header[0] = static_cast<std::uint8_t>(type);
   tsc::store_u32(header + 4, static_cast<std::uint32_t>(raw.size()));
   tsc::store_u32(header + 8, static_cast<std::uint32_t>(compressed_size));
   const std::span<const std::uint8_t> checksummed(header, tsc::kChunkChecksummedHeaderBytes);
-  tsc::store_u32(header + 12, tsc::chunk_checksum(
-                                  checksummed, {compressed_.data(), compressed_size}));
+  tsc::store_u32(header + 12,
+                 tsc::chunk_checksum(checksummed, {compressed_.data(), compressed_size}));
   write_bytes(header, sizeof header);
   write_bytes(compressed_.data(), compressed_size);
   ++chunks_written_;
@@ -515,8 +524,10 @@ void write_tsc(const Trace& trace, const std::filesystem::path& path,
   for (std::size_t id = 1; id < trace.strings().size(); ++id) {
     writer.intern(trace.strings().view(static_cast<StringId>(id)));
   }
-  for (const Process& process : trace.processes()) writer.add_process(process);
-  for (const Track& track : trace.tracks()) writer.add_track(track.info());
+  for (const Process& process : trace.processes())
+    writer.add_process(process);
+  for (const Track& track : trace.tracks())
+    writer.add_track(track.info());
   for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
     const Track& source = trace.track(track);
     for (std::uint32_t span = 0; span < source.spans().size(); ++span) {
@@ -534,10 +545,12 @@ void write_tsc(const Trace& trace, const std::filesystem::path& path,
     }
   }
   // Events went in sorted order, so the flows' sorted indices are also arrival indices.
-  for (const Flow& flow : trace.flows()) writer.add_flow(flow);
+  for (const Flow& flow : trace.flows())
+    writer.add_flow(flow);
   writer.add_dropped_events(trace.metadata().dropped_events);
   writer.set_lost(trace.metadata().lost_bytes, trace.metadata().lost_records);
-  for (const auto& [key, value] : trace.metadata().values) writer.set_metadata_value(key, value);
+  for (const auto& [key, value] : trace.metadata().values)
+    writer.set_metadata_value(key, value);
   writer.close();
 }
 

@@ -76,7 +76,7 @@ struct ArgRange {
 // Everything about a span beyond its hot columns. Correlation ids live here rather than in a
 // column because only GPU-related spans carry them.
 struct SpanDetail {
-  std::uint32_t correlation_id = 0;  // CUPTI correlation: runtime launch <-> GPU activity
+  std::uint32_t correlation_id = 0;           // CUPTI correlation: runtime launch <-> GPU activity
   std::uint64_t external_correlation_id = 0;  // engine op id <-> GPU activity
   std::uint32_t kernel = kNoIndex;            // into Trace::kernels()
   std::uint32_t copy = kNoIndex;              // into Trace::copies()

@@ -29,7 +29,7 @@ struct Process {
 struct TrackInfo {
   TrackKind kind = TrackKind::kHostThread;
   StringId name = kEmptyString;
-  std::uint32_t process = 0;  // index into Trace::processes()
+  std::uint32_t process = 0;    // index into Trace::processes()
   std::int64_t thread_id = -1;  // host threads
   std::int32_t device = -1;     // GPU streams and memory pools
   std::int64_t stream = -1;     // GPU streams
@@ -68,9 +68,9 @@ struct MemoryRecord {
   MemoryAction action = MemoryAction::kAlloc;
   std::uint64_t address = 0;
   std::uint64_t bytes = 0;
-  std::int32_t device = -1;  // -1 for host memory
-  StringId owner_op = kEmptyString;  // the operator that allocated or freed
-  StringId scope = kEmptyString;     // the innermost user range around it
+  std::int32_t device = -1;           // -1 for host memory
+  StringId owner_op = kEmptyString;   // the operator that allocated or freed
+  StringId scope = kEmptyString;      // the innermost user range around it
   std::uint64_t total_allocated = 0;  // allocator totals right after this event
   std::uint64_t total_reserved = 0;
 

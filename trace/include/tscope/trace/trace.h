@@ -12,8 +12,8 @@
 #include "tscope/trace/event_ref.h"
 #include "tscope/trace/records.h"
 #include "tscope/trace/string_table.h"
-#include "tscope/trace/track.h"
 #include "tscope/trace/trace_metadata.h"
+#include "tscope/trace/track.h"
 
 namespace tscope::trace {
 

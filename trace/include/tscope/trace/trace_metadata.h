@@ -9,7 +9,7 @@
 namespace tscope::trace {
 
 struct TraceMetadata {
-  std::string source_format;  // "tsc", "chrome-json", "nsys-sqlite", "tscope-profiler", ...
+  std::string source_format;         // "tsc", "chrome-json", "nsys-sqlite", "tscope-profiler", ...
   std::uint64_t dropped_events = 0;  // events the recorder dropped because its writer fell behind
   // What a reader skipped from a damaged input (a cut-off file): not part of what a writer saves.
   std::uint64_t lost_bytes = 0;

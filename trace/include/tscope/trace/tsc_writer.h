@@ -5,8 +5,8 @@
 // writer) owns it. The format is specified in docs/trace-format.md.
 
 #include <cstdint>
-#include <initializer_list>
 #include <filesystem>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
