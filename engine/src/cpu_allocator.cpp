@@ -79,7 +79,8 @@ std::optional<std::size_t> capacity_from_environment() {
 }
 
 CpuAllocator::~CpuAllocator() {
-  for (const auto& [address, block] : live_blocks_) std::free(address);
+  for (const auto& [address, block] : live_blocks_)
+    std::free(address);
 }
 
 void* CpuAllocator::allocate(std::size_t bytes) {
@@ -91,9 +92,8 @@ void* CpuAllocator::allocate(std::size_t bytes) {
     for (const auto& [address, block] : live_blocks_) {
       live.push_back({address, block.bytes, block.op_name});
     }
-    std::ranges::sort(live, [](const LiveAllocation& a, const LiveAllocation& b) {
-      return a.bytes > b.bytes;
-    });
+    std::ranges::sort(
+        live, [](const LiveAllocation& a, const LiveAllocation& b) { return a.bytes > b.bytes; });
     profiler::instant("out of memory", trace::Category::kOther,
                       {{"requested_bytes", bytes}, {"bytes_in_use", stats_.bytes_in_use}});
     throw OutOfMemory(bytes, *capacity_, stats_.bytes_in_use, std::move(live));
