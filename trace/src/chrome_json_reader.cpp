@@ -298,6 +298,7 @@ class ChromeImporter {
 
   std::map<std::pair<std::int64_t, bool>, std::uint32_t> processes_;
   std::map<RowId, std::uint32_t> host_tracks_;
+  std::optional<std::pair<RowId, std::uint32_t>> last_host_row_;
   std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> gpu_tracks_;
   std::map<std::tuple<std::int64_t, TrackKind, std::string, std::int32_t>, std::uint32_t>
       named_tracks_;
@@ -360,7 +361,12 @@ std::uint32_t ChromeImporter::process_for(std::int64_t pid, bool gpu) {
 }
 
 std::uint32_t ChromeImporter::host_track(RowId row) {
-  if (const auto found = host_tracks_.find(row); found != host_tracks_.end()) return found->second;
+  // Consecutive events mostly share a row.
+  if (last_host_row_ && last_host_row_->first == row) return last_host_row_->second;
+  if (const auto found = host_tracks_.find(row); found != host_tracks_.end()) {
+    last_host_row_ = *found;
+    return found->second;
+  }
   TrackInfo info;
   info.kind = TrackKind::kHostThread;
   info.process = process_for(row.pid, false);
@@ -844,11 +850,16 @@ Trace ChromeImporter::import(dom::element root, std::uint64_t lost_bytes) {
     throw FormatError(source_, 0, "a Chrome trace is a JSON array or object of events");
   }
 
+  // Names and sort orders must be known before the first track is created; this pass only looks
+  // up each event's phase, which is cheap next to reading all its fields.
   for (const dom::element element : events) {
     if (element.type() != dom::element_type::OBJECT) continue;
-    const RawEvent event = read_fields(object_of(element));
-    if (event.phase == 'M') read_metadata_event(event);
-    if (event.phase == 's' || event.phase == 'f') has_flows_ = true;
+    const dom::object object = object_of(element);
+    dom::element phase_value;
+    if (object.at_key("ph").get(phase_value) != simdjson::SUCCESS) continue;
+    const std::string_view phase = as_string(phase_value);
+    if (phase == "M") read_metadata_event(read_fields(object));
+    if (phase == "s" || phase == "f") has_flows_ = true;
   }
   std::size_t arrival = 0;
   for (const dom::element element : events) {
@@ -900,7 +911,10 @@ Trace import_document(const std::string& source, dom::element root, std::uint64_
 }  // namespace
 
 Trace read_chrome_json(const ChromeJsonInput& input) {
-  dom::parser parser;
+  // simdjson's buffers grow to the largest document parsed; keeping one parser per thread spares
+  // repeated imports (the viewer reloading, benchmarks, tests) from allocating and faulting them
+  // in again.
+  thread_local dom::parser parser;
   dom::element root;
   const std::string source = input.source_name();
   auto error = parser.parse(input.padded_data(), input.json().size(), false).get(root);
