@@ -286,6 +286,16 @@ TEST_F(TraceBuilderTest, FinalizeLeavesTheBuilderEmpty) {
   EXPECT_TRUE(builder_.finalize().tracks().empty());
 }
 
+// The timeline viewer budgets 32 bytes per loaded span: the hot columns plus the per-depth index.
+TEST(Track, HotSpanColumnsFitTheViewerBudgetOf32Bytes) {
+  const SpanColumns spans;
+  const std::size_t per_span = sizeof(spans.start[0]) + sizeof(spans.end[0]) +
+                               sizeof(spans.name[0]) + sizeof(spans.detail[0]) +
+                               sizeof(spans.category[0]) + sizeof(spans.depth[0]) +
+                               sizeof(std::uint32_t);
+  EXPECT_LE(per_span, 32u);
+}
+
 TEST(EventRef, PacksIntoOneWordAndBack) {
   const EventRef ref{EventKind::kMemory, EventRef::kMaxTrack, 0xfffffffeu};
   EXPECT_EQ(EventRef::unpack(ref.pack()), ref);
