@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <unordered_map>
 
 #include "event_classes.h"
 #include "tscope/analyzer/units.h"
@@ -127,6 +128,13 @@ void stream_chains(const AnalysisContext& context, std::uint32_t track_index,
                    std::vector<ChainOccurrence>& chains) {
   const trace::Trace& trace = context.trace();
   const trace::SpanColumns& spans = trace.track(track_index).spans();
+  // Kernel names repeat millions of times; classify each distinct name once.
+  std::unordered_map<StringId, bool> fusable_names;
+  const auto fusable = [&](StringId name) {
+    const auto [slot, inserted] = fusable_names.try_emplace(name, false);
+    if (inserted) slot->second = kernel_family(trace.string(name)) != KernelFamily::kOther;
+    return slot->second;
+  };
   ChainOccurrence chain;
   double longest = 0;
   std::uint64_t launcher = 0;
@@ -140,7 +148,7 @@ void stream_chains(const AnalysisContext& context, std::uint32_t track_index,
   };
   for (std::uint32_t i = 0; i < spans.size(); ++i) {
     if (spans.category[i] != trace::Category::kKernel) continue;
-    if (kernel_family(trace.string(spans.name[i])) == KernelFamily::kOther) {
+    if (!fusable(spans.name[i])) {
       flush();
       continue;
     }
@@ -166,15 +174,29 @@ void stream_chains(const AnalysisContext& context, std::uint32_t track_index,
   flush();
 }
 
+// Kernel names run to hundreds of characters of namespaces and template arguments: drop the
+// return type and PyTorch's namespace so the functor that tells kernels apart stays visible.
+std::string short_kernel_name(std::string_view name) {
+  constexpr std::size_t kWidth = 60;
+  constexpr std::string_view kNamespace = "at::native::";
+  if (name.starts_with("void ")) name.remove_prefix(5);
+  std::string text;
+  for (std::size_t at = 0; at < name.size();) {
+    if (name.substr(at, kNamespace.size()) == kNamespace) {
+      at += kNamespace.size();
+      continue;
+    }
+    text += name[at++];
+  }
+  if (text.size() > kWidth) text = text.substr(0, kWidth - 3) + "...";
+  return text;
+}
+
 std::string chain_label(const trace::Trace& trace, const std::vector<StringId>& names) {
   std::string label;
   for (const StringId name : names) {
     if (!label.empty()) label += " -> ";
-    std::string_view text = trace.string(name);
-    // Kernel names run to hundreds of characters of template arguments.
-    if (text.size() > 60) text = text.substr(0, 57);
-    label += text;
-    if (trace.string(name).size() > 60) label += "...";
+    label += short_kernel_name(trace.string(name));
   }
   return label;
 }

@@ -26,6 +26,7 @@ struct LaunchStats {
   double op_count = 0;
   double op_host_ns = 0;
   std::vector<std::pair<TimeNs, EventRef>> worst;  // (how bad, event) for evidence
+  std::vector<EventRef> short_evidence;
 };
 
 void kernel_launches(const AnalysisContext& context, LaunchStats& stats) {
@@ -43,7 +44,11 @@ void kernel_launches(const AnalysisContext& context, LaunchStats& stats) {
       ++stats.kernels;
       const trace::SpanColumns& host = trace.track(launch->track).spans();
       const TimeNs launch_ns = host.end[launch->index] - host.start[launch->index];
-      if (spans.end[i] - spans.start[i] < launch_ns) ++stats.short_kernels;
+      if (spans.end[i] - spans.start[i] < launch_ns) {
+        ++stats.short_kernels;
+        // Ranked after every late launch and slow call, which say more.
+        if (stats.short_evidence.size() < kMaxEvidence) stats.short_evidence.push_back(kernel);
+      }
       const TimeNs delay = spans.start[i] - host.start[launch->index];
       if (delay > context.options().launch_delay_ns) {
         ++stats.late_launches;
@@ -112,6 +117,9 @@ std::vector<Finding> find_launch_bound(const AnalysisContext& context) {
             [](const auto& a, const auto& b) { return a.first > b.first; });
   for (std::size_t i = 0; i < std::min(kMaxEvidence, stats.worst.size()); ++i) {
     finding.evidence.push_back(stats.worst[i].second);
+  }
+  for (std::size_t i = 0; finding.evidence.size() < kMaxEvidence && i < stats.short_evidence.size(); ++i) {
+    finding.evidence.push_back(stats.short_evidence[i]);
   }
   finding.explanation =
       std::to_string(static_cast<long>(stats.short_kernels)) + " of " + std::to_string(static_cast<long>(stats.kernels)) +

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "linear_fit.h"
@@ -25,12 +26,7 @@ constexpr double kMinRelativeGrowth = 0.01;
 constexpr std::size_t kTopSites = 5;
 
 std::string site_label(const trace::Trace& trace, const SiteKey& site) {
-  const std::string_view owner = trace.string(site.first);
-  const std::string_view scope = trace.string(site.second);
-  if (owner.empty() && scope.empty()) return "(unattributed)";
-  if (scope.empty()) return std::string(owner);
-  if (owner.empty()) return std::string(scope);
-  return std::string(scope) + " / " + std::string(owner);
+  return analyzer::site_label(trace, AllocationSite{site.first, site.second});
 }
 
 bool grows_steadily(const std::vector<double>& series, const LinearFit& fit, double reference) {
@@ -40,6 +36,48 @@ bool grows_steadily(const std::vector<double>& series, const LinearFit& fit, dou
   const double expected = fit.slope * static_cast<double>(series.size() - 1 - half);
   const double total_growth = fit.slope * static_cast<double>(series.size() - 1);
   return late_growth >= kMinLateGrowth * expected && total_growth >= kMinRelativeGrowth * reference;
+}
+
+// Blocks allocated once the steps began and never freed by the end of the trace, by site. Info
+// only: a trace may simply end before its last tensors go away.
+std::optional<Finding> unfreed_at_end(const trace::Trace& trace, const StepSet& steps, MemoryReplay& replay) {
+  replay.advance_to(replay.event_count());
+  std::map<SiteKey, std::pair<std::uint64_t, std::uint64_t>> by_site;  // bytes, blocks
+  std::vector<EventRef> evidence;
+  std::uint64_t bytes = 0;
+  std::uint64_t blocks = 0;
+  for (const auto& [track, pool] : replay.live()) {
+    for (const auto& [address, allocation] : pool) {
+      if (allocation.time < steps.steps.front().start) continue;
+      auto& site = by_site[{allocation.site.owner_op, allocation.site.scope}];
+      site.first += allocation.bytes;
+      ++site.second;
+      bytes += allocation.bytes;
+      ++blocks;
+      if (evidence.size() < kTopSites) evidence.push_back(allocation.event);
+    }
+  }
+  if (blocks == 0) return std::nullopt;
+  std::vector<std::pair<SiteKey, std::pair<std::uint64_t, std::uint64_t>>> sites(by_site.begin(), by_site.end());
+  std::sort(sites.begin(), sites.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  Finding finding;
+  finding.kind = "unfreed_at_end";
+  finding.severity = Severity::kInfo;
+  finding.cost.bytes = bytes;
+  finding.title = std::to_string(blocks) + " blocks (" + format_bytes(static_cast<double>(bytes)) +
+                  ") allocated during the steps are never freed";
+  finding.evidence = std::move(evidence);
+  finding.metrics = {{"blocks", static_cast<double>(blocks), "count"}, {"bytes", static_cast<double>(bytes), "bytes"}};
+  std::string listed;
+  for (std::size_t i = 0; i < std::min(kTopSites, sites.size()); ++i) {
+    listed += (i == 0 ? "" : "; ") + site_label(trace, sites[i].first) + " " +
+              format_bytes(static_cast<double>(sites[i].second.first)) + " in " + std::to_string(sites[i].second.second) +
+              " blocks";
+  }
+  finding.explanation = "Still alive when the trace ends: " + listed + ".";
+  finding.recommendation = "Expected for model state and the last batch; anything else is held by a reference "
+                           "that outlives the step.";
+  return finding;
 }
 
 }  // namespace
@@ -67,9 +105,11 @@ std::vector<Finding> find_leaks(const AnalysisContext& context) {
       }
     }
   }
+  std::vector<Finding> findings;
+  if (auto unfreed = unfreed_at_end(trace, steps, replay)) findings.push_back(std::move(*unfreed));
   const LinearFit fit = fit_line(live);
   const double peak = *std::max_element(live.begin(), live.end());
-  if (!grows_steadily(live, fit, peak)) return {};
+  if (!grows_steadily(live, fit, peak)) return findings;
 
   struct SiteGrowth {
     SiteKey site;
@@ -110,7 +150,8 @@ std::vector<Finding> find_leaks(const AnalysisContext& context) {
                            "accumulated with its graph (total_loss += loss instead of loss.item()), a "
                            "cache without a bound. The evidence points at the newest surviving block of each site.";
   finding.estimated_gain_bytes = static_cast<std::uint64_t>(std::max(0.0, growth));
-  return {finding};
+  findings.insert(findings.begin(), std::move(finding));
+  return findings;
 }
 
 }  // namespace tscope::analyzer

@@ -4,6 +4,15 @@
 
 namespace tscope::analyzer {
 
+std::string site_label(const trace::Trace& trace, const AllocationSite& site) {
+  const std::string_view owner = trace.string(site.owner_op);
+  const std::string_view scope = trace.string(site.scope);
+  if (owner.empty() && scope.empty()) return "(unattributed)";
+  if (scope.empty()) return std::string(owner);
+  if (owner.empty()) return std::string(scope);
+  return std::string(scope) + " / " + std::string(owner);
+}
+
 MemoryReplay::MemoryReplay(const trace::Trace& trace) : trace_(&trace) {
   for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
     const trace::MemoryColumns& memory = trace.track(track_index).memory();

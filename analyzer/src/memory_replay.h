@@ -4,7 +4,7 @@
 // 2021 Kineto schema) only move a net byte count: what was allocated since the trace began.
 
 #include <cstdint>
-#include <functional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -18,6 +18,9 @@ struct AllocationSite {
   trace::StringId scope = trace::kEmptyString;
   bool operator==(const AllocationSite&) const = default;
 };
+
+// "scope / owner op", either alone when the other is missing, "(unattributed)" when both are.
+std::string site_label(const trace::Trace& trace, const AllocationSite& site);
 
 struct LiveAllocation {
   std::uint64_t bytes = 0;

@@ -108,15 +108,6 @@ MemoryState summarize(const trace::Trace& trace, const MemoryReplay& replay) {
   return state;
 }
 
-std::string site_label(const trace::Trace& trace, const AllocationSite& site) {
-  const std::string_view owner = trace.string(site.owner_op);
-  const std::string_view scope = trace.string(site.scope);
-  if (owner.empty() && scope.empty()) return "(unattributed)";
-  if (scope.empty()) return std::string(owner);
-  if (owner.empty()) return std::string(scope);
-  return std::string(scope) + " / " + std::string(owner);
-}
-
 }  // namespace
 
 std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {

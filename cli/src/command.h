@@ -17,6 +17,7 @@ struct CommandContext {
   int exit_code = kExitOk;
 };
 
+void add_analyze_command(CLI::App& app, CommandContext& context);
 void add_bench_command(CLI::App& app, CommandContext& context);
 void add_info_command(CLI::App& app, CommandContext& context);
 void add_convert_command(CLI::App& app, CommandContext& context);

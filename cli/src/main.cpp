@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "tscope 0.1.0");
   app.require_subcommand(1);
   CommandContext context;
+  add_analyze_command(app, context);
   add_bench_command(app, context);
   add_info_command(app, context);
   add_convert_command(app, context);

@@ -105,7 +105,7 @@ TEST(RealTraceTest, V100MemoryPeakComesFromItsAddresslessMemoryEvents) {
 TEST(RealTraceTest, V100MemoryFlatAtStepBoundariesIsNoLeak) {
   LOAD_KINETO(trace, "kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   const AnalysisContext context(trace, {});
-  EXPECT_TRUE(find_leaks(context).empty());
+  for (const Finding& finding : find_leaks(context)) EXPECT_NE(finding.kind, "leak");
 }
 
 TEST(RealTraceTest, NcclTraceSplitsGpuTimeIntoComputeAndCommunication) {

@@ -1,6 +1,7 @@
 #pragma once
 // Memory leaks: live bytes at step boundaries that keep growing (a least-squares fit over steps,
-// by allocation site), told apart from caches that fill up and then plateau.
+// by allocation site), told apart from caches that fill up and then plateau; and what the steps
+// allocated that is still alive when the trace ends.
 
 #include <vector>
 
