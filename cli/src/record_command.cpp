@@ -1,0 +1,254 @@
+// `tscope record [-o FILE] -- CMD ARGS...`: runs any program under capture. The program's NVTX
+// calls load libtscope_inject.so through NVTX_INJECTION64_PATH, which records into FILE; a
+// program that links tensorscope records natively into the same file instead. tscope waits,
+// forwards SIGINT/SIGTERM, and exits with the program's own code (128+signal when it was
+// killed, 127 when it could not be started, as a shell does).
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "tscope/profiler/environment.h"
+#include "tscope/trace/errors.h"
+#include "tscope/trace/trace_io.h"
+#include "tscope/trace/tsc_writer.h"
+
+namespace tscope::cli {
+namespace {
+
+constexpr int kExitCannotStart = 127;
+constexpr int kExitSignalBase = 128;
+constexpr std::string_view kInjectLibraryName = "libtscope_inject.so";
+constexpr std::string_view kInjectLibraryVariable = "TSCOPE_INJECT_LIBRARY";
+// The loader variables that point a program at the injection library. CUPTI capture joins them
+// as CUDA_INJECTION64_PATH.
+constexpr std::string_view kInjectionVariables[] = {"NVTX_INJECTION64_PATH"};
+
+class RecordError : public std::runtime_error {
+ public:
+  RecordError(std::string message, int exit_code)
+      : std::runtime_error(std::move(message)), exit_code_(exit_code) {}
+  int exit_code() const { return exit_code_; }
+
+ private:
+  int exit_code_;
+};
+
+std::filesystem::path find_inject_library() {
+  if (const char* configured = std::getenv(kInjectLibraryVariable.data()); configured != nullptr) {
+    if (!std::filesystem::exists(configured)) {
+      throw RecordError(fmt::format("{}={} does not exist", kInjectLibraryVariable, configured),
+                        kExitFailure);
+    }
+    return std::filesystem::absolute(configured);
+  }
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  const std::filesystem::path candidates[] = {self.parent_path() / kInjectLibraryName,
+                                              self.parent_path() / ".." / "lib" / kInjectLibraryName};
+  for (const auto& candidate : candidates) {
+    if (std::filesystem::exists(candidate)) return std::filesystem::canonical(candidate);
+  }
+  throw RecordError(fmt::format("cannot find {} next to {} or in ../lib; set {} to its path",
+                                kInjectLibraryName, self.string(), kInjectLibraryVariable),
+                    kExitFailure);
+}
+
+// The child's environment: ours, minus any earlier recording's variables, plus this one's. The
+// pid entry is a fixed-width slot the child fills in after fork (it cannot know its pid before).
+class ChildEnvironment {
+ public:
+  ChildEnvironment(const std::filesystem::path& library, const std::filesystem::path& output) {
+    auto ours = [](std::string_view entry) {
+      const std::string_view name = entry.substr(0, entry.find('='));
+      for (const std::string_view variable : kInjectionVariables) {
+        if (name == variable) return true;
+      }
+      return name == profiler::kRecordOutputVariable || name == profiler::kRecordPidVariable;
+    };
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+      if (!ours(*entry)) entries_.emplace_back(*entry);
+    }
+    for (const std::string_view variable : kInjectionVariables) {
+      entries_.push_back(fmt::format("{}={}", variable, library.string()));
+    }
+    entries_.push_back(fmt::format("{}={}", profiler::kRecordOutputVariable, output.string()));
+    entries_.push_back(fmt::format("{}={:20}", profiler::kRecordPidVariable, ""));
+    for (auto& entry : entries_) pointers_.push_back(entry.data());
+    pointers_.push_back(nullptr);
+  }
+
+  // Async-signal-safe: writes the calling process's pid into the reserved slot.
+  void set_pid_in_child() {
+    std::string& entry = entries_[entries_.size() - 1];
+    char* slot = entry.data() + profiler::kRecordPidVariable.size() + 1;
+    char digits[24];
+    int count = 0;
+    for (auto pid = static_cast<unsigned long>(getpid()); pid != 0 || count == 0; pid /= 10) {
+      digits[count++] = static_cast<char>('0' + pid % 10);
+    }
+    for (int i = 0; i < count; ++i) slot[i] = digits[count - 1 - i];
+    slot[count] = '\0';
+  }
+
+  char** envp() { return pointers_.data(); }
+
+ private:
+  std::vector<std::string> entries_;
+  std::vector<char*> pointers_;
+};
+
+volatile sig_atomic_t recorded_child = 0;
+
+void forward_to_child(int signal_number) {
+  if (recorded_child > 0) kill(static_cast<pid_t>(recorded_child), signal_number);
+}
+
+void forward_termination_signals() {
+  struct sigaction forward{};
+  forward.sa_handler = forward_to_child;
+  sigemptyset(&forward.sa_mask);
+  sigaction(SIGINT, &forward, nullptr);
+  sigaction(SIGTERM, &forward, nullptr);
+  sigaction(SIGHUP, &forward, nullptr);
+}
+
+// Runs `command` and returns its wait status. Throws RecordError (exit 127) when it cannot start.
+int run_child(const std::vector<std::string>& command, ChildEnvironment& environment) {
+  std::vector<char*> argv;
+  for (const auto& argument : command) argv.push_back(const_cast<char*>(argument.c_str()));
+  argv.push_back(nullptr);
+
+  // exec failures come back through this pipe; a successful exec closes it.
+  int exec_status[2];
+  if (pipe2(exec_status, O_CLOEXEC) != 0) {
+    throw RecordError(fmt::format("pipe: {}", std::strerror(errno)), kExitFailure);
+  }
+  forward_termination_signals();
+  const pid_t child = fork();
+  if (child < 0) {
+    throw RecordError(fmt::format("fork: {}", std::strerror(errno)), kExitFailure);
+  }
+  if (child == 0) {
+    close(exec_status[0]);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    environment.set_pid_in_child();
+    execvpe(argv[0], argv.data(), environment.envp());
+    const int error = errno;
+    (void)!write(exec_status[1], &error, sizeof error);
+    _exit(kExitCannotStart);
+  }
+  recorded_child = child;
+  close(exec_status[1]);
+  int exec_error = 0;
+  ssize_t got = 0;
+  while ((got = read(exec_status[0], &exec_error, sizeof exec_error)) < 0 && errno == EINTR) {
+  }
+  close(exec_status[0]);
+
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) throw RecordError(fmt::format("waitpid: {}", std::strerror(errno)), kExitFailure);
+  }
+  recorded_child = 0;
+  if (got == static_cast<ssize_t>(sizeof exec_error)) {
+    throw RecordError(fmt::format("cannot start {}: {}", command.front(), std::strerror(exec_error)),
+                      kExitCannotStart);
+  }
+  return status;
+}
+
+// A program that never called NVTX (and does not link tensorscope) wrote nothing; the trace
+// still names the process, so every run leaves a file.
+void write_empty_trace(const std::filesystem::path& output, const std::string& program) {
+  trace::TscWriter writer(output, {.source_format = "tscope-profiler"});
+  trace::Process process;
+  process.name = writer.intern(std::filesystem::path(program).filename().string());
+  writer.add_process(process);
+  writer.set_metadata_value("note", "the program recorded no events (it made no NVTX call)");
+  writer.close();
+}
+
+void report(std::ostream& out, const std::filesystem::path& output) {
+  try {
+    const trace::Trace recorded = trace::load_trace(output);
+    const trace::TraceCounts counts = recorded.counts();
+    out << fmt::format(
+        "tscope record: wrote {}: {} spans, {} instants, {} counter samples, {} memory events, "
+        "{} dropped\n",
+        output.string(), counts.spans, counts.instants, counts.counter_samples,
+        counts.memory_events, recorded.metadata().dropped_events);
+  } catch (const trace::TraceError& error) {
+    out << fmt::format("tscope record: the trace {} cannot be read back: {}\n", output.string(),
+                       error.what());
+  }
+}
+
+int record(const std::vector<std::string>& command, std::filesystem::path output) {
+  if (output.empty()) {
+    output = std::filesystem::path(command.front()).filename().string() + ".tsc";
+  }
+  output = std::filesystem::absolute(output);
+  std::error_code ignored;
+  std::filesystem::remove(output, ignored);
+  ChildEnvironment environment(find_inject_library(), output);
+  const int status = run_child(command, environment);
+  if (!std::filesystem::exists(output)) write_empty_trace(output, command.front());
+  report(std::cerr, output);
+  if (WIFSIGNALED(status)) {
+    std::cerr << fmt::format("tscope record: {} was killed by signal {} ({})\n", command.front(),
+                             WTERMSIG(status), strsignal(WTERMSIG(status)));
+    return kExitSignalBase + WTERMSIG(status);
+  }
+  return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+void add_record_command(CLI::App& app, CommandContext& context) {
+  struct Settings {
+    std::string output;
+    std::vector<std::string> command;
+  };
+  auto settings = std::make_shared<Settings>();
+  CLI::App* command = app.add_subcommand(
+      "record",
+      "Run a program under capture and write its trace (.tsc); exits with the program's code");
+  command->add_option("-o,--output", settings->output,
+                      "Trace to write (default: <program>.tsc in the current folder)");
+  command->add_option("command", settings->command, "The program and its arguments, after --")
+      ->required()
+      ->expected(-1);
+  command->footer(
+      "Example: tscope record -o run.tsc -- ./train_fashion_mnist --steps 50\n"
+      "NVTX ranges, marks and thread names of any program are captured; programs that link "
+      "tensorscope also record their engine ops, memory and steps.");
+  command->callback([settings, &context] {
+    try {
+      context.exit_code = record(settings->command, settings->output);
+    } catch (const RecordError& error) {
+      std::cerr << "tscope record: " << error.what() << "\n";
+      context.exit_code = error.exit_code();
+    } catch (const trace::IoError& error) {
+      std::cerr << "tscope record: " << error.what() << "\n";
+      context.exit_code = kExitBadInput;
+    }
+  });
+}
+
+}  // namespace tscope::cli
