@@ -19,12 +19,16 @@ void add_doctor_command(CLI::App& app, CommandContext& context) {
     std::vector<std::string> binaries;
   };
   auto settings = std::make_shared<Settings>();
-  CLI::App* command = app.add_subcommand(
-      "doctor", "Diagnose whether CUDA is usable here and what to do when not (exit 0: a GPU is usable, 1: not)");
-  command->add_flag("--json", settings->json, "Print the report as JSON (fields in docs/doctor.md)");
-  command->add_flag("--no-bandwidth", settings->skip_bandwidth, "Skip the host-to-device copy measurement");
-  command->add_option("--binary", settings->binaries,
-                      "Check the GPU code of this ELF file (repeatable) instead of tscope's own")
+  CLI::App* command = app.add_subcommand("doctor",
+                                         "Diagnose whether CUDA is usable here and what to do when "
+                                         "not (exit 0: a GPU is usable, 1: not)");
+  command->add_flag("--json", settings->json,
+                    "Print the report as JSON (fields in docs/doctor.md)");
+  command->add_flag("--no-bandwidth", settings->skip_bandwidth,
+                    "Skip the host-to-device copy measurement");
+  command
+      ->add_option("--binary", settings->binaries,
+                   "Check the GPU code of this ELF file (repeatable) instead of tscope's own")
       ->check(CLI::ExistingFile);
   command->callback([settings, &context] {
     doctor::DoctorOptions options;

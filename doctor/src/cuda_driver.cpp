@@ -103,8 +103,8 @@ void CudaDriver::check(CUresult result, const char* call) const {
   if (get_error_string_(result, &description) != CUDA_SUCCESS || description == nullptr) {
     description = "no description";
   }
-  throw CudaCallError(result, fmt::format("{} failed: {} ({}): {}", call, name, static_cast<int>(result),
-                                          description));
+  throw CudaCallError(result, fmt::format("{} failed: {} ({}): {}", call, name,
+                                          static_cast<int>(result), description));
 }
 
 CudaVersion CudaDriver::supported_cuda_version() const {
@@ -113,7 +113,9 @@ CudaVersion CudaDriver::supported_cuda_version() const {
   return CudaVersion::from_encoded(encoded);
 }
 
-void CudaDriver::init() const { check(init_(0), "cuInit"); }
+void CudaDriver::init() const {
+  check(init_(0), "cuInit");
+}
 
 int CudaDriver::device_count() const {
   int count = 0;
@@ -129,11 +131,11 @@ DeviceReport CudaDriver::device(int index) const {
   std::array<char, 256> name{};
   check(device_get_name_(name.data(), static_cast<int>(name.size()), handle), "cuDeviceGetName");
   report.name = name.data();
-  check(device_get_attribute_(&report.compute_capability.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                              handle),
+  check(device_get_attribute_(&report.compute_capability.major,
+                              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, handle),
         "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)");
-  check(device_get_attribute_(&report.compute_capability.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                              handle),
+  check(device_get_attribute_(&report.compute_capability.minor,
+                              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, handle),
         "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)");
   std::size_t memory = 0;
   check(device_total_mem_(&memory, handle), "cuDeviceTotalMem_v2");
@@ -141,7 +143,8 @@ DeviceReport CudaDriver::device(int index) const {
   return report;
 }
 
-BandwidthReport CudaDriver::measure_host_to_device(int index, std::size_t bytes, int repetitions) const {
+BandwidthReport CudaDriver::measure_host_to_device(int index, std::size_t bytes,
+                                                   int repetitions) const {
   CUdevice handle = 0;
   check(device_get_(&handle, index), "cuDeviceGet");
   const PrimaryContext context(*this, handle);

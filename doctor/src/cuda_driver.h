@@ -15,7 +15,8 @@ namespace tscope::doctor::detail {
 
 class CudaCallError : public std::runtime_error {
  public:
-  CudaCallError(CUresult code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  CudaCallError(CUresult code, const std::string& message)
+      : std::runtime_error(message), code_(code) {}
   CUresult code() const { return code_; }
 
  private:

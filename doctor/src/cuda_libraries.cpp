@@ -54,10 +54,12 @@ LibraryReport probe(std::string id, std::string name, const std::string& file,
 }
 
 std::string cudart_version(const SharedLibrary& library) {
-  auto runtime_get_version = library.symbol<decltype(::cudaRuntimeGetVersion)>("cudaRuntimeGetVersion");
+  auto runtime_get_version =
+      library.symbol<decltype(::cudaRuntimeGetVersion)>("cudaRuntimeGetVersion");
   int encoded = 0;
   if (const cudaError_t status = runtime_get_version(&encoded); status != cudaSuccess) {
-    throw LibraryCallError(fmt::format("cudaRuntimeGetVersion failed with cudaError_t {}", static_cast<int>(status)));
+    throw LibraryCallError(
+        fmt::format("cudaRuntimeGetVersion failed with cudaError_t {}", static_cast<int>(status)));
   }
   return CudaVersion::from_encoded(encoded).to_string();
 }
@@ -68,8 +70,10 @@ std::string cublas_version(const SharedLibrary& library) {
   std::array<int, 3> parts{};
   const std::array kinds{MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
   for (std::size_t part = 0; part < kinds.size(); ++part) {
-    if (const cublasStatus_t status = get_property(kinds[part], &parts[part]); status != CUBLAS_STATUS_SUCCESS) {
-      throw LibraryCallError(fmt::format("cublasGetProperty failed with cublasStatus_t {}", static_cast<int>(status)));
+    if (const cublasStatus_t status = get_property(kinds[part], &parts[part]);
+        status != CUBLAS_STATUS_SUCCESS) {
+      throw LibraryCallError(
+          fmt::format("cublasGetProperty failed with cublasStatus_t {}", static_cast<int>(status)));
     }
   }
   return fmt::format("{}.{}.{}", parts[0], parts[1], parts[2]);
@@ -89,14 +93,17 @@ std::string cupti_version(const SharedLibrary& library) {
   if (const CUptiResult status = get_version(&api_version); status != CUPTI_SUCCESS) {
     const char* message = nullptr;
     result_string(status, &message);
-    throw LibraryCallError(fmt::format("cuptiGetVersion failed: {}", message ? message : "unknown CUPTI error"));
+    throw LibraryCallError(
+        fmt::format("cuptiGetVersion failed: {}", message ? message : "unknown CUPTI error"));
   }
   return fmt::format("API {}", api_version);
 }
 
 }  // namespace
 
-CudaVersion built_with_cuda_version() { return CudaVersion::from_encoded(CUDA_VERSION); }
+CudaVersion built_with_cuda_version() {
+  return CudaVersion::from_encoded(CUDA_VERSION);
+}
 
 std::vector<LibraryReport> probe_cuda_libraries() {
   return {
@@ -109,24 +116,28 @@ std::vector<LibraryReport> probe_cuda_libraries() {
 
 NvmlProbe probe_nvml() {
   NvmlProbe result;
-  result.library = probe("nvml", "NVML", "libnvidia-ml.so.1", [&result](const SharedLibrary& library) {
-    auto init = library.symbol<NvmlInit>("nvmlInit_v2");
-    auto shutdown = library.symbol<NvmlShutdown>("nvmlShutdown");
-    auto get_driver_version = library.symbol<NvmlSystemGetDriverVersion>("nvmlSystemGetDriverVersion");
-    auto error_string = library.symbol<NvmlErrorString>("nvmlErrorString");
-    if (const NvmlReturn status = init(); status != kNvmlSuccess) {
-      throw LibraryCallError(fmt::format("nvmlInit_v2 failed: {}", error_string(status)));
-    }
-    // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE is 80.
-    std::array<char, 80> version{};
-    const NvmlReturn status = get_driver_version(version.data(), static_cast<unsigned int>(version.size()));
-    shutdown();
-    if (status != kNvmlSuccess) {
-      throw LibraryCallError(fmt::format("nvmlSystemGetDriverVersion failed: {}", error_string(status)));
-    }
-    result.driver_release = DriverVersion::parse(version.data());
-    return std::string("driver ") + version.data();
-  });
+  result.library =
+      probe("nvml", "NVML", "libnvidia-ml.so.1", [&result](const SharedLibrary& library) {
+        auto init = library.symbol<NvmlInit>("nvmlInit_v2");
+        auto shutdown = library.symbol<NvmlShutdown>("nvmlShutdown");
+        auto get_driver_version =
+            library.symbol<NvmlSystemGetDriverVersion>("nvmlSystemGetDriverVersion");
+        auto error_string = library.symbol<NvmlErrorString>("nvmlErrorString");
+        if (const NvmlReturn status = init(); status != kNvmlSuccess) {
+          throw LibraryCallError(fmt::format("nvmlInit_v2 failed: {}", error_string(status)));
+        }
+        // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE is 80.
+        std::array<char, 80> version{};
+        const NvmlReturn status =
+            get_driver_version(version.data(), static_cast<unsigned int>(version.size()));
+        shutdown();
+        if (status != kNvmlSuccess) {
+          throw LibraryCallError(
+              fmt::format("nvmlSystemGetDriverVersion failed: {}", error_string(status)));
+        }
+        result.driver_release = DriverVersion::parse(version.data());
+        return std::string("driver ") + version.data();
+      });
   return result;
 }
 

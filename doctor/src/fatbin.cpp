@@ -55,8 +55,9 @@ EmbeddedImage parse_entry_header(std::span<const std::byte> entry, std::uint16_t
   return image;
 }
 
-FatbinContainer parse_container(std::span<const std::byte> section, std::size_t start, std::size_t end,
-                                const std::string& origin, std::size_t section_offset) {
+FatbinContainer parse_container(std::span<const std::byte> section, std::size_t start,
+                                std::size_t end, const std::string& origin,
+                                std::size_t section_offset) {
   FatbinContainer container;
   std::size_t cursor = start;
   while (cursor < end) {
@@ -107,7 +108,8 @@ std::vector<SectionLocation> fatbin_sections(std::ifstream& file, std::uint64_t 
     fail(origin, EI_CLASS, "only little-endian ELF64 files carry CUDA fatbinaries we can read");
   }
   if (header.e_shentsize != sizeof(Elf64_Shdr) || header.e_shstrndx >= header.e_shnum ||
-      header.e_shoff > file_size || header.e_shnum > (file_size - header.e_shoff) / sizeof(Elf64_Shdr)) {
+      header.e_shoff > file_size ||
+      header.e_shnum > (file_size - header.e_shoff) / sizeof(Elf64_Shdr)) {
     fail(origin, offsetof(Elf64_Ehdr, e_shoff), "section header table out of bounds");
   }
   std::vector<Elf64_Shdr> sections(header.e_shnum);
@@ -167,14 +169,15 @@ std::string EmbeddedImage::name() const {
   return fmt::format("{}_{}{}", kind == ImageKind::sass ? "sm" : "compute", arch, suffix);
 }
 
-std::vector<FatbinContainer> parse_fatbin(std::span<const std::byte> section, const std::string& origin,
-                                          std::size_t section_offset) {
+std::vector<FatbinContainer> parse_fatbin(std::span<const std::byte> section,
+                                          const std::string& origin, std::size_t section_offset) {
   std::vector<FatbinContainer> containers;
   std::size_t cursor = 0;
   while (cursor < section.size()) {
     if (section.size() - cursor < kContainerHeaderSize) {
-      const bool only_padding = std::all_of(section.begin() + static_cast<std::ptrdiff_t>(cursor), section.end(),
-                                            [](std::byte value) { return value == std::byte{0}; });
+      const bool only_padding =
+          std::all_of(section.begin() + static_cast<std::ptrdiff_t>(cursor), section.end(),
+                      [](std::byte value) { return value == std::byte{0}; });
       if (only_padding) {
         break;
       }
@@ -213,12 +216,14 @@ std::vector<FatbinContainer> read_fatbin_containers(const std::filesystem::path&
     std::vector<std::byte> bytes(location.size);
     read_exact(file, location.offset, bytes.data(), bytes.size(), origin);
     auto parsed = parse_fatbin(bytes, origin, location.offset);
-    containers.insert(containers.end(), std::make_move_iterator(parsed.begin()), std::make_move_iterator(parsed.end()));
+    containers.insert(containers.end(), std::make_move_iterator(parsed.begin()),
+                      std::make_move_iterator(parsed.end()));
   }
   return containers;
 }
 
-KernelImageVerdict match_kernel_image(std::span<const EmbeddedImage> images, ComputeCapability device) {
+KernelImageVerdict match_kernel_image(std::span<const EmbeddedImage> images,
+                                      ComputeCapability device) {
   // The driver prefers the newest machine code that runs, and JIT-compiles the newest fitting
   // PTX only when no machine code does.
   std::optional<EmbeddedImage> best_sass;

@@ -11,7 +11,8 @@ std::string render_text(const Report& report) {
   text += report.built_with ? fmt::format("built with CUDA {}\n", report.built_with->to_string())
                             : std::string("built without CUDA\n");
   for (const Diagnosis& diagnosis : report.diagnoses) {
-    text += fmt::format("  [{:<7}] {}: {}\n", status_name(diagnosis.status), diagnosis.check, diagnosis.found);
+    text += fmt::format("  [{:<7}] {}: {}\n", status_name(diagnosis.status), diagnosis.check,
+                        diagnosis.found);
     if (!diagnosis.action.empty()) {
       text += fmt::format("            fix: {}\n", diagnosis.action);
     }
@@ -22,8 +23,8 @@ std::string render_text(const Report& report) {
       images += (images.empty() ? "" : " ") + image.name();
     }
     text += images.empty() ? fmt::format("  GPU code in {}: none\n", binary.path)
-                           : fmt::format("  GPU code in {}: {} ({} translation units)\n", binary.path, images,
-                                         binary.containers.size());
+                           : fmt::format("  GPU code in {}: {} ({} translation units)\n",
+                                         binary.path, images, binary.containers.size());
   }
   text += fmt::format("GPU usable: {}\n", report.gpu_usable() ? "yes" : "no");
   return text;

@@ -22,7 +22,9 @@ std::vector<EmbeddedImage> BinaryReport::distinct_images() const {
   for (const FatbinContainer& container : containers) {
     images.insert(images.end(), container.images.begin(), container.images.end());
   }
-  const auto order = [](const EmbeddedImage& image) { return std::tuple(image.kind, image.arch, image.variant); };
+  const auto order = [](const EmbeddedImage& image) {
+    return std::tuple(image.kind, image.arch, image.variant);
+  };
   std::ranges::sort(images, {}, order);
   const auto [first, last] = std::ranges::unique(images);
   images.erase(first, last);

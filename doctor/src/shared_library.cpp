@@ -10,7 +10,8 @@ SharedLibrary::SharedLibrary(std::string name) : name_(std::move(name)) {
   handle_ = dlopen(name_.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle_ == nullptr) {
     const char* reason = dlerror();
-    throw SharedLibraryError("cannot load " + name_ + ": " + (reason ? reason : "unknown dlopen error"));
+    throw SharedLibraryError("cannot load " + name_ + ": " +
+                             (reason ? reason : "unknown dlopen error"));
   }
 }
 
@@ -39,8 +40,8 @@ void* SharedLibrary::raw_symbol(const char* symbol_name) const {
   void* address = dlsym(handle_, symbol_name);
   // A symbol may legitimately be null, so dlerror() and not the address tells failure apart.
   if (const char* reason = dlerror(); reason != nullptr) {
-    throw SharedLibraryError("symbol " + std::string(symbol_name) + " not found in " + name_ + ": " +
-                             reason);
+    throw SharedLibraryError("symbol " + std::string(symbol_name) + " not found in " + name_ +
+                             ": " + reason);
   }
   return address;
 }

@@ -7,7 +7,9 @@
 
 namespace tscope::doctor {
 
-std::string CudaVersion::to_string() const { return fmt::format("{}.{}", major, minor); }
+std::string CudaVersion::to_string() const {
+  return fmt::format("{}.{}", major, minor);
+}
 
 std::optional<DriverVersion> DriverVersion::parse(std::string_view text) {
   std::array<int, 3> parts{};

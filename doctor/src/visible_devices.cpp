@@ -11,8 +11,9 @@ bool is_device_entry(std::string_view entry) {
   if (entry.starts_with("GPU-") || entry.starts_with("MIG-")) {
     return entry.size() > 4;
   }
-  return !entry.empty() &&
-         std::ranges::all_of(entry, [](char character) { return std::isdigit(static_cast<unsigned char>(character)); });
+  return !entry.empty() && std::ranges::all_of(entry, [](char character) {
+    return std::isdigit(static_cast<unsigned char>(character));
+  });
 }
 
 std::string_view trim(std::string_view text) {

@@ -48,8 +48,8 @@ struct ComputeCapability {
 
 // Parses the contents of a fatbinary section (one or more concatenated containers).
 // `origin` names the file for error messages; `section_offset` is where the section starts in it.
-std::vector<FatbinContainer> parse_fatbin(std::span<const std::byte> section, const std::string& origin,
-                                          std::size_t section_offset);
+std::vector<FatbinContainer> parse_fatbin(std::span<const std::byte> section,
+                                          const std::string& origin, std::size_t section_offset);
 
 // The containers of every fatbinary section (.nv_fatbin, and __nv_relfatbin from relocatable
 // device code) of the ELF file at `path`; empty when it carries no GPU code.
@@ -67,6 +67,7 @@ struct KernelImageVerdict {
 };
 
 // The image the driver would load from one container for `device`.
-KernelImageVerdict match_kernel_image(std::span<const EmbeddedImage> images, ComputeCapability device);
+KernelImageVerdict match_kernel_image(std::span<const EmbeddedImage> images,
+                                      ComputeCapability device);
 
 }  // namespace tscope::doctor

@@ -19,6 +19,7 @@ struct KernelCoverage {
   std::string example;
 };
 
-KernelCoverage assess_kernel_coverage(std::span<const BinaryReport> binaries, ComputeCapability device);
+KernelCoverage assess_kernel_coverage(std::span<const BinaryReport> binaries,
+                                      ComputeCapability device);
 
 }  // namespace tscope::doctor

@@ -57,8 +57,8 @@ struct BandwidthReport {
 
 struct Report {
   bool built_with_cuda = false;
-  std::optional<CudaVersion> built_with;       // CUDA_VERSION of the toolkit we were built with
-  std::optional<CudaVersion> driver_supports;  // cuDriverGetVersion
+  std::optional<CudaVersion> built_with;        // CUDA_VERSION of the toolkit we were built with
+  std::optional<CudaVersion> driver_supports;   // cuDriverGetVersion
   std::optional<DriverVersion> driver_release;  // NVML
   std::vector<DeviceReport> devices;
   std::vector<LibraryReport> libraries;
