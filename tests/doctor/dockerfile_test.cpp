@@ -21,9 +21,9 @@ namespace {
 const std::filesystem::path kSourceDir = TSCOPE_SOURCE_DIR;
 
 struct Instruction {
-  std::string keyword;                // upper case: FROM, ARG, COPY, RUN...
+  std::string keyword;                 // upper case: FROM, ARG, COPY, RUN...
   std::vector<std::string> arguments;  // split on white space
-  std::string text;                   // everything after the keyword
+  std::string text;                    // everything after the keyword
 };
 
 std::string read_file(const std::filesystem::path& path) {
@@ -119,7 +119,8 @@ TEST_F(DockerfileTest, EveryCopiedSourceExistsAndReachesTheBuildContext) {
     for (std::size_t source = 0; source + 1 < copy->arguments.size(); ++source) {
       const std::string& path = copy->arguments[source];
       EXPECT_TRUE(std::filesystem::exists(kSourceDir / path)) << "COPY source missing: " << path;
-      EXPECT_FALSE(path != "." && ignored(path, patterns)) << "COPY source filtered out of the context: " << path;
+      EXPECT_FALSE(path != "." && ignored(path, patterns))
+          << "COPY source filtered out of the context: " << path;
       ++copied;
     }
   }
@@ -130,10 +131,12 @@ TEST_F(DockerfileTest, EveryBuildArgumentIsUsed) {
   const auto arguments = all("ARG");
   ASSERT_FALSE(arguments.empty());
   for (const Instruction* argument : arguments) {
-    const std::string name = argument->arguments.front().substr(0, argument->arguments.front().find('='));
+    const std::string name =
+        argument->arguments.front().substr(0, argument->arguments.front().find('='));
     std::size_t uses = 0;
     for (const Instruction& instruction : instructions_) {
-      if (instruction.keyword != "ARG" && instruction.text.find("${" + name + "}") != std::string::npos) {
+      if (instruction.keyword != "ARG" &&
+          instruction.text.find("${" + name + "}") != std::string::npos) {
         ++uses;
       }
     }
@@ -173,11 +176,13 @@ TEST_F(DockerfileTest, RuntimeCopiesBinariesFromWhereTheBuildPutsThem) {
   ASSERT_FALSE(build_dir.empty()) << "no cmake -B in the build stage";
   const auto copies = all("COPY");
   const bool copies_bin = std::ranges::any_of(copies, [&](const Instruction* copy) {
-    return copy->arguments.front() == "--from=build" && copy->arguments.at(1) == build_dir + "/bin/";
+    return copy->arguments.front() == "--from=build" &&
+           copy->arguments.at(1) == build_dir + "/bin/";
   });
   EXPECT_TRUE(copies_bin) << "the runtime stage must copy " << build_dir << "/bin/";
   // That folder is where the CLI target writes tscope.
-  EXPECT_NE(read_file(kSourceDir / "cli/CMakeLists.txt").find("RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin"),
+  EXPECT_NE(read_file(kSourceDir / "cli/CMakeLists.txt")
+                .find("RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin"),
             std::string::npos);
 }
 

@@ -26,7 +26,8 @@ struct CommandResult {
 // `redirect` decides what the captured output holds: "2>&1" for a person's view, "2>/dev/null"
 // where only stdout must parse.
 CommandResult run_tscope(const std::string& arguments, const char* redirect = "2>&1") {
-  const std::string command = std::string(TSCOPE_BINARY_DIR) + "/bin/tscope " + arguments + " " + redirect;
+  const std::string command =
+      std::string(TSCOPE_BINARY_DIR) + "/bin/tscope " + arguments + " " + redirect;
   CommandResult result;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) {
@@ -94,7 +95,8 @@ TEST(DoctorCommandTest, JsonOutputParsesWithTheDocumentedFields) {
   ASSERT_EQ(binaries.size(), 1u);
   const std::string_view path = binaries.at(0)["path"].get_string().value();
   EXPECT_EQ(std::filesystem::path(path).filename(), "tscope");
-  EXPECT_TRUE(binaries.at(0)["translation_units"].is_uint64() || binaries.at(0)["translation_units"].is_int64());
+  EXPECT_TRUE(binaries.at(0)["translation_units"].is_uint64() ||
+              binaries.at(0)["translation_units"].is_int64());
   EXPECT_TRUE(binaries.at(0)["images"].is_array());
 }
 

@@ -26,12 +26,15 @@ const std::vector<PublishedRow> kPublishedRows = {
     {{11, 0}, "450.51.05"}, {{10, 2}, "440.33"},    {{10, 1}, "418.39"},    {{10, 0}, "410.48"},
 };
 
-DriverVersion release(const char* text) { return DriverVersion::parse(text).value(); }
+DriverVersion release(const char* text) {
+  return DriverVersion::parse(text).value();
+}
 
 TEST(DriverCompatibilityTest, TableMatchesEveryPublishedRow) {
   ASSERT_EQ(toolkit_driver_table().size(), kPublishedRows.size());
   for (const PublishedRow& row : kPublishedRows) {
-    EXPECT_EQ(toolkit_minimum_driver(row.toolkit), release(row.linux_driver)) << row.toolkit.to_string();
+    EXPECT_EQ(toolkit_minimum_driver(row.toolkit), release(row.linux_driver))
+        << row.toolkit.to_string();
   }
 }
 
@@ -44,15 +47,18 @@ TEST(DriverCompatibilityTest, MinorVersionMinimumsMatchTheCompatibilityGuide) {
 
 TEST(DriverCompatibilityTest, EachToolkitsOwnDriverIsFullyCompatible) {
   for (const PublishedRow& row : kPublishedRows) {
-    EXPECT_EQ(check_driver_compatibility(row.toolkit, row.toolkit, release(row.linux_driver)).verdict,
-              Compatibility::full)
+    EXPECT_EQ(
+        check_driver_compatibility(row.toolkit, row.toolkit, release(row.linux_driver)).verdict,
+        Compatibility::full)
         << row.toolkit.to_string();
   }
 }
 
 TEST(DriverCompatibilityTest, NewerDriverRunsOlderToolkits) {
-  EXPECT_EQ(check_driver_compatibility({12, 8}, {13, 0}, release("580.65.06")).verdict, Compatibility::full);
-  EXPECT_EQ(check_driver_compatibility({11, 8}, {12, 4}, release("550.54.14")).verdict, Compatibility::full);
+  EXPECT_EQ(check_driver_compatibility({12, 8}, {13, 0}, release("580.65.06")).verdict,
+            Compatibility::full);
+  EXPECT_EQ(check_driver_compatibility({11, 8}, {12, 4}, release("550.54.14")).verdict,
+            Compatibility::full);
 }
 
 TEST(DriverCompatibilityTest, OlderMinorOfTheSameMajorRunsThroughMinorVersionCompatibility) {
@@ -66,32 +72,38 @@ TEST(DriverCompatibilityTest, OlderMinorOfTheSameMajorRunsThroughMinorVersionCom
 
 TEST(DriverCompatibilityTest, Cuda11DriverBelowTheMinorVersionMinimumIsIncompatible) {
   // 450.51.06 is the CUDA 11.0 Update 1 driver: it reports CUDA 11.0 but predates 450.80.02.
-  const DriverCompatibility result = check_driver_compatibility({11, 1}, {11, 0}, release("450.51.06"));
+  const DriverCompatibility result =
+      check_driver_compatibility({11, 1}, {11, 0}, release("450.51.06"));
   EXPECT_EQ(result.verdict, Compatibility::incompatible);
   EXPECT_EQ(result.minor_version_minimum, release("450.80.02"));
 }
 
 TEST(DriverCompatibilityTest, OlderMajorIsIncompatibleAndNamesBothMinimums) {
-  const DriverCompatibility result = check_driver_compatibility({13, 0}, {12, 9}, release("575.57.08"));
+  const DriverCompatibility result =
+      check_driver_compatibility({13, 0}, {12, 9}, release("575.57.08"));
   EXPECT_EQ(result.verdict, Compatibility::incompatible);
   EXPECT_EQ(result.full_minimum, release("580.65.06"));
   EXPECT_EQ(result.minor_version_minimum, (DriverVersion{580, 0, 0}));
 }
 
 TEST(DriverCompatibilityTest, UnknownDriverReleaseDecidesByReportedCudaVersion) {
-  EXPECT_EQ(check_driver_compatibility({12, 8}, {12, 2}, std::nullopt).verdict, Compatibility::minor_version);
-  EXPECT_EQ(check_driver_compatibility({13, 0}, {12, 9}, std::nullopt).verdict, Compatibility::incompatible);
+  EXPECT_EQ(check_driver_compatibility({12, 8}, {12, 2}, std::nullopt).verdict,
+            Compatibility::minor_version);
+  EXPECT_EQ(check_driver_compatibility({13, 0}, {12, 9}, std::nullopt).verdict,
+            Compatibility::incompatible);
 }
 
 TEST(DriverCompatibilityTest, Cuda10HasNoMinorVersionCompatibility) {
-  const DriverCompatibility result = check_driver_compatibility({10, 2}, {10, 1}, release("418.39"));
+  const DriverCompatibility result =
+      check_driver_compatibility({10, 2}, {10, 1}, release("418.39"));
   EXPECT_EQ(result.verdict, Compatibility::incompatible);
   EXPECT_EQ(result.full_minimum, release("440.33"));
   EXPECT_FALSE(result.minor_version_minimum);
 }
 
 TEST(DriverCompatibilityTest, ToolkitMissingFromTheTableHasNoFullMinimum) {
-  const DriverCompatibility result = check_driver_compatibility({14, 0}, {13, 2}, release("595.45.04"));
+  const DriverCompatibility result =
+      check_driver_compatibility({14, 0}, {13, 2}, release("595.45.04"));
   EXPECT_EQ(result.verdict, Compatibility::incompatible);
   EXPECT_FALSE(result.full_minimum);
 }

@@ -31,7 +31,8 @@ const std::filesystem::path kProbeLibrary = TSCOPE_PROBE_LIBRARY;
 #else
 const std::filesystem::path kProbeObject;
 const std::filesystem::path kProbeLibrary;
-#define TSCOPE_REQUIRE_CUDA_PROBES() GTEST_SKIP() << "built without the CUDA toolkit: no probe GPU code to read"
+#define TSCOPE_REQUIRE_CUDA_PROBES() \
+  GTEST_SKIP() << "built without the CUDA toolkit: no probe GPU code to read"
 #endif
 
 KernelImageVerdict verdict_on_probe(int major, int minor) {
@@ -85,15 +86,18 @@ TEST(FatbinTest, LinkedLibraryKeepsOneContainerPerTranslationUnit) {
   std::set<std::set<std::string>> units;
   for (const FatbinContainer& container : read_fatbin_containers(kProbeLibrary)) {
     std::set<std::string> names;
-    std::ranges::transform(container.images, std::inserter(names, names.end()), &EmbeddedImage::name);
+    std::ranges::transform(container.images, std::inserter(names, names.end()),
+                           &EmbeddedImage::name);
     units.insert(names);
   }
-  EXPECT_EQ(units, (std::set<std::set<std::string>>{{"sm_80", "compute_90"}, {"sm_75", "compute_75"}}));
+  EXPECT_EQ(units,
+            (std::set<std::set<std::string>>{{"sm_80", "compute_90"}, {"sm_75", "compute_75"}}));
 }
 
 TEST(FatbinTest, CoverageCountsEachTranslationUnitOfALinkedLibrary) {
   TSCOPE_REQUIRE_CUDA_PROBES();
-  const std::vector<BinaryReport> binaries{{kProbeLibrary.string(), read_fatbin_containers(kProbeLibrary)}};
+  const std::vector<BinaryReport> binaries{
+      {kProbeLibrary.string(), read_fatbin_containers(kProbeLibrary)}};
 
   const KernelCoverage turing = assess_kernel_coverage(binaries, {7, 5});
   EXPECT_EQ(turing.units, 2);
@@ -122,7 +126,8 @@ class CorruptFatbinTest : public ::testing::Test {
     const std::string magic = "\x50\xED\x55\xBA";
     magic_offset_ = bytes_.find(magic);
     ASSERT_NE(magic_offset_, std::string::npos) << "no fatbinary magic in " << kProbeObject;
-    path_ = std::filesystem::temp_directory_path() / ("tscope_doctor_corrupt_" + std::to_string(getpid()) + ".o");
+    path_ = std::filesystem::temp_directory_path() /
+            ("tscope_doctor_corrupt_" + std::to_string(getpid()) + ".o");
   }
   void TearDown() override {
     std::error_code ignored;
@@ -130,7 +135,8 @@ class CorruptFatbinTest : public ::testing::Test {
   }
 
   void write(const std::string& bytes) const {
-    std::ofstream(path_, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(path_, std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
 
   std::string bytes_;
@@ -202,7 +208,8 @@ TEST(KernelImageMatchTest, DriverPrefersTheNewestFittingMachineCode) {
 
 TEST(KernelImageMatchTest, ImageNamesFollowNvccSpelling) {
   EXPECT_EQ((EmbeddedImage{ImageKind::sass, 90, ArchVariant::arch_specific}).name(), "sm_90a");
-  EXPECT_EQ((EmbeddedImage{ImageKind::ptx, 100, ArchVariant::family_specific}).name(), "compute_100f");
+  EXPECT_EQ((EmbeddedImage{ImageKind::ptx, 100, ArchVariant::family_specific}).name(),
+            "compute_100f");
   EXPECT_EQ(kCompute90.name(), "compute_90");
 }
 

@@ -19,10 +19,10 @@ inline bool nvidia_driver_installed() {
 
 }  // namespace tscope::doctor::testing
 
-#define TSCOPE_REQUIRE_NO_NVIDIA_DRIVER()                                                      \
-  do {                                                                                        \
-    if (::tscope::doctor::testing::nvidia_driver_installed()) {                               \
+#define TSCOPE_REQUIRE_NO_NVIDIA_DRIVER()                                                         \
+  do {                                                                                            \
+    if (::tscope::doctor::testing::nvidia_driver_installed()) {                                   \
       GTEST_SKIP() << "libcuda.so.1 loads here: the no-driver diagnosis needs a machine without " \
-                      "an NVIDIA driver";                                                     \
-    }                                                                                         \
+                      "an NVIDIA driver";                                                         \
+    }                                                                                             \
   } while (0)

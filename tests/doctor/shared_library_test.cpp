@@ -23,7 +23,8 @@ TEST(SharedLibraryTest, MissingLibraryErrorNamesIt) {
     SharedLibrary library("libtscope-no-such-library.so.7");
     FAIL() << "a missing library loaded";
   } catch (const SharedLibraryError& error) {
-    EXPECT_NE(std::string(error.what()).find("libtscope-no-such-library.so.7"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("libtscope-no-such-library.so.7"), std::string::npos)
+        << error.what();
   }
 }
 

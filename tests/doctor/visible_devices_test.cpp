@@ -26,7 +26,8 @@ TEST(VisibleDevicesTest, MinusOneHidesEveryDevice) {
 TEST(VisibleDevicesTest, CountsIndicesAndUuids) {
   EXPECT_EQ(parse_visible_devices("0,1").usable_entries, 2);
   EXPECT_EQ(parse_visible_devices(" 2 , 3 ").usable_entries, 2);
-  EXPECT_EQ(parse_visible_devices("GPU-8e5a7c1d-0000-0000-0000-000000000000,MIG-1").usable_entries, 2);
+  EXPECT_EQ(parse_visible_devices("GPU-8e5a7c1d-0000-0000-0000-000000000000,MIG-1").usable_entries,
+            2);
 }
 
 TEST(VisibleDevicesTest, EnumerationStopsAtTheFirstInvalidEntry) {
