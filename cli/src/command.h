@@ -19,6 +19,7 @@ struct CommandContext {
 
 void add_analyze_command(CLI::App& app, CommandContext& context);
 void add_bench_command(CLI::App& app, CommandContext& context);
+void add_diff_command(CLI::App& app, CommandContext& context);
 void add_record_command(CLI::App& app, CommandContext& context);
 void add_info_command(CLI::App& app, CommandContext& context);
 void add_convert_command(CLI::App& app, CommandContext& context);

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   CommandContext context;
   add_analyze_command(app, context);
   add_bench_command(app, context);
+  add_diff_command(app, context);
   add_record_command(app, context);
   add_info_command(app, context);
   add_convert_command(app, context);
