@@ -1,0 +1,109 @@
+// What capture costs the recorded program. Ranges are timed with the writer thread draining
+// concurrently, into buffers large enough that nothing is dropped (the "dropped" counter shows
+// it); the training step pair runs the same model with and without a session in one binary.
+
+#include <benchmark/benchmark.h>
+#include <nvtx3/nvToolsExt.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "fashion_mnist/models.h"
+#include "tscope/engine/factories.h"
+#include "tscope/engine/ops.h"
+#include "tscope/engine/optim/adam.h"
+#include "tscope/profiler/record.h"
+#include "tscope/profiler/session.h"
+
+namespace {
+
+using namespace tscope;
+
+// Enough iterations for a stable median, few enough that every event fits the buffer.
+constexpr benchmark::IterationCount kRangeIterations = 2'000'000;
+constexpr std::size_t kBenchBufferBytes = std::size_t{256} << 20;
+
+std::filesystem::path bench_trace_path(const char* name) {
+  return std::filesystem::temp_directory_path() /
+         (std::string("tscope-bench-") + name + "-" + std::to_string(getpid()) + ".tsc");
+}
+
+// A session around one benchmark run; reports its drops and removes its file.
+class BenchSession {
+ public:
+  explicit BenchSession(const char* name)
+      : session_({.output = bench_trace_path(name), .buffer_bytes_per_thread = kBenchBufferBytes}) {
+    session_.start();
+  }
+  void stop(benchmark::State& state) {
+    const profiler::SessionSummary summary = session_.stop();
+    state.counters["dropped"] = static_cast<double>(summary.dropped_events);
+    state.counters["bytes_per_event"] =
+        summary.events == 0 ? 0.0 : static_cast<double>(summary.bytes) / static_cast<double>(summary.events);
+    std::filesystem::remove(session_.options().output);
+  }
+
+ private:
+  profiler::Session session_;
+};
+
+void BM_RangeDisabled(benchmark::State& state) {
+  for (auto _ : state) {
+    const profiler::Range range("bench range");
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_RangeDisabled);
+
+void BM_RangeEnabled(benchmark::State& state) {
+  BenchSession session("range");
+  for (auto _ : state) {
+    const profiler::Range range("bench range");
+    benchmark::ClobberMemory();
+  }
+  session.stop(state);
+}
+BENCHMARK(BM_RangeEnabled)->Iterations(kRangeIterations);
+
+void BM_NvtxPushPopCaptured(benchmark::State& state) {
+  BenchSession session("nvtx");
+  for (auto _ : state) {
+    nvtxRangePushA("bench nvtx range");
+    nvtxRangePop();
+  }
+  session.stop(state);
+}
+BENCHMARK(BM_NvtxPushPopCaptured)->Iterations(kRangeIterations);
+
+// One CNN training step at batch 64 on fixed inputs; range(0) = 1 runs it under a session.
+void BM_CnnTrainingStep(benchmark::State& state) {
+  constexpr std::int64_t kBatch = 64;
+  engine::Generator generator(0);
+  auto model = examples::make_cnn(generator);
+  engine::optim::Adam optimizer(model->parameters(), {.learning_rate = 1e-3});
+  const engine::Tensor inputs = engine::randn({kBatch, 1, 28, 28}, generator);
+  std::vector<std::int64_t> labels(kBatch);
+  for (std::int64_t i = 0; i < kBatch; ++i) labels[static_cast<std::size_t>(i)] = i % 10;
+  const engine::Tensor targets = engine::from_vector(labels, {kBatch});
+
+  std::optional<BenchSession> session;
+  if (state.range(0) == 1) session.emplace("training");
+  std::int64_t step = 0;
+  for (auto _ : state) {
+    const profiler::StepRange range(step++);
+    optimizer.zero_grad();
+    const engine::Tensor loss = engine::cross_entropy((*model)(inputs), targets);
+    loss.backward();
+    optimizer.step();
+    benchmark::DoNotOptimize(loss.item<float>());
+  }
+  if (session) session->stop(state);
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+BENCHMARK(BM_CnnTrainingStep)->ArgName("profiled")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
