@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "event_classes.h"
+#include "tscope/analyzer/time_breakdown.h"
 
 namespace tscope::analyzer {
 namespace {
@@ -79,6 +80,11 @@ std::optional<EventRef> AnalysisContext::launch_of(EventRef gpu_activity) const 
       [](const std::pair<std::uint64_t, EventRef>& entry, std::uint64_t k) { return entry.first < k; });
   if (found == launches_.end() || found->first != key) return std::nullopt;
   return found->second;
+}
+
+const TimeBreakdown& AnalysisContext::time_breakdown() const {
+  if (!time_breakdown_) time_breakdown_ = std::make_shared<const TimeBreakdown>(compute_time_breakdown(*this));
+  return *time_breakdown_;
 }
 
 }  // namespace tscope::analyzer

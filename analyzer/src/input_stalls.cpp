@@ -108,7 +108,7 @@ std::vector<EventRef> longest_data_waits(const AnalysisContext& context) {
 }  // namespace
 
 std::vector<Finding> find_input_stalls(const AnalysisContext& context) {
-  const TimeBreakdown time = compute_time_breakdown(context);
+  const TimeBreakdown& time = context.time_breakdown();
   const CopyExposure copies = exposed_host_to_device_copies(context);
   const double steps = context.step_count();
   const double wait_per_step = time.host_data_wait_ns;

@@ -89,7 +89,7 @@ std::vector<Finding> find_launch_bound(const AnalysisContext& context) {
   kernel_launches(context, stats);
   host_calls(context, stats);
   if (stats.kernels == 0) return {};
-  const TimeBreakdown time = compute_time_breakdown(context);
+  const TimeBreakdown& time = context.time_breakdown();
   const double host_wait_share = time.step_ns > 0 ? time.gpu_idle_host_wait_ns / time.step_ns : 0;
   const double short_share = stats.short_kernels / stats.kernels;
   Severity severity = severity_for_share(host_wait_share);

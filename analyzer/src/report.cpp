@@ -61,7 +61,7 @@ Report run_report(const trace::Trace& trace, const ReportOptions& options, std::
   const StepSet& steps = context.steps();
   report.steps = {steps.steps.size(), steps.whole_trace, steps.mean_ns(), steps.min_ns(), steps.max_ns(),
                   steps.stddev_ns()};
-  if (selected(options, "time")) report.time = compute_time_breakdown(context);
+  if (selected(options, "time")) report.time = context.time_breakdown();
   if (selected(options, "breakdown")) report.breakdown = compute_op_breakdown(context);
   for (const NamedAnalysis& analysis : kAnalyses) {
     if (analysis.run == nullptr || !selected(options, analysis.name)) continue;

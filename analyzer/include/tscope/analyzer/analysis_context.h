@@ -4,6 +4,7 @@
 // once per report so that analyses stay pure functions of it and do not repeat this work.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,8 @@ struct AnalysisOptions {
   std::size_t top_count = 10;
 };
 
+struct TimeBreakdown;
+
 // A stretch of time during which a GPU ran something, and the activity that opened it.
 struct BusyInterval {
   trace::TimeNs start = 0;
@@ -51,6 +54,8 @@ class AnalysisContext {
   const std::vector<BusyInterval>& gpu_busy() const { return gpu_busy_; }
   // The runtime or driver call that launched a GPU activity, when a flow says so.
   std::optional<trace::EventRef> launch_of(trace::EventRef gpu_activity) const;
+  // compute_time_breakdown(*this), computed on first use: several analyses build on it.
+  const TimeBreakdown& time_breakdown() const;
 
  private:
   const trace::Trace* trace_;
@@ -60,6 +65,7 @@ class AnalysisContext {
   std::vector<BusyInterval> gpu_busy_;
   // (packed kernel ref, launch ref) sorted by the first, for binary search.
   std::vector<std::pair<std::uint64_t, trace::EventRef>> launches_;
+  mutable std::shared_ptr<const TimeBreakdown> time_breakdown_;
 };
 
 }  // namespace tscope::analyzer
