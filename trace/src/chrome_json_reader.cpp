@@ -226,7 +226,6 @@ struct RowId {
 
 struct BeginEnd {
   TimeNs time = 0;
-  std::size_t arrival = 0;
   RawEvent event;
   bool begin = true;
 };
@@ -257,7 +256,7 @@ class ChromeImporter {
  private:
   void read_top_level(dom::object root);
   void read_metadata_event(const RawEvent& event);
-  void read_event(const RawEvent& event, std::size_t arrival);
+  void read_event(const RawEvent& event);
   void add_span(const RawEvent& event, TimeNs start, TimeNs end);
   void add_instant(const RawEvent& event, TimeNs time);
   void add_memory_event(const RawEvent& event, TimeNs time);
@@ -718,7 +717,7 @@ void ChromeImporter::add_flow_end(const RawEvent& event, TimeNs time) {
   if (event.phase != 't') flow_ends_.push_back(end);
 }
 
-void ChromeImporter::read_event(const RawEvent& event, std::size_t arrival) {
+void ChromeImporter::read_event(const RawEvent& event) {
   if (event.phase == 'M' || event.phase == 0) return;
   const auto time = time_of(event.ts);
   if (!time) {
@@ -736,7 +735,7 @@ void ChromeImporter::read_event(const RawEvent& event, std::size_t arrival) {
       return;
     }
     case 'B':
-    case 'E': begin_ends_[row_of(event)].push_back({*time, arrival, event, event.phase == 'B'}); return;
+    case 'E': begin_ends_[row_of(event)].push_back({*time, event, event.phase == 'B'}); return;
     case 'b':
     case 'e':
     case 'S':
@@ -747,7 +746,7 @@ void ChromeImporter::read_event(const RawEvent& event, std::size_t arrival) {
         return;
       }
       const bool begin = event.phase == 'b' || event.phase == 'S';
-      async_ends_[{row_of(event).pid, event.cat, *id}].push_back({*time, arrival, event, begin});
+      async_ends_[{row_of(event).pid, event.cat, *id}].push_back({*time, event, begin});
       return;
     }
     case 'i':
@@ -861,13 +860,12 @@ Trace ChromeImporter::import(dom::element root, std::uint64_t lost_bytes) {
     if (phase == "M") read_metadata_event(read_fields(object));
     if (phase == "s" || phase == "f") has_flows_ = true;
   }
-  std::size_t arrival = 0;
   for (const dom::element element : events) {
     if (element.type() != dom::element_type::OBJECT) {
       ++skipped_events_;
       continue;
     }
-    read_event(read_fields(object_of(element)), arrival++);
+    read_event(read_fields(object_of(element)));
   }
   match_begin_end();
   match_async();
