@@ -13,6 +13,7 @@
 #include "tscope/analyzer/op_breakdown.h"
 #include "tscope/analyzer/time_breakdown.h"
 #include "tscope/trace/chrome_json_reader.h"
+#include "tscope/trace/trace_io.h"
 
 namespace tscope::analyzer {
 namespace {
@@ -159,6 +160,22 @@ TEST(RealTraceTest, V100TopKernelsAreRankedByTotalTimeWithPercentiles) {
     EXPECT_LE(entry.p50_ns, entry.p95_ns);
     EXPECT_NEAR(entry.mean_ns * static_cast<double>(entry.count), entry.total_ns, 1);
   }
+}
+
+TEST(RealTraceTest, NsysSaxpyCopiesArePageableAndBlocking) {
+  const auto path = shared_data_path("traces/nsys/pipit_saxpy_mpi_cuda_perlmutter_a100.sqlite");
+  TSCOPE_REQUIRE_FILE(path);
+  const trace::Trace trace = trace::load_trace(path);
+  const std::vector<Finding> findings = find_copy_and_sync_problems(AnalysisContext(trace, {}));
+  const Finding* pageable = find_kind(findings, "pageable_copy");
+  ASSERT_NE(pageable, nullptr);
+  // 10 host-to-device copies of 262,144,000 bytes and 5 device-to-host copies of 262,144,000.
+  EXPECT_EQ(pageable->metric("copies"), 15);
+  EXPECT_EQ(pageable->metric("bytes"), 3'932'160'000.0);
+  const Finding* synchronous = find_kind(findings, "synchronous_copy");
+  ASSERT_NE(synchronous, nullptr);
+  EXPECT_EQ(synchronous->metric("copies"), 15);  // all issued by cudaMemcpy
+  EXPECT_EQ(synchronous->metric("followed_by_sync"), 0);
 }
 
 }  // namespace
