@@ -16,6 +16,7 @@
 #include "tscope/trace/chrome_json_reader.h"
 #include "tscope/trace/chrome_json_writer.h"
 #include "tscope/trace/trace_builder.h"
+#include "tscope/trace/trace_io.h"
 
 namespace tscope::trace {
 namespace {
@@ -239,6 +240,14 @@ TEST(ChromeJsonWriterTest, LaunchFlowsAreAc2gPairsBoundToTheEnclosingSlice) {
   const std::string text = read_bytes(path);
   EXPECT_NE(text.find("{\"ph\":\"s\",\"id\":77,\"cat\":\"ac2g\""), std::string::npos);
   EXPECT_NE(text.find("{\"ph\":\"f\",\"bp\":\"e\",\"id\":77,\"cat\":\"ac2g\""), std::string::npos);
+}
+
+TEST(ChromeJsonWriterTest, SaveAndLoadTraceDispatchOnJsonNamesAndContent) {
+  const Trace original = testing::make_sample_trace();
+  const auto path = temp_path("dispatch.json.gz");
+  save_trace(original, path);
+  EXPECT_EQ(detect_input_format(path).format, TraceFormat::kChromeJson);
+  expect_equivalent(original, load_trace(path));
 }
 
 TEST(ChromeJsonWriterTest, GpuRowsUseDeviceAsPidAndStreamAsTid) {

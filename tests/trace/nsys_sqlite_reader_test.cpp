@@ -10,6 +10,7 @@
 #include "test_data.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/nsys_sqlite_reader.h"
+#include "tscope/trace/trace_io.h"
 
 namespace tscope::trace {
 namespace {
@@ -109,6 +110,12 @@ TEST(NsysSqliteReaderTest, SaxpyProcessAndThreadNamesComeFromTheExport) {
   EXPECT_EQ(trace.string(main_thread->info().name), "MPI Rank 0");
   EXPECT_EQ(trace.metadata().values.at("device.0.name"), "NVIDIA A100-SXM4-40GB");
   EXPECT_EQ(trace.metadata().source_format, "nsys-sqlite");
+}
+
+TEST(NsysSqliteReaderTest, LoadTraceRecognisesTheExportByContent) {
+  TSCOPE_REQUIRE_FILE(kSaxpy);
+  EXPECT_EQ(detect_input_format(kSaxpy).format, TraceFormat::kNsysSqlite);
+  EXPECT_EQ(load_trace(kSaxpy).counts().spans, 5u + 15u + 95u + 22u);
 }
 
 TEST(NsysSqliteReaderTest, FileThatIsNotSqliteIsAFormatError) {
