@@ -3,34 +3,9 @@
 #include <cmath>
 #include <cstdio>
 
-namespace tscope::analyzer {
+#include "tscope/trace/json_text.h"
 
-std::string json_quote(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  out += '"';
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-          out += escaped;
-        } else {
-          out += c;  // UTF-8 passes through unchanged, as JSON allows
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
+namespace tscope::analyzer {
 
 void JsonWriter::before_value() {
   if (after_key_) {
@@ -67,14 +42,14 @@ void JsonWriter::end_array() {
 
 void JsonWriter::key(std::string_view name) {
   before_value();
-  out_ += json_quote(name);
+  trace::append_json_string(out_, name);
   out_ += ':';
   after_key_ = true;
 }
 
 void JsonWriter::value(std::string_view text) {
   before_value();
-  out_ += json_quote(text);
+  trace::append_json_string(out_, text);
 }
 
 void JsonWriter::value(double number) {

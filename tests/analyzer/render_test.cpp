@@ -18,8 +18,10 @@ Report gp100_report() {
   return run_report(trace::read_chrome_json(path), {}, "gp100 \"trace\".json");
 }
 
-TEST(RenderTest, JsonStringsEscapeQuotesBackslashesAndControlCharacters) {
-  EXPECT_EQ(json_quote("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
+TEST(RenderTest, JsonWriterEscapesQuotesBackslashesAndControlCharacters) {
+  JsonWriter json;
+  json.value("a\"b\\c\n\x01");
+  EXPECT_EQ(json.str(), "\"a\\\"b\\\\c\\u000a\\u0001\"");
 }
 
 TEST(RenderTest, JsonWriterPlacesCommasAndWritesNonFiniteAsNull) {

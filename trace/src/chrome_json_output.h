@@ -20,8 +20,7 @@ class ChromeJsonOutput {
 
   void raw(std::string_view text);
   void raw(char c);
-  // A JSON string literal. Control characters become \u00XX and bytes that are not UTF-8 become
-  // U+FFFD, so any name the trace holds still yields valid JSON.
+  // A JSON string literal, escaped by append_json_string.
   void string(std::string_view text);
   void integer(std::int64_t value);
   void unsigned_integer(std::uint64_t value);

@@ -36,7 +36,4 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
-// `text` as a quoted JSON string literal.
-std::string json_quote(std::string_view text);
-
 }  // namespace tscope::analyzer
