@@ -4,44 +4,20 @@
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <string>
 #include <string_view>
 
 #include "no_driver.h"
+#include "tscope_process.h"
 
 namespace tscope::doctor {
 namespace {
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
-
-// `redirect` decides what the captured output holds: "2>&1" for a person's view, "2>/dev/null"
-// where only stdout must parse.
-CommandResult run_tscope(const std::string& arguments, const char* redirect = "2>&1") {
-  const std::string command =
-      std::string(TSCOPE_BINARY_DIR) + "/bin/tscope " + arguments + " " + redirect;
-  CommandResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    ADD_FAILURE() << "cannot run " << command;
-    return result;
-  }
-  std::array<char, 4096> buffer{};
-  for (std::size_t read = 0; (read = fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) {
-    result.output.append(buffer.data(), read);
-  }
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+using tscope::testing::CommandResult;
+using tscope::testing::run_tscope;
 
 TEST(DoctorCommandTest, WithoutDriverExitsOneAndSaysWhatIsMissing) {
   TSCOPE_REQUIRE_NO_NVIDIA_DRIVER();

@@ -12,9 +12,9 @@
 namespace tscope::regress {
 namespace {
 
-using testing::CommandResult;
-using testing::quoted;
-using testing::run_tscope;
+using tscope::testing::CommandResult;
+using tscope::testing::quoted;
+using tscope::testing::run_tscope;
 using testing::TempFile;
 
 constexpr const char* kBaseRun = R"({"benchmarks": [

@@ -9,9 +9,9 @@
 namespace tscope::regress {
 namespace {
 
-using testing::CommandResult;
-using testing::quoted;
-using testing::run_tscope;
+using tscope::testing::CommandResult;
+using tscope::testing::quoted;
+using tscope::testing::run_tscope;
 
 const char* const kResnet = "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz";
 const char* const kGp100 = "traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz";
