@@ -10,10 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "fashion_mnist/models.h"
-#include "tscope/engine/factories.h"
-#include "tscope/engine/ops.h"
-#include "tscope/engine/optim/adam.h"
+#include "fixed_batch_cnn.h"
 #include "tscope/profiler/record.h"
 #include "tscope/profiler/session.h"
 
@@ -79,28 +76,16 @@ BENCHMARK(BM_NvtxPushPopCaptured)->Iterations(kRangeIterations);
 
 // One CNN training step at batch 64 on fixed inputs; range(0) = 1 runs it under a session.
 void BM_CnnTrainingStep(benchmark::State& state) {
-  constexpr std::int64_t kBatch = 64;
-  engine::Generator generator(0);
-  auto model = examples::make_cnn(generator);
-  engine::optim::Adam optimizer(model->parameters(), {.learning_rate = 1e-3});
-  const engine::Tensor inputs = engine::randn({kBatch, 1, 28, 28}, generator);
-  std::vector<std::int64_t> labels(kBatch);
-  for (std::int64_t i = 0; i < kBatch; ++i) labels[static_cast<std::size_t>(i)] = i % 10;
-  const engine::Tensor targets = engine::from_vector(labels, {kBatch});
-
+  bench::FixedBatchCnn training;
   std::optional<BenchSession> session;
   if (state.range(0) == 1) session.emplace("training");
   std::int64_t step = 0;
   for (auto _ : state) {
     const profiler::StepRange range(step++);
-    optimizer.zero_grad();
-    const engine::Tensor loss = engine::cross_entropy((*model)(inputs), targets);
-    loss.backward();
-    optimizer.step();
-    benchmark::DoNotOptimize(loss.item<float>());
+    benchmark::DoNotOptimize(training.step());
   }
   if (session) session->stop(state);
-  state.SetItemsProcessed(state.iterations() * kBatch);
+  state.SetItemsProcessed(state.iterations() * bench::FixedBatchCnn::kBatch);
 }
 BENCHMARK(BM_CnnTrainingStep)->ArgName("profiled")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 

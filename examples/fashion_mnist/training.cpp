@@ -21,6 +21,15 @@ double EpochStats::images_per_second() const {
   return seconds > 0.0 ? static_cast<double>(images) / seconds : 0.0;
 }
 
+float train_step(engine::nn::Module& model, engine::optim::Optimizer& optimizer,
+                 const engine::Tensor& inputs, const engine::Tensor& targets) {
+  optimizer.zero_grad();
+  const engine::Tensor loss = engine::cross_entropy(model(inputs), targets);
+  loss.backward();
+  optimizer.step();
+  return loss.item<float>();
+}
+
 EpochStats train_epoch(engine::nn::Module& model, engine::optim::Optimizer& optimizer,
                        BatchLoader& loader, StepBudget& budget) {
   EpochStats stats;
@@ -31,11 +40,7 @@ EpochStats train_epoch(engine::nn::Module& model, engine::optim::Optimizer& opti
       break;
     }
     const profiler::StepRange step(budget.steps_done);
-    optimizer.zero_grad();
-    const engine::Tensor loss = engine::cross_entropy(model(batch.inputs), batch.targets);
-    loss.backward();
-    optimizer.step();
-    stats.step_losses.push_back(loss.item<float>());
+    stats.step_losses.push_back(train_step(model, optimizer, batch.inputs, batch.targets));
     stats.images += batch.inputs.size(0);
     ++budget.steps_done;
   }

@@ -32,6 +32,11 @@ struct StepBudget {
   bool exhausted() const { return max_steps && steps_done >= *max_steps; }
 };
 
+// One optimizer step on one batch: forward, cross-entropy, backward and the update. Returns the
+// batch's loss.
+float train_step(engine::nn::Module& model, engine::optim::Optimizer& optimizer,
+                 const engine::Tensor& inputs, const engine::Tensor& targets);
+
 // One pass over `loader` in train mode: forward, cross-entropy, backward and an optimizer step
 // per batch; stops early when `budget` runs out.
 EpochStats train_epoch(engine::nn::Module& model, engine::optim::Optimizer& optimizer,
