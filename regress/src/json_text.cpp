@@ -6,27 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "tscope/trace/json_text.h"
+
 namespace tscope::regress {
 
-std::string json_string(std::string_view text) {
-  std::string quoted = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"': quoted += "\\\""; break;
-      case '\\': quoted += "\\\\"; break;
-      case '\n': quoted += "\\n"; break;
-      case '\t': quoted += "\\t"; break;
-      case '\r': quoted += "\\r"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          quoted += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
-        } else {
-          quoted += c;
-        }
-    }
-  }
-  return quoted + "\"";
-}
+std::string json_string(std::string_view text) { return trace::json_quote(text); }
 
 std::string json_number(double value) { return std::isfinite(value) ? fmt::format("{}", value) : "null"; }
 
