@@ -1,0 +1,51 @@
+#pragma once
+// Where each track of a trace sits on the timeline: one lane per host thread, GPU stream, counter
+// or memory pool, grouped by process and ordered, with a header row and one row per span depth.
+// Computed once per loaded trace; frame building and hit testing read it.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tscope/trace/trace.h"
+
+namespace tscope::gui {
+
+inline constexpr float kLaneHeaderHeight = 18.0f;
+inline constexpr float kSpanRowHeight = 18.0f;
+inline constexpr float kPlotHeight = 48.0f;
+inline constexpr float kLaneGap = 4.0f;
+
+enum class LaneKind : std::uint8_t { kSpans, kCounter, kMemory };
+
+struct Lane {
+  LaneKind kind = LaneKind::kSpans;
+  std::uint32_t track = 0;
+  std::string label;
+  float top = 0;  // from the top of the lane area, before vertical scrolling
+  std::uint32_t rows = 0;  // span depths, or 1 for a plot
+  double plot_max = 0;     // largest plotted value, the plot's full height
+
+  float height() const;
+  float row_top(std::size_t row) const { return top + kLaneHeaderHeight + row * row_height(); }
+  float row_height() const { return kind == LaneKind::kSpans ? kSpanRowHeight : kPlotHeight; }
+};
+
+class LaneLayout {
+ public:
+  explicit LaneLayout(const trace::Trace& trace);
+
+  const std::vector<Lane>& lanes() const { return lanes_; }
+  float content_height() const { return content_height_; }
+  // The lane at `y` (lane-area coordinates, scrolling undone), or nullptr in a gap or past the end.
+  const Lane* lane_at(float y) const;
+  // The lane of `track`, or nullptr for a track with nothing to draw.
+  const Lane* lane_of_track(std::uint32_t track) const;
+
+ private:
+  std::vector<Lane> lanes_;
+  std::vector<std::uint32_t> lane_by_track_;
+  float content_height_ = 0;
+};
+
+}  // namespace tscope::gui

@@ -1,0 +1,100 @@
+#include "tscope/gui/lane_layout.h"
+
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+
+namespace tscope::gui {
+
+namespace {
+
+// Host threads above the GPU streams they launch onto, plots last, as Perfetto and Nsight order
+// a process.
+int kind_order(trace::TrackKind kind) {
+  switch (kind) {
+    case trace::TrackKind::kHostThread: return 0;
+    case trace::TrackKind::kGpuStream: return 1;
+    case trace::TrackKind::kCounter: return 2;
+    case trace::TrackKind::kMemoryPool: return 3;
+  }
+  return 4;
+}
+
+std::string lane_label(const trace::Trace& trace, const trace::TrackInfo& info) {
+  std::string label;
+  if (info.process < trace.processes().size()) {
+    const trace::Process& process = trace.processes()[info.process];
+    label = std::string(trace.string(process.name));
+    if (label.empty()) label = "pid " + std::to_string(process.pid);
+    label += " / ";
+  }
+  const std::string_view name = trace.string(info.name);
+  label += name.empty() ? std::string(trace::to_string(info.kind)) : std::string(name);
+  return label;
+}
+
+double largest(const auto& values) {
+  double most = 0;
+  for (const auto value : values) most = std::max(most, static_cast<double>(value));
+  return most;
+}
+
+}  // namespace
+
+float Lane::height() const { return kLaneHeaderHeight + rows * row_height(); }
+
+LaneLayout::LaneLayout(const trace::Trace& trace)
+    : lane_by_track_(trace.tracks().size(), trace::kNoIndex) {
+  std::vector<std::uint32_t> order(trace.tracks().size());
+  std::iota(order.begin(), order.end(), 0u);
+  const auto sort_key = [&](std::uint32_t index) {
+    const trace::TrackInfo& info = trace.track(index).info();
+    const std::int32_t process_sort =
+        info.process < trace.processes().size() ? trace.processes()[info.process].sort_index : 0;
+    return std::tuple(process_sort, info.process, kind_order(info.kind), info.sort_index, index);
+  };
+  std::sort(order.begin(), order.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return sort_key(a) < sort_key(b); });
+
+  float top = 0;
+  for (const std::uint32_t index : order) {
+    const trace::Track& track = trace.track(index);
+    Lane lane;
+    lane.track = index;
+    lane.label = lane_label(trace, track.info());
+    if (track.memory().size() != 0) {
+      lane.kind = LaneKind::kMemory;
+      lane.rows = 1;
+      lane.plot_max = largest(track.memory().total_reserved);
+      lane.plot_max = std::max(lane.plot_max, largest(track.memory().total_allocated));
+    } else if (track.counters().size() != 0) {
+      lane.kind = LaneKind::kCounter;
+      lane.rows = 1;
+      lane.plot_max = largest(track.counters().value);
+    } else if (track.spans().size() != 0 || track.instants().size() != 0) {
+      lane.rows = static_cast<std::uint32_t>(track.depth_count());
+    } else {
+      continue;
+    }
+    lane.top = top;
+    top += lane.height() + kLaneGap;
+    lane_by_track_[index] = static_cast<std::uint32_t>(lanes_.size());
+    lanes_.push_back(std::move(lane));
+  }
+  content_height_ = top;
+}
+
+const Lane* LaneLayout::lane_at(float y) const {
+  const auto after = std::upper_bound(lanes_.begin(), lanes_.end(), y,
+                                      [](float value, const Lane& lane) { return value < lane.top; });
+  if (after == lanes_.begin()) return nullptr;
+  const Lane& lane = *(after - 1);
+  return y < lane.top + lane.height() ? &lane : nullptr;
+}
+
+const Lane* LaneLayout::lane_of_track(std::uint32_t track) const {
+  if (track >= lane_by_track_.size() || lane_by_track_[track] == trace::kNoIndex) return nullptr;
+  return &lanes_[lane_by_track_[track]];
+}
+
+}  // namespace tscope::gui

@@ -1,0 +1,84 @@
+#include "tscope/gui/memory_footprint.h"
+
+#include <string>
+#include <string_view>
+
+namespace tscope::gui {
+
+namespace {
+
+template <typename T>
+std::uint64_t capacity_bytes(const std::vector<T>& values) {
+  return values.capacity() * sizeof(T);
+}
+
+std::uint64_t span_bytes(const trace::Track& track) {
+  const trace::SpanColumns& spans = track.spans();
+  std::uint64_t bytes = capacity_bytes(spans.start) + capacity_bytes(spans.end) +
+                        capacity_bytes(spans.name) + capacity_bytes(spans.detail) +
+                        capacity_bytes(spans.category) + capacity_bytes(spans.depth);
+  // The per-depth index: one span index per span and one boundary per depth.
+  bytes += spans.size() * sizeof(std::uint32_t) + (track.depth_count() + 1) * sizeof(std::uint32_t);
+  return bytes;
+}
+
+std::uint64_t track_bytes(const trace::Track& track) {
+  const trace::InstantColumns& instants = track.instants();
+  const trace::CounterColumns& counters = track.counters();
+  const trace::MemoryColumns& memory = track.memory();
+  return sizeof(trace::Track) + span_bytes(track) + capacity_bytes(instants.time) +
+         capacity_bytes(instants.name) + capacity_bytes(instants.category) +
+         capacity_bytes(instants.args) + capacity_bytes(counters.time) +
+         capacity_bytes(counters.value) + capacity_bytes(memory.time) +
+         capacity_bytes(memory.action) + capacity_bytes(memory.address) +
+         capacity_bytes(memory.bytes) + capacity_bytes(memory.device) +
+         capacity_bytes(memory.owner_op) + capacity_bytes(memory.scope) +
+         capacity_bytes(memory.total_allocated) + capacity_bytes(memory.total_reserved);
+}
+
+std::uint64_t string_bytes(const trace::StringTable& strings) {
+  // libstdc++: a hash node holds the next pointer, key, value and cached hash.
+  constexpr std::uint64_t kHashNode = sizeof(void*) + sizeof(std::string_view) + 2 * sizeof(std::size_t);
+  constexpr std::size_t kSmallString = 15;
+  std::uint64_t bytes = 0;
+  for (trace::StringId id = 0; id < strings.size(); ++id) {
+    const std::size_t length = strings.view(id).size();
+    bytes += sizeof(std::string) + kHashNode + sizeof(void*) + (length > kSmallString ? length + 1 : 0);
+  }
+  return bytes;
+}
+
+std::uint64_t op_bytes(const std::vector<trace::OpInfo>& ops) {
+  std::uint64_t bytes = capacity_bytes(ops);
+  for (const trace::OpInfo& op : ops) {
+    bytes += capacity_bytes(op.input_shapes) + capacity_bytes(op.tensors_read) +
+             capacity_bytes(op.tensors_written);
+    for (const auto& shape : op.input_shapes) bytes += capacity_bytes(shape);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+MemoryFootprint memory_footprint(const trace::Trace& trace, const LaneLayout& layout) {
+  MemoryFootprint footprint;
+  footprint.trace_bytes = sizeof(trace::Trace) + string_bytes(trace.strings()) +
+                          capacity_bytes(trace.processes()) + capacity_bytes(trace.flows()) +
+                          capacity_bytes(trace.span_details()) + capacity_bytes(trace.kernels()) +
+                          capacity_bytes(trace.copies()) + op_bytes(trace.ops()) +
+                          capacity_bytes(trace.args());
+  for (const trace::Track& track : trace.tracks()) {
+    footprint.trace_bytes += track_bytes(track);
+    footprint.events += track.spans().size() + track.instants().size() +
+                        track.counters().size() + track.memory().size();
+  }
+  footprint.viewer_bytes = sizeof(LaneLayout) + capacity_bytes(layout.lanes());
+  for (const Lane& lane : layout.lanes()) {
+    footprint.viewer_bytes += lane.label.capacity() > 15 ? lane.label.capacity() + 1 : 0;
+  }
+  // lane_by_track_: one index per track.
+  footprint.viewer_bytes += trace.tracks().size() * sizeof(std::uint32_t);
+  return footprint;
+}
+
+}  // namespace tscope::gui

@@ -1,0 +1,68 @@
+// Counter and memory lanes as area plots, one column per pixel. A column shows the largest value
+// in effect during its time; columns holding more than kExactSamples samples look at an even
+// spread of that many, so a frame stays bounded by the screen width at any trace size.
+
+#include <algorithm>
+#include <span>
+
+#include "frame_parts.h"
+
+namespace tscope::gui::detail {
+
+namespace {
+
+constexpr std::size_t kExactSamples = 32;
+
+template <typename Value>
+void draw_area(const FrameRequest& request, const Lane& lane, std::span<const TimeNs> times,
+               std::span<const Value> values, Color color, TimelineFrame& frame) {
+  if (times.empty() || lane.plot_max <= 0) return;
+  const TimeView& view = request.view;
+  const float baseline = request.area.screen_y(lane.row_top(0)) + kPlotHeight - 1;
+  const float scale = (kPlotHeight - 2) / static_cast<float>(lane.plot_max);
+  float run_left = view.left();
+  float run_top = baseline;
+  const auto flush = [&](float right) {
+    if (run_top < baseline) frame.rects.push_back({run_left, run_top, right, baseline, color});
+  };
+  // First sample after the current column's start; the one before it is in effect there.
+  auto after = std::upper_bound(times.begin(), times.end(), view.range().begin);
+  for (float x = view.left(); x < view.right(); x += 1.0f) {
+    const auto stop = std::lower_bound(after, times.end(), view.time_at(x + 1.0));
+    const auto first = after == times.begin() ? after : after - 1;
+    const auto count = static_cast<std::size_t>(stop - first);
+    const std::size_t stride = std::max<std::size_t>(1, count / kExactSamples);
+    const auto offset = static_cast<std::size_t>(first - times.begin());
+    double most = 0;
+    for (std::size_t i = 0; i < count; i += stride) {
+      most = std::max(most, static_cast<double>(values[offset + i]));
+    }
+    const float top = baseline - static_cast<float>(most) * scale;
+    if (top != run_top) {
+      flush(x);
+      run_left = x;
+      run_top = top;
+    }
+    after = stop;
+  }
+  flush(view.right());
+}
+
+}  // namespace
+
+void draw_plot_lane(const FrameRequest& request, const Lane& lane, TimelineFrame& frame) {
+  const float top = request.area.screen_y(lane.row_top(0));
+  if (top + kPlotHeight <= request.area.lanes_top() || top >= request.area.bottom) return;
+  const trace::Track& track = request.trace->track(lane.track);
+  if (lane.kind == LaneKind::kMemory) {
+    const trace::MemoryColumns& memory = track.memory();
+    draw_area<std::uint64_t>(request, lane, memory.time, memory.total_reserved, kPlotReservedColor,
+                             frame);
+    draw_area<std::uint64_t>(request, lane, memory.time, memory.total_allocated, kPlotColor, frame);
+  } else {
+    const trace::CounterColumns& counters = track.counters();
+    draw_area<double>(request, lane, counters.time, counters.value, kPlotColor, frame);
+  }
+}
+
+}  // namespace tscope::gui::detail
