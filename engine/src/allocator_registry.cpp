@@ -4,6 +4,7 @@
 
 #include "tscope/engine/allocator.h"
 #include "tscope/engine/cpu_allocator.h"
+#include "tscope/engine/cuda.h"
 #include "tscope/engine/errors.h"
 
 namespace tscope::engine {
@@ -23,6 +24,7 @@ Registry& registry() {
 
 Allocator& allocator_for(Device device) {
   if (device.is_cpu()) return cpu_allocator();
+  if (device.type() == DeviceType::kCuda) return cuda_allocator(device.index());
   Registry& table = registry();
   std::lock_guard lock(table.mutex);
   const auto found = table.allocators.find({device.type(), device.index()});

@@ -3,6 +3,9 @@
 #include <mutex>
 
 #include "cpu/register_cpu_kernels.h"
+#if TSCOPE_WITH_CUDA
+#include "cuda/register_cuda_kernels.h"
+#endif
 
 namespace tscope::engine {
 namespace {
@@ -81,7 +84,12 @@ Dispatcher::ErasedKernel Dispatcher::find(OpKind op, DeviceType device,
 Dispatcher& dispatcher() {
   static Dispatcher instance;
   static std::once_flag cpu_registered;
-  std::call_once(cpu_registered, [] { register_cpu_kernels(instance); });
+  std::call_once(cpu_registered, [] {
+    register_cpu_kernels(instance);
+#if TSCOPE_WITH_CUDA
+    register_cuda_kernels(instance);
+#endif
+  });
   return instance;
 }
 

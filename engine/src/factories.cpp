@@ -41,6 +41,10 @@ Tensor random_tensor(OpKind op, const Shape& shape, double first, double second,
 }  // namespace
 
 Tensor empty(const Shape& shape, TensorOptions options) {
+  return empty(shape, options, allocator_for(options.device));
+}
+
+Tensor empty(const Shape& shape, TensorOptions options, Allocator& allocator) {
   for (const std::int64_t extent : shape) {
     if (extent < 0) throw EngineError("negative extent in shape " + shape_to_string(shape));
   }
@@ -48,7 +52,7 @@ Tensor empty(const Shape& shape, TensorOptions options) {
   const CurrentOpScope scope(current_op_name().empty() ? "empty" : current_op_name());
   auto impl = std::make_shared<TensorImpl>();
   const auto bytes = static_cast<std::size_t>(shape_numel(shape)) * element_size(options.dtype);
-  impl->storage = std::make_shared<Storage>(bytes, allocator_for(options.device));
+  impl->storage = std::make_shared<Storage>(bytes, allocator);
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = options.dtype;

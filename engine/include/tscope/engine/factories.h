@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tscope/engine/allocator.h"
 #include "tscope/engine/device.h"
 #include "tscope/engine/dtype.h"
 #include "tscope/engine/generator.h"
@@ -20,6 +21,8 @@ struct TensorOptions {
 
 // Contents undefined; kernels fill it.
 Tensor empty(const Shape& shape, TensorOptions options = {});
+// Contents undefined, with storage from `allocator` (pinned host memory, for instance).
+Tensor empty(const Shape& shape, TensorOptions options, Allocator& allocator);
 Tensor zeros(const Shape& shape, TensorOptions options = {});
 Tensor ones(const Shape& shape, TensorOptions options = {});
 Tensor full(const Shape& shape, double value, TensorOptions options = {});

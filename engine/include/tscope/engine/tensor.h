@@ -85,6 +85,8 @@ class Tensor {
   Tensor flatten(std::int64_t start_dim = 0, std::int64_t end_dim = -1) const;
   Tensor contiguous() const;
   Tensor clone() const;
+  // A copy on `device` (this tensor when already there); see to_device in transfer.h.
+  Tensor to(Device device, bool non_blocking = false) const;
 
   // In-place updates (optimizers, initialisation). Refused on a leaf that requires grad while
   // grad mode is on, and on views whose elements overlap.

@@ -1,0 +1,69 @@
+#pragma once
+// The CUDA implementations registered in the dispatcher; each matches a kernel signature and the
+// CPU kernel of the same name (cpu/cpu_kernels.h), which is its reference in the tests.
+
+#include <cstdint>
+#include <span>
+#include <utility>
+
+#include "tscope/engine/kernel_signatures.h"
+
+namespace tscope::engine::cuda {
+
+Tensor neg(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor gelu(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor tanh(const Tensor& x);
+
+Tensor add_scalar(const Tensor& x, double scalar);
+Tensor mul_scalar(const Tensor& x, double scalar);
+Tensor pow_scalar(const Tensor& x, double exponent);
+
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor relu_backward(const Tensor& grad, const Tensor& x);
+Tensor gelu_backward(const Tensor& grad, const Tensor& x);
+Tensor sigmoid_backward(const Tensor& grad, const Tensor& y);
+Tensor tanh_backward(const Tensor& grad, const Tensor& y);
+
+Tensor sum(const Tensor& x, std::span<const std::int64_t> dims);
+std::pair<Tensor, Tensor> max(const Tensor& x, std::int64_t dim);
+Tensor max_backward(const Tensor& grad, const Tensor& indices, std::int64_t dim,
+                    std::span<const std::int64_t> shape);
+
+// Through cuBLAS (cuda/matmul.cpp); TF32 when cuda_allow_tf32() is on.
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor im2col(const Tensor& x, const Conv2dGeometry& geometry);
+Tensor col2im(const Tensor& cols, const Conv2dGeometry& geometry);
+std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dGeometry& geometry);
+Tensor max_pool2d_backward(const Tensor& grad, const Tensor& indices,
+                           const Pool2dGeometry& geometry);
+
+Tensor softmax(const Tensor& x);
+Tensor log_softmax(const Tensor& x);
+Tensor softmax_backward(const Tensor& grad, const Tensor& y);
+Tensor log_softmax_backward(const Tensor& grad, const Tensor& y);
+// A target outside [0, classes) makes the loss NaN (a device cannot throw); the CPU kernel throws.
+Tensor nll_loss(const Tensor& log_probs, const Tensor& targets);
+Tensor nll_loss_backward(const Tensor& grad, const Tensor& targets, std::int64_t classes);
+
+void copy(Tensor& dst, const Tensor& src);
+void fill(Tensor& dst, double value);
+void add_inplace(Tensor& dst, const Tensor& src, double alpha);
+void mul_scalar_inplace(Tensor& dst, double factor);
+// Drawn on the host from `generator` and copied: the same values the CPU kernels give for the
+// same generator state, so a run is reproducible across devices.
+void uniform(Tensor& dst, double low, double high, Generator& generator);
+void normal(Tensor& dst, double mean, double stddev, Generator& generator);
+void bernoulli_mask(Tensor& dst, double keep_probability, double scale, Generator& generator);
+
+// A contiguous tensor with x's values: x itself when already contiguous, else a device copy.
+Tensor dense(const Tensor& x);
+
+}  // namespace tscope::engine::cuda

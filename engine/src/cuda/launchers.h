@@ -1,0 +1,113 @@
+#pragma once
+// The CUDA kernels' host entry points over raw device pointers. Plain C++17, so that nvcc (which
+// compiles device code as C++17) and the engine's C++20 wrappers both include it.
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace tscope::engine::cuda {
+
+inline constexpr int kMaxDims = 8;
+
+// Element offsets of up to three operands walked over one shape: operand 0 is the output.
+struct StridedLayout {
+  int rank = 0;
+  std::int64_t shape[kMaxDims] = {};
+  std::int64_t strides[3][kMaxDims] = {};
+};
+
+enum class UnaryOp : std::uint8_t {
+  kNeg,
+  kExp,
+  kLog,
+  kSqrt,
+  kRelu,
+  kGelu,
+  kSigmoid,
+  kTanh,
+  kAddScalar,
+  kMulScalar,
+  kPowScalar,
+};
+
+enum class BinaryOp : std::uint8_t {
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kReluBackward,
+  kGeluBackward,
+  kSigmoidBackward,
+  kTanhBackward,
+};
+
+// out = op(x) over `count` dense elements; 16-byte vector loads where all pointers allow them.
+void launch_unary_dense(UnaryOp op, float scalar, float* out, const float* x, std::int64_t count,
+                        cudaStream_t stream);
+void launch_unary_strided(UnaryOp op, float scalar, float* out, const float* x,
+                          const StridedLayout& layout, std::int64_t count, cudaStream_t stream);
+void launch_binary_dense(BinaryOp op, float* out, const float* a, const float* b,
+                         std::int64_t count, cudaStream_t stream);
+void launch_binary_strided(BinaryOp op, float* out, const float* a, const float* b,
+                           const StridedLayout& layout, std::int64_t count, cudaStream_t stream);
+
+// dst[i] = src[i] (operand 1 strides, zero where broadcast); element size 4 or 8 bytes.
+void launch_copy(void* dst, const void* src, int element_bytes, const StridedLayout& layout,
+                 std::int64_t count, cudaStream_t stream);
+// dst[i] = value, with the value's bit pattern given for the element size (4 or 8 bytes).
+void launch_fill(void* dst, std::uint64_t value_bits, int element_bytes,
+                 const StridedLayout& layout, std::int64_t count, cudaStream_t stream);
+// dst[i] = dst[i] * scale + alpha * src[i] (alpha 0 scales only).
+void launch_scale_add(float* dst, float scale, const float* src, float alpha,
+                      const StridedLayout& layout, std::int64_t count, cudaStream_t stream);
+
+// Row-wise over a dense [rows, length] matrix.
+void launch_row_sum(float* out, const float* x, std::int64_t rows, std::int64_t length,
+                    cudaStream_t stream);
+// Maximum of each row and its first position (NaN wins, as on the CPU).
+void launch_row_max(float* values, std::int64_t* indices, const float* x, std::int64_t rows,
+                    std::int64_t length, cudaStream_t stream);
+void launch_softmax(float* out, const float* x, std::int64_t rows, std::int64_t length, bool log,
+                    cudaStream_t stream);
+// Gradient of softmax (y = probabilities) or of log_softmax (y = log-probabilities).
+void launch_softmax_backward(float* out, const float* grad, const float* y, std::int64_t rows,
+                             std::int64_t length, bool log, cudaStream_t stream);
+// Mean of -log_probs[row, target[row]]; NaN when a target is outside [0, classes).
+void launch_nll_loss(float* out, const float* log_probs, const std::int64_t* targets,
+                     std::int64_t batch, std::int64_t classes, cudaStream_t stream);
+// out (zeroed [batch, classes]) gets -grad / batch at each target.
+void launch_nll_loss_backward(float* out, const float* grad, const std::int64_t* targets,
+                              std::int64_t batch, std::int64_t classes, cudaStream_t stream);
+// out (zeroed) gets grad at offset base + index * step for each element, layout over grad's shape
+// with operand 0 = out, 1 = grad, 2 = indices.
+void launch_scatter_max_grad(float* out, const float* grad, const std::int64_t* indices,
+                             std::int64_t step, const StridedLayout& layout, std::int64_t count,
+                             cudaStream_t stream);
+
+// Window geometry shared by im2col, col2im and max pooling over dense [N, C, H, W].
+struct WindowGeometry {
+  std::int64_t batch = 0;
+  std::int64_t channels = 0;
+  std::int64_t height = 0;
+  std::int64_t width = 0;
+  std::int64_t kernel_height = 0;
+  std::int64_t kernel_width = 0;
+  std::int64_t stride = 1;
+  std::int64_t padding = 0;
+  std::int64_t out_height = 0;
+  std::int64_t out_width = 0;
+};
+// [N, C, H, W] -> [N, C*KH*KW, OH*OW], zero outside the padded image.
+void launch_im2col(float* cols, const float* x, const WindowGeometry& geometry,
+                   cudaStream_t stream);
+// The adjoint: sums columns back into a [N, C, H, W] image (one thread per image element).
+void launch_col2im(float* x, const float* cols, const WindowGeometry& geometry,
+                   cudaStream_t stream);
+void launch_max_pool(float* out, std::int64_t* indices, const float* x,
+                     const WindowGeometry& geometry, cudaStream_t stream);
+// out (zeroed [N, C, H, W]) accumulates grad at the flat position in `indices` of each window.
+void launch_max_pool_backward(float* out, const float* grad, const std::int64_t* indices,
+                              const WindowGeometry& geometry, cudaStream_t stream);
+
+}  // namespace tscope::engine::cuda

@@ -1,0 +1,11 @@
+#pragma once
+// Fills the dispatcher's CUDA column. Registering touches no driver: devices are looked for only
+// when a CUDA tensor is first created.
+
+#include "tscope/engine/dispatch.h"
+
+namespace tscope::engine {
+
+void register_cuda_kernels(Dispatcher& dispatcher);
+
+}  // namespace tscope::engine
