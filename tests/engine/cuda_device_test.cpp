@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "tscope/engine/cuda.h"
+#include "tscope/engine/data/data_loader.h"
+#include "tscope/engine/data/dataset.h"
 #include "tscope/engine/factories.h"
 #include "tscope/engine/memory_snapshot.h"
 #include "tscope/engine/nn/linear.h"
@@ -20,6 +22,22 @@ namespace {
 
 constexpr std::size_t kMegabyte = std::size_t{1} << 20;
 const Device kCuda = Device::cuda(0);
+
+// Sample i is the image filled with i, labelled i.
+class CountingImages final : public Dataset<LabeledBatch> {
+ public:
+  std::size_t size() const override { return 8; }
+  LabeledBatch load_batch(std::span<const std::size_t> indices) const override {
+    std::vector<float> pixels;
+    std::vector<std::int64_t> labels;
+    for (const std::size_t index : indices) {
+      pixels.insert(pixels.end(), 4, static_cast<float>(index));
+      labels.push_back(static_cast<std::int64_t>(index));
+    }
+    const auto count = static_cast<std::int64_t>(indices.size());
+    return {from_vector(pixels, {count, 4}), from_vector(labels, {count})};
+  }
+};
 
 TEST(CudaWithoutDevice, CudaTensorsAreRefusedWithTheReason) {
   if (cuda_available()) GTEST_SKIP() << "a CUDA device answers; this checks machines without one";
@@ -43,6 +61,13 @@ TEST(CudaWithoutDevice, TheCpuPathKeepsWorking) {
   EXPECT_FALSE(is_pinned(x));
   EXPECT_EQ(x.to(Device::cpu()).impl(), x.impl());
   EXPECT_EQ(sum(mul(x, x)).item(), 14.0f);
+}
+
+TEST(CudaWithoutDevice, PinningLoaderReportsTheMissingDevice) {
+  if (cuda_available()) GTEST_SKIP() << "a CUDA device answers; this checks machines without one";
+  const CountingImages images;
+  DataLoader<LabeledBatch> loader(images, {.batch_size = 4, .pin_memory = true});
+  EXPECT_THROW(loader.begin(), CudaUnavailable);
 }
 
 class CudaDevice : public ::testing::Test {
@@ -106,6 +131,21 @@ TEST_F(CudaDevice, PinnedBatchesCopyWithoutBlocking) {
   EXPECT_EQ(on_device.inputs.to(Device::cpu()).to_vector<float>(), batch.inputs.to_vector<float>());
   EXPECT_EQ(on_device.targets.to(Device::cpu()).to_vector<std::int64_t>(),
             batch.targets.to_vector<std::int64_t>());
+}
+
+TEST_F(CudaDevice, LoaderPinsEveryBatchOnItsWorkers) {
+  const CountingImages images;
+  DataLoader<LabeledBatch> loader(
+      images, {.batch_size = 4, .shuffle = false, .num_workers = 2, .pin_memory = true});
+  std::vector<std::int64_t> labels;
+  for (const LabeledBatch& batch : loader) {
+    EXPECT_TRUE(is_pinned(batch.inputs));
+    const LabeledBatch on_device = to_device(batch, kCuda, true);
+    for (const std::int64_t label : on_device.targets.to(Device::cpu()).to_vector<std::int64_t>()) {
+      labels.push_back(label);
+    }
+  }
+  EXPECT_EQ(labels, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
 }
 
 TEST_F(CudaDevice, MovingAModuleMovesTheParametersItsLayersHold) {

@@ -3,6 +3,7 @@
 // with a seeded shuffle, `num_workers` threads loading ahead into a bounded queue, and batches
 // always delivered in order. Leaving the loop early, by break or exception, stops the workers.
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -15,6 +16,7 @@
 #include "tscope/engine/data/batch_plan.h"
 #include "tscope/engine/data/dataset.h"
 #include "tscope/engine/data/ordered_prefetcher.h"
+#include "tscope/engine/transfer.h"
 #include "tscope/profiler/record.h"
 
 namespace tscope::engine {
@@ -26,6 +28,15 @@ struct DataLoaderOptions {
   std::uint64_t seed = 0;
   std::size_t num_workers = 0;        // 0: batches load on the consuming thread
   std::size_t prefetch_per_worker = 2;  // queue bound: num_workers * prefetch_per_worker batches
+  // Copies each batch into pinned host memory as it is loaded (on the worker threads), so that
+  // to_device(batch, device, true) copies it asynchronously. Needs a CUDA device.
+  bool pin_memory = false;
+};
+
+// Batches pin_memory can pin: LabeledBatch, or any type with its own pin_memory overload.
+template <typename Batch>
+concept PinnableBatch = requires(const Batch& batch) {
+  { pin_memory(batch) } -> std::convertible_to<Batch>;
 };
 
 template <typename Batch>
@@ -40,11 +51,15 @@ class DataLoader {
           plan_(dataset.size(), epoch, plan_options(options)),
           slots_(options.num_workers == 0 ? 1 : options.num_workers * options.prefetch_per_worker),
           prefetcher_(plan_.batch_count(), options.num_workers, slots_.size(),
-                      [this](std::size_t batch, std::size_t slot) {
+                      [this, pin = options.pin_memory](std::size_t batch, std::size_t slot) {
                         const profiler::Range load("load batch",
                                                    trace::Category::kDataLoaderLoad,
                                                    {{"batch", batch}});
-                        slots_[slot].emplace(dataset_.load_batch(plan_.batch(batch)));
+                        Batch loaded = dataset_.load_batch(plan_.batch(batch));
+                        if constexpr (PinnableBatch<Batch>) {
+                          if (pin) loaded = pin_memory(loaded);
+                        }
+                        slots_[slot].emplace(std::move(loaded));
                       }) {}
 
     // Returns false at the end of the epoch.
@@ -105,6 +120,10 @@ class DataLoader {
     BatchPlan::batch_count_for(dataset.size(), plan_options(options_));
     if (options_.prefetch_per_worker == 0) {
       throw std::invalid_argument("data loader: prefetch_per_worker must be at least 1");
+    }
+    if (options_.pin_memory && !PinnableBatch<Batch>) {
+      throw std::invalid_argument(
+          "data loader: pin_memory is set but these batches have no pin_memory overload");
     }
   }
 
