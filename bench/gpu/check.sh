@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Device checks of the engine's CUDA backend, in one call on a GPU machine that has no package
+# registry (see docs/cuda.md, "Running the device checks"):
+#   1. the binaries: built there when TSCOPE_BUILD_DIR is set and cmake exists, else taken from a
+#      bundle made on the build machine with `check.sh bundle BUILD_DIR` (stripped binaries and
+#      the shared libraries they need, without cuBLAS and the driver, which the GPU machine's CUDA
+#      image holds and which are too large to carry);
+#   2. engine_cuda_tests: every CUDA kernel and gradient against its CPU reference, the device
+#      allocator, pinned copies (must all pass, none skipped);
+#   3. bench_gpu_engine: matmul against cuBLAS called directly (target: at least 90%), elementwise
+#      add against a device-to-device copy on 256 MiB tensors (target: at least 80%), the CNN
+#      training step on the GPU against the CPU.
+# Prints one table; the logs and the raw JSON stay under $OUT.
+#
+#   bench/gpu/check.sh bundle BUILD_DIR     on the build machine: writes BUILD_DIR/gpu-carry
+#   bench/gpu/check.sh [BUNDLE]             on the GPU machine (default: build-cuda/gpu-carry)
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+programs=(tests/engine/engine_cuda_tests bench/bench_gpu_engine)
+
+bundle() {
+  local build=$1 carry=$1/gpu-carry
+  rm -rf "$carry"
+  mkdir -p "$carry/bin" "$carry/lib"
+  local program
+  for program in "${programs[@]}"; do
+    [[ -x $build/$program ]] || { echo "missing $build/$program: build it first" >&2; exit 2; }
+    strip --strip-debug -o "$carry/bin/$(basename "$program")" "$build/$program"
+    # What the loader resolves, except the C library, the driver and the CUDA libraries.
+    ldd "$build/$program" | awk '$3 ~ /^\// {print $3}' |
+      grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libcuda|libnvidia-[^/]*|libcublas[^/]*|libcudart[^/]*)\.so' |
+      xargs -r cp -Ln -t "$carry/lib/"
+  done
+  echo "bundle written to $carry ($(du -sh "$carry" | cut -f1)); carry that path"
+}
+
+if [[ ${1:-} == bundle ]]; then
+  bundle "${2:?usage: check.sh bundle BUILD_DIR}"
+  exit 0
+fi
+
+out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
+carry=${1:-$repo/build-cuda/gpu-carry}
+
+# 1. Binaries.
+if [[ -n ${TSCOPE_BUILD_DIR:-} ]] && command -v cmake >/dev/null; then
+  cmake -S "$repo" -B "$TSCOPE_BUILD_DIR" -G Ninja -DTSCOPE_GUI=OFF -DCMAKE_CUDA_ARCHITECTURES=90-real \
+    >"$out/configure.log" 2>&1
+  cmake --build "$TSCOPE_BUILD_DIR" --target engine_cuda_tests bench_gpu_engine >"$out/build.log" 2>&1
+  bundle "$TSCOPE_BUILD_DIR" >"$out/bundle.log"
+  carry=$TSCOPE_BUILD_DIR/gpu-carry
+  built="built in $TSCOPE_BUILD_DIR"
+else
+  built="carried bundle $carry"
+fi
+[[ -x $carry/bin/engine_cuda_tests ]] || {
+  echo "no engine_cuda_tests in $carry/bin: make a bundle first (see the header)" >&2
+  exit 2
+}
+
+# cuBLAS from the machine: the toolkit's folder, else the one PyTorch's wheels installed.
+cuda_libs=()
+for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  [[ -e $dir/libcublas.so.13 ]] && cuda_libs+=("$dir")
+done
+if ((${#cuda_libs[@]} == 0)) && command -v python3 >/dev/null; then
+  while IFS= read -r dir; do cuda_libs+=("$dir"); done < <(python3 - <<'PY' 2>/dev/null || true
+import importlib, os
+for name in ("nvidia.cublas", "nvidia.cu13"):
+    try:
+        module = importlib.import_module(name)
+    except ImportError:
+        continue
+    for base in module.__path__:
+        for sub in ("lib", "lib64"):
+            if os.path.exists(os.path.join(base, sub, "libcublas.so.13")):
+                print(os.path.join(base, sub))
+PY
+  )
+fi
+library_path=$carry/lib
+for dir in "${cuda_libs[@]}"; do library_path+=":$dir"; done
+export LD_LIBRARY_PATH=$library_path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+if ldd "$carry/bin/engine_cuda_tests" | grep -q 'not found'; then
+  ldd "$carry/bin/engine_cuda_tests" | grep 'not found' >&2
+  echo "libraries missing on this machine (searched: ${cuda_libs[*]:-no cuBLAS folder})" >&2
+  exit 2
+fi
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt" 2>/dev/null ||
+  echo "nvidia-smi not available" >"$out/gpu.txt"
+
+# 2. Tests.
+tests_status=0
+"$carry/bin/engine_cuda_tests" --gtest_output="json:$out/tests.json" >"$out/tests.log" 2>&1 ||
+  tests_status=$?
+
+# 3. Benchmarks.
+bench_status=0
+"$carry/bin/bench_gpu_engine" --benchmark_min_time="${MIN_TIME:-0.3}" \
+  --benchmark_out="$out/bench.json" --benchmark_out_format=json >"$out/bench.log" 2>&1 ||
+  bench_status=$?
+
+python3 - "$out" "$built" "$tests_status" "$bench_status" <<'PY'
+import json, os, sys
+
+out, built, tests_status, bench_status = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+rows = [("build", built, "-", "-", "ok")]
+gpu = open(os.path.join(out, "gpu.txt")).read().strip() if os.path.exists(os.path.join(out, "gpu.txt")) else "?"
+rows.append(("GPU", gpu or "?", "-", "-", "-"))
+
+try:
+    tests = json.load(open(os.path.join(out, "tests.json")))
+    cases = [case for suite in tests["testsuites"] for case in suite["testsuite"]]
+    failed = sum(1 for case in cases if case.get("failures"))
+    skipped = sum(1 for case in cases if case.get("result") == "SKIPPED")
+    passed = len(cases) - failed - skipped
+    verdict = "PASS" if failed == 0 and tests_status == 0 else "FAIL"
+    # On a GPU machine only the checks for machines without a device may skip.
+    device_skips = sum(1 for case in cases if case.get("result") == "SKIPPED"
+                       and not case["classname"].startswith("CudaWithoutDevice"))
+    if device_skips:
+        verdict = "FAIL (device tests skipped: tests.log)"
+    rows.append(("engine_cuda_tests", f"{passed} passed, {failed} failed, {skipped} skipped",
+                 "-", "all pass", verdict))
+except (OSError, ValueError, KeyError) as error:
+    rows.append(("engine_cuda_tests", f"no result ({error}); exit {tests_status}", "-", "all pass", "FAIL"))
+
+def benchmarks():
+    try:
+        data = json.load(open(os.path.join(out, "bench.json")))
+    except (OSError, ValueError):
+        return {}
+    return {b["name"]: b for b in data.get("benchmarks", []) if not b.get("error_occurred")}
+
+bench = benchmarks()
+
+def counter(name, key):
+    entry = bench.get(name + "/real_time")
+    return entry.get(key) if entry else None
+
+def compare(label, engine, reference, unit, key, target):
+    mine, theirs = counter(engine, key), counter(reference, key)
+    if mine is None or theirs is None:
+        rows.append((label, "missing (bench.log)", "-", f">= {target:.0%}", "FAIL"))
+        return
+    ratio = mine / theirs
+    rows.append((label, f"{mine:.1f} {unit}",
+                 f"{theirs:.1f} {unit}", f"{ratio:.0%} (>= {target:.0%})",
+                 "PASS" if ratio >= target else "FAIL"))
+
+for n in (1024, 4096):
+    compare(f"matmul n={n} vs cuBLAS", f"BM_EngineMatmulCuda/{n}", f"BM_CublasSgemmDirect/{n}",
+            "TFLOP/s", "TFLOP/s", 0.9)
+for n, label in ((1 << 20, "4 MiB"), (1 << 26, "256 MiB")):
+    target = 0.8 if n == 1 << 26 else 0.0
+    compare(f"add {label} vs D2D copy", f"BM_EngineAddCuda/{n}", f"BM_DeviceToDeviceCopy/{n}",
+            "GB/s", "GB/s", target)
+for batch in (64, 512):
+    gpu_step = counter(f"BM_CnnTrainingStepCuda/{batch}", "real_time")
+    cpu_step = counter(f"BM_CnnTrainingStepCpu/{batch}", "real_time")
+    if gpu_step is None or cpu_step is None:
+        rows.append((f"CNN step batch {batch}", "missing (bench.log)", "-", "-", "FAIL"))
+    else:
+        rows.append((f"CNN step batch {batch} (ms)", f"GPU {gpu_step:.2f}", f"CPU {cpu_step:.2f}",
+                     f"{cpu_step / gpu_step:.1f}x faster", "-"))
+
+widths = [max(len(str(row[i])) for row in rows + [("check", "engine", "reference", "ratio / target", "verdict")]) for i in range(5)]
+header = ("check", "engine", "reference", "ratio / target", "verdict")
+for row in [header] + rows:
+    print(" | ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
+print(f"logs and JSON in {out}; bench exit {bench_status}")
+PY
