@@ -20,6 +20,9 @@ int main(int argc, char** argv) {
   add_convert_command(app, context);
   add_export_command(app, context);
   add_doctor_command(app, context);
+#ifdef TSCOPE_VIEWER
+  add_view_command(app, context);
+#endif
 
   try {
     app.parse(argc, argv);

@@ -39,6 +39,25 @@ double largest(const auto& values) {
   return most;
 }
 
+// Running allocated bytes, shifted so the lowest point is zero: frees of memory allocated before
+// the trace began would otherwise go negative.
+std::vector<std::uint64_t> replay_allocations(const trace::MemoryColumns& memory) {
+  std::vector<std::int64_t> running(memory.size());
+  std::int64_t total = 0;
+  std::int64_t lowest = 0;
+  for (std::size_t event = 0; event < memory.size(); ++event) {
+    const auto bytes = static_cast<std::int64_t>(memory.bytes[event]);
+    total += memory.action[event] == trace::MemoryAction::kAlloc ? bytes : -bytes;
+    running[event] = total;
+    lowest = std::min(lowest, total);
+  }
+  std::vector<std::uint64_t> shifted(memory.size());
+  for (std::size_t event = 0; event < memory.size(); ++event) {
+    shifted[event] = static_cast<std::uint64_t>(running[event] - lowest);
+  }
+  return shifted;
+}
+
 }  // namespace
 
 float Lane::height() const { return kLaneHeaderHeight + rows * row_height(); }
@@ -67,6 +86,10 @@ LaneLayout::LaneLayout(const trace::Trace& trace)
       lane.rows = 1;
       lane.plot_max = largest(track.memory().total_reserved);
       lane.plot_max = std::max(lane.plot_max, largest(track.memory().total_allocated));
+      if (lane.plot_max == 0) {
+        lane.replayed_allocated = replay_allocations(track.memory());
+        lane.plot_max = largest(lane.replayed_allocated);
+      }
     } else if (track.counters().size() != 0) {
       lane.kind = LaneKind::kCounter;
       lane.rows = 1;

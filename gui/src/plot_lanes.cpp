@@ -58,7 +58,9 @@ void draw_plot_lane(const FrameRequest& request, const Lane& lane, TimelineFrame
     const trace::MemoryColumns& memory = track.memory();
     draw_area<std::uint64_t>(request, lane, memory.time, memory.total_reserved, kPlotReservedColor,
                              frame);
-    draw_area<std::uint64_t>(request, lane, memory.time, memory.total_allocated, kPlotColor, frame);
+    const std::vector<std::uint64_t>& allocated =
+        lane.replayed_allocated.empty() ? memory.total_allocated : lane.replayed_allocated;
+    draw_area<std::uint64_t>(request, lane, memory.time, allocated, kPlotColor, frame);
   } else {
     const trace::CounterColumns& counters = track.counters();
     draw_area<double>(request, lane, counters.time, counters.value, kPlotColor, frame);

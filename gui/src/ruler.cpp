@@ -48,7 +48,7 @@ std::string format_duration(TimeNs duration, TimeNs resolution) {
   }
   // As many decimals as it takes to show a change of `resolution`.
   int decimals = 0;
-  for (TimeNs shown = unit->nanoseconds; shown > resolution && decimals < 3; shown /= 10) {
+  for (TimeNs shown = unit->nanoseconds; resolution % shown != 0 && decimals < 3; shown /= 10) {
     ++decimals;
   }
   char text[48];
@@ -58,8 +58,10 @@ std::string format_duration(TimeNs duration, TimeNs resolution) {
 }
 
 std::string format_duration(TimeNs duration) {
-  // Three significant digits.
-  return format_duration(duration, std::abs(duration) / 100);
+  // Three significant digits: a resolution of the power of ten two places below the value's.
+  TimeNs resolution = 1;
+  while (resolution * 1000 <= std::abs(duration)) resolution *= 10;
+  return format_duration(duration, resolution);
 }
 
 }  // namespace tscope::gui

@@ -25,6 +25,9 @@ struct Lane {
   float top = 0;  // from the top of the lane area, before vertical scrolling
   std::uint32_t rows = 0;  // span depths, or 1 for a plot
   double plot_max = 0;     // largest plotted value, the plot's full height
+  // Bytes allocated after each memory event, replayed from the allocations and frees when the
+  // trace records no allocator totals (Kineto's legacy schema); empty otherwise.
+  std::vector<std::uint64_t> replayed_allocated;
 
   float height() const;
   float row_top(std::size_t row) const { return top + kLaneHeaderHeight + row * row_height(); }

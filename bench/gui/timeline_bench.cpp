@@ -1,0 +1,102 @@
+// The viewer's frame building, headless: CPU time to build one timeline frame (visible ranges by
+// binary search, folding, ruler, plots) for 1M and 10M events at full view, mid zoom and deep
+// zoom, against a budget of 8 ms; and memory per loaded event (trace plus viewer indexes)
+// against a budget of 32 bytes, counted from capacities and cross-checked with resident memory.
+
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "timeline_trace.h"
+#include "tscope/gui/memory_footprint.h"
+#include "tscope/gui/lane_layout.h"
+#include "tscope/gui/timeline_frame.h"
+#include "tscope/gui/window_layout.h"
+
+namespace {
+
+using namespace tscope;
+
+std::uint64_t resident_bytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  }
+  return 0;
+}
+
+struct LoadedTimeline {
+  trace::Trace trace;
+  std::unique_ptr<gui::LaneLayout> layout;
+  std::uint64_t resident = 0;  // what building the trace and its layout added to the process
+};
+
+LoadedTimeline& timeline_of(std::int64_t events) {
+  static std::map<std::int64_t, LoadedTimeline> loaded;
+  LoadedTimeline& slot = loaded[events];
+  if (!slot.layout) {
+    const std::uint64_t before = resident_bytes();
+    slot.trace = gui::bench::synthetic_timeline(static_cast<std::uint64_t>(events));
+    slot.layout = std::make_unique<gui::LaneLayout>(slot.trace);
+    slot.resident = resident_bytes() - before;
+  }
+  return slot;
+}
+
+// Zoom levels: 0 shows everything, 1 shows 1/1000 of the trace, 2 shows 20 µs.
+gui::TimeRange range_at_zoom(const trace::Trace& trace, std::int64_t zoom) {
+  const trace::TimeNs begin = trace.begin_time();
+  const trace::TimeNs length = trace.end_time() - begin;
+  const trace::TimeNs middle = begin + length / 2;
+  if (zoom == 0) return {begin, trace.end_time()};
+  const trace::TimeNs shown = zoom == 1 ? length / 1000 : 20'000;
+  return {middle - shown / 2, middle + shown / 2};
+}
+
+void BM_BuildFrame(benchmark::State& state) {
+  const LoadedTimeline& loaded = timeline_of(state.range(0));
+  const gui::ScreenRect screen =
+      gui::layout_window(gui::kScreenshotWidth, gui::kScreenshotHeight).timeline;
+  gui::FrameRequest request;
+  request.trace = &loaded.trace;
+  request.layout = loaded.layout.get();
+  request.view = gui::TimeView(range_at_zoom(loaded.trace, state.range(1)), screen.x, screen.width);
+  request.area = {screen.y, screen.bottom(), 0};
+  request.origin = loaded.trace.begin_time();
+  gui::TimelineFrame frame;
+  for (auto _ : state) {
+    gui::build_timeline_frame(request, frame);
+    benchmark::DoNotOptimize(frame.rects.data());
+  }
+  std::size_t folded = 0;
+  for (const gui::SpanBox& box : frame.boxes) folded += box.count > 1 ? 1 : 0;
+  state.counters["boxes"] = static_cast<double>(frame.boxes.size());
+  state.counters["folded_boxes"] = static_cast<double>(folded);
+  state.counters["rects"] = static_cast<double>(frame.rects.size());
+}
+BENCHMARK(BM_BuildFrame)
+    ->ArgNames({"events", "zoom"})
+    ->ArgsProduct({{1'000'000, 10'000'000}, {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond);
+
+void BM_MemoryPerEvent(benchmark::State& state) {
+  LoadedTimeline& loaded = timeline_of(state.range(0));
+  gui::MemoryFootprint footprint;
+  for (auto _ : state) {
+    footprint = gui::memory_footprint(loaded.trace, *loaded.layout);
+    benchmark::DoNotOptimize(footprint);
+  }
+  state.counters["events"] = static_cast<double>(footprint.events);
+  state.counters["bytes_per_event"] = footprint.bytes_per_event();
+  state.counters["viewer_bytes"] = static_cast<double>(footprint.viewer_bytes);
+  state.counters["resident_bytes_per_event"] =
+      static_cast<double>(loaded.resident) / static_cast<double>(footprint.events);
+}
+BENCHMARK(BM_MemoryPerEvent)->ArgName("events")->Arg(1'000'000)->Arg(10'000'000)->Iterations(1);
+
+}  // namespace
+
+BENCHMARK_MAIN();

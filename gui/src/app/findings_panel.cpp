@@ -1,0 +1,39 @@
+// The analyzer's findings, most costly first; clicking one frames its evidence on the timeline.
+
+#include <string>
+
+#include "tscope/analyzer/finding.h"
+#include "viewer_ui.h"
+
+namespace tscope::gui::app {
+
+void draw_findings_section(TimelineSession& session) {
+  if (!session.report()) {
+    ImGui::TextWrapped("Analysis failed: %s", session.report_error().c_str());
+    return;
+  }
+  const std::vector<analyzer::Finding>& findings = session.report()->findings;
+  if (findings.empty()) {
+    ImGui::TextDisabled("No findings.");
+    return;
+  }
+  ImGui::BeginChild("findings", ImVec2(0, 200), true);
+  for (std::size_t index = 0; index < findings.size(); ++index) {
+    const analyzer::Finding& finding = findings[index];
+    const std::string label = "[" + std::string(analyzer::to_string(finding.severity)) + "] " +
+                              finding.title + "##finding" + std::to_string(index);
+    if (ImGui::Selectable(label.c_str())) session.show_finding(index);
+    if (ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      ImGui::PushTextWrapPos(400);
+      ImGui::TextUnformatted(finding.explanation.c_str());
+      ImGui::Separator();
+      ImGui::TextUnformatted(finding.recommendation.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::EndTooltip();
+    }
+  }
+  ImGui::EndChild();
+}
+
+}  // namespace tscope::gui::app

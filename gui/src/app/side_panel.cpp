@@ -1,0 +1,26 @@
+// The right-hand column: selection details, findings and statistics, each a collapsible section.
+
+#include "viewer_ui.h"
+
+namespace tscope::gui::app {
+
+void draw_side_panel(UiState& state, const ScreenRect& rect) {
+  begin_pinned_window("panels", rect);
+  if (state.session == nullptr) {
+    ImGui::TextWrapped("No trace loaded.");
+    ImGui::End();
+    return;
+  }
+  if (ImGui::CollapsingHeader("Selection", ImGuiTreeNodeFlags_DefaultOpen)) {
+    draw_details_section(*state.session);
+  }
+  if (ImGui::CollapsingHeader("Findings", ImGuiTreeNodeFlags_DefaultOpen)) {
+    draw_findings_section(*state.session);
+  }
+  if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen)) {
+    draw_statistics_section(*state.session);
+  }
+  ImGui::End();
+}
+
+}  // namespace tscope::gui::app

@@ -1,0 +1,41 @@
+#pragma once
+// The viewer's window for one frame: toolbar, timeline, side panels and help overlay, over one
+// TimelineSession, or the load error that replaced it. One feature per file; this header is the
+// list of them.
+
+#include <imgui.h>
+
+#include <string>
+
+#include "tscope/gui/timeline_frame.h"
+#include "tscope/gui/timeline_session.h"
+#include "tscope/gui/window_layout.h"
+
+namespace tscope::gui::app {
+
+struct UiState {
+  std::string source;
+  TimelineSession* session = nullptr;  // null when the trace failed to load
+  std::string load_error;
+  bool help_visible = false;
+  char search_text[256] = {};
+};
+
+void draw_viewer(UiState& state);
+
+void draw_toolbar(UiState& state, const ScreenRect& rect);
+// Mouse and keyboard navigation over the timeline, then the frame itself.
+void draw_timeline(UiState& state, const ScreenRect& rect);
+void draw_side_panel(UiState& state, const ScreenRect& rect);
+void draw_details_section(TimelineSession& session);
+void draw_findings_section(TimelineSession& session);
+void draw_statistics_section(TimelineSession& session);
+void draw_help_overlay(UiState& state);
+
+// Copies a built frame into an ImGui draw list, clipped to `clip`.
+void render_frame(const TimelineFrame& frame, const ScreenRect& clip, ImDrawList& list);
+
+// A window pinned to `rect` with no title bar, resizing or moving.
+bool begin_pinned_window(const char* name, const ScreenRect& rect, ImGuiWindowFlags extra = 0);
+
+}  // namespace tscope::gui::app
