@@ -5,6 +5,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -12,9 +13,11 @@
 
 #include "timeline_trace.h"
 #include "tscope/gui/memory_footprint.h"
+#include "tscope/gui/compact_trace.h"
 #include "tscope/gui/lane_layout.h"
 #include "tscope/gui/timeline_frame.h"
 #include "tscope/gui/window_layout.h"
+#include "tscope/trace/trace_io.h"
 
 namespace {
 
@@ -31,17 +34,23 @@ std::uint64_t resident_bytes() {
 struct LoadedTimeline {
   trace::Trace trace;
   std::unique_ptr<gui::LaneLayout> layout;
-  std::uint64_t resident = 0;  // what building the trace and its layout added to the process
+  std::uint64_t resident = 0;  // what loading the trace and laying it out added to the process
 };
 
+// The synthetic trace goes through a .tsc file, load_trace and compact_trace, as `tscope view`
+// opens one.
 LoadedTimeline& timeline_of(std::int64_t events) {
   static std::map<std::int64_t, LoadedTimeline> loaded;
   LoadedTimeline& slot = loaded[events];
   if (!slot.layout) {
+    const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                       ("bench_gui_" + std::to_string(events) + ".tsc");
+    trace::save_trace(gui::bench::synthetic_timeline(static_cast<std::uint64_t>(events)), path);
     const std::uint64_t before = resident_bytes();
-    slot.trace = gui::bench::synthetic_timeline(static_cast<std::uint64_t>(events));
+    slot.trace = gui::compact_trace(trace::load_trace(path));
     slot.layout = std::make_unique<gui::LaneLayout>(slot.trace);
     slot.resident = resident_bytes() - before;
+    std::filesystem::remove(path);
   }
   return slot;
 }

@@ -28,7 +28,7 @@ void draw_area(const FrameRequest& request, const Lane& lane, std::span<const Ti
   // First sample after the current column's start; the one before it is in effect there.
   auto after = std::upper_bound(times.begin(), times.end(), view.range().begin);
   for (float x = view.left(); x < view.right(); x += 1.0f) {
-    const auto stop = std::lower_bound(after, times.end(), view.time_at(x + 1.0));
+    const auto stop = gallop_lower_bound(after, times.end(), view.time_at(x + 1.0));
     const auto first = after == times.begin() ? after : after - 1;
     const auto count = static_cast<std::size_t>(stop - first);
     const std::size_t stride = std::max<std::size_t>(1, count / kExactSamples);

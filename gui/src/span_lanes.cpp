@@ -98,7 +98,7 @@ void draw_span_lane(const FrameRequest& request, const Lane& lane, TimelineFrame
       TimeNs run_end = spans.end[first];
       auto next = at + 1;
       while (run_end < range.end) {
-        next = std::lower_bound(next, spans_here.end(), run_end + min_length, ends_before);
+        next = gallop_lower_bound(next, spans_here.end(), run_end + min_length, ends_before);
         if (next != at + 1) run_end = std::max(run_end, spans.end[*(next - 1)]);
         if (next == spans_here.end()) break;
         const std::uint32_t candidate = *next;
