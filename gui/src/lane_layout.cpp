@@ -1,6 +1,7 @@
 #include "tscope/gui/lane_layout.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <tuple>
 
@@ -30,7 +31,23 @@ std::string lane_label(const trace::Trace& trace, const trace::TrackInfo& info) 
   }
   const std::string_view name = trace.string(info.name);
   label += name.empty() ? std::string(trace::to_string(info.kind)) : std::string(name);
+  // Our profiler names every thread after the program; the thread id tells them apart.
+  const std::string tid = std::to_string(info.thread_id);
+  if (info.kind == trace::TrackKind::kHostThread && info.thread_id >= 0 &&
+      name.find(tid) == std::string_view::npos) {
+    label += " (tid " + tid + ")";
+  }
   return label;
+}
+
+std::string peak_label(double peak, bool bytes) {
+  char text[48];
+  if (bytes) {
+    std::snprintf(text, sizeof text, "  (peak %.1f MiB)", peak / (1 << 20));
+  } else {
+    std::snprintf(text, sizeof text, "  (peak %.4g)", peak);
+  }
+  return text;
 }
 
 double largest(const auto& values) {
@@ -99,6 +116,7 @@ LaneLayout::LaneLayout(const trace::Trace& trace)
     } else {
       continue;
     }
+    if (lane.kind != LaneKind::kSpans) lane.label += peak_label(lane.plot_max, lane.kind == LaneKind::kMemory);
     lane.top = top;
     top += lane.height() + kLaneGap;
     lane_by_track_[index] = static_cast<std::uint32_t>(lanes_.size());
