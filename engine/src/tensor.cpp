@@ -118,7 +118,7 @@ std::int64_t Tensor::element_offset(std::span<const std::int64_t> index) const {
 
 template <typename T>
 std::vector<T> Tensor::to_vector() const {
-  const Tensor dense = detach().contiguous();
+  const Tensor dense = detach().to(Device::cpu()).contiguous();
   const T* values = dense.data<T>();
   return std::vector<T>(values, values + dense.numel());
 }

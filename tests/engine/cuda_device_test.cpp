@@ -88,6 +88,12 @@ TEST_F(CudaDevice, CopiesRoundTripExactlyForBothDtypes) {
             labels.to_vector<std::int64_t>());
 }
 
+TEST_F(CudaDevice, ItemAndToVectorReadDeviceTensorsThroughTheHost) {
+  const Tensor on_device = from_vector(std::vector<float>{1.5f, -2.0f}, {2}).to(kCuda);
+  EXPECT_EQ(sum(on_device).item(), -0.5f);
+  EXPECT_EQ(on_device.to_vector<float>(), (std::vector<float>{1.5f, -2.0f}));
+}
+
 TEST_F(CudaDevice, FreedTensorsReuseCachedDeviceMemory) {
   CachingAllocator& allocator = cuda_allocator(0);
   { const Tensor warm = empty({1024}, {.device = kCuda}); }

@@ -49,10 +49,12 @@ class Tensor {
     return static_cast<T*>(raw_data());
   }
 
-  // Element access for host tensors (tests, labels, small results).
+  // Element access for host tensors (tests, labels, small results); item() and to_vector() also
+  // take a device tensor, copying it to the host (and so waiting for the device).
   template <typename T = float>
   T item() const {
     check_item();
+    if (!device().is_cpu()) return to(Device::cpu()).template item<T>();
     return *data<T>();
   }
   template <typename T = float>
