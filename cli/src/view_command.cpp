@@ -47,7 +47,8 @@ void add_view_command(CLI::App& app, CommandContext& context) {
       gui::run_viewer(std::move(input), settings->options);
     } catch (const gui::ViewerError& error) {
       std::cerr << "tscope view: " << error.what() << "\n";
-      context.exit_code = kExitFailure;
+      // An unreadable file stays the first thing to fix, with or without a display.
+      context.exit_code = loaded ? kExitFailure : kExitBadInput;
       return;
     } catch (const std::invalid_argument& error) {
       std::cerr << "tscope view: " << settings->path << ": " << error.what() << "\n";
