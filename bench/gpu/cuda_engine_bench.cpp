@@ -102,13 +102,18 @@ void BM_EngineAddCuda(benchmark::State& state) {
   const Tensor a = engine::randn({count}, generator).to(kCuda);
   const Tensor b = engine::randn({count}, generator).to(kCuda);
   for (auto _ : state) {
-    for (int i = 0; i < kLaunchesPerIteration; ++i) benchmark::DoNotOptimize(engine::add(a, b));
+    for (int i = 0; i < kLaunchesPerIteration; ++i)
+      benchmark::DoNotOptimize(engine::add(a, b));
     engine::cuda_synchronize(kCuda);
   }
   // Two operands read, one result written.
   set_byte_rate(state, kLaunchesPerIteration * 3.0 * static_cast<double>(count) * sizeof(float));
 }
-BENCHMARK(BM_EngineAddCuda)->Arg(1 << 20)->Arg(1 << 26)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_EngineAddCuda)
+    ->Arg(1 << 20)
+    ->Arg(1 << 26)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_DeviceToDeviceCopy(benchmark::State& state) {
   if (!device_answers(state)) return;
@@ -139,7 +144,8 @@ void run_cnn_steps(benchmark::State& state, Device device) {
   engine::to_device(*model, device);
   engine::optim::Adam optimizer(model->parameters(), {.learning_rate = 1e-3});
   std::vector<std::int64_t> labels(static_cast<std::size_t>(batch));
-  for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<std::int64_t>(i % 10);
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    labels[i] = static_cast<std::int64_t>(i % 10);
   const Tensor inputs = engine::randn({batch, 1, 28, 28}, generator).to(device);
   const Tensor targets = engine::from_vector(labels, {batch}).to(device);
   for (auto _ : state) {

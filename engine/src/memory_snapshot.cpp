@@ -17,8 +17,7 @@ std::vector<LiveAllocation> allocated_blocks(const MemorySnapshot& snapshot) {
   for (const SegmentSnapshot& segment : snapshot.segments) {
     for (const BlockSnapshot& block : segment.blocks) {
       if (block.allocated) {
-        live.push_back(
-            {reinterpret_cast<const void*>(block.address), block.bytes, block.owner_op});
+        live.push_back({reinterpret_cast<const void*>(block.address), block.bytes, block.owner_op});
       }
     }
   }
@@ -41,7 +40,8 @@ std::size_t MemorySnapshot::allocated_bytes() const {
 
 std::size_t MemorySnapshot::reserved_bytes() const {
   std::size_t total = 0;
-  for (const SegmentSnapshot& segment : segments) total += segment.bytes;
+  for (const SegmentSnapshot& segment : segments)
+    total += segment.bytes;
   return total;
 }
 

@@ -111,8 +111,8 @@ TEST_F(CudaDevice, CapOnTheDeviceRaisesOutOfMemoryNamingTheOwner) {
   allocator.empty_cache();
   const std::optional<std::size_t> saved = allocator.capacity();
   allocator.set_capacity(allocator.caching_stats().reserved_bytes + 24 * kMegabyte);
-  const Tensor held = zeros({static_cast<std::int64_t>(16 * kMegabyte / sizeof(float))},
-                            {.device = kCuda});
+  const Tensor held =
+      zeros({static_cast<std::int64_t>(16 * kMegabyte / sizeof(float))}, {.device = kCuda});
   try {
     empty({static_cast<std::int64_t>(16 * kMegabyte / sizeof(float))}, {.device = kCuda});
     allocator.set_capacity(saved);

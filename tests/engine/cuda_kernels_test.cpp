@@ -112,8 +112,9 @@ TEST_F(CudaKernels, BinaryOpsBroadcastLikeTheCpu) {
 TEST_F(CudaKernels, TransposedViewsMatchTheCpu) {
   const Tensor x = random({6, 9});
   const Tensor y = random({9, 6});
-  EXPECT_LT(relative_error(add(x.transpose(0, 1), y), add(x.to(kCuda).transpose(0, 1), y.to(kCuda))),
-            kFp32Tolerance);
+  EXPECT_LT(
+      relative_error(add(x.transpose(0, 1), y), add(x.to(kCuda).transpose(0, 1), y.to(kCuda))),
+      kFp32Tolerance);
   expect_same_on_both([](const Tensor& t) { return t.transpose(0, 1).contiguous(); }, x);
 }
 
@@ -199,13 +200,14 @@ std::vector<Tensor> network_gradients(const std::vector<Tensor>& leaves, const T
   const Tensor& weight = leaves[2];
   const Tensor& norm_weight = leaves[3];
   const Tensor features = max_pool2d(relu(conv2d(images, kernel, std::nullopt, {.padding = 1})), 2);
-  const Tensor hidden = gelu(layer_norm(features.flatten(1), {features.flatten(1).size(1)},
-                                        norm_weight, std::nullopt));
+  const Tensor hidden = gelu(
+      layer_norm(features.flatten(1), {features.flatten(1).size(1)}, norm_weight, std::nullopt));
   const Tensor logits = add(matmul(tanh(hidden), weight), sigmoid(sum(hidden, {1}, true)));
   const Tensor loss = add(cross_entropy(logits, targets), mean(softmax(logits, 1)));
   loss.backward();
   std::vector<Tensor> gradients;
-  for (const Tensor& leaf : leaves) gradients.push_back(leaf.grad());
+  for (const Tensor& leaf : leaves)
+    gradients.push_back(leaf.grad());
   return gradients;
 }
 

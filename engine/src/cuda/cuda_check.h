@@ -28,4 +28,5 @@ inline void check_status(cublasStatus_t status, const char* call, const char* fi
 
 }  // namespace tscope::engine::cuda
 
-#define TSCOPE_CUDA_CHECK(call) ::tscope::engine::cuda::check_status((call), #call, __FILE__, __LINE__)
+#define TSCOPE_CUDA_CHECK(call) \
+  ::tscope::engine::cuda::check_status((call), #call, __FILE__, __LINE__)

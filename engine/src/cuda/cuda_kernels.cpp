@@ -27,10 +27,12 @@ StridedLayout layout_for(const Shape& shape, std::initializer_list<const Shape*>
   }
   StridedLayout layout;
   layout.rank = static_cast<int>(shape.size());
-  for (std::size_t d = 0; d < shape.size(); ++d) layout.shape[d] = shape[d];
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    layout.shape[d] = shape[d];
   int operand = 0;
   for (const Shape* operand_strides : strides) {
-    for (std::size_t d = 0; d < shape.size(); ++d) layout.strides[operand][d] = (*operand_strides)[d];
+    for (std::size_t d = 0; d < shape.size(); ++d)
+      layout.strides[operand][d] = (*operand_strides)[d];
     ++operand;
   }
   return layout;
@@ -73,8 +75,8 @@ Tensor map_binary(const Tensor& a, const Tensor& b, BinaryOp op, const char* nam
     const Shape strides_a = cpu::broadcast_strides(a, shape);
     const Shape strides_b = cpu::broadcast_strides(b, shape);
     launch_binary_strided(op, floats(out), floats(a), floats(b),
-                          layout_for(shape, {&out.strides(), &strides_a, &strides_b}),
-                          out.numel(), stream);
+                          layout_for(shape, {&out.strides(), &strides_a, &strides_b}), out.numel(),
+                          stream);
   }
   TSCOPE_CUDA_CHECK_LAUNCH(name);
   return out;
@@ -84,7 +86,8 @@ Tensor map_binary(const Tensor& a, const Tensor& b, BinaryOp op, const char* nam
 // `dims` combines.
 Tensor with_dims_last(const Tensor& x, std::span<const std::int64_t> dims) {
   std::vector<bool> reduced(static_cast<std::size_t>(x.dim()), false);
-  for (const std::int64_t dim : dims) reduced[static_cast<std::size_t>(dim)] = true;
+  for (const std::int64_t dim : dims)
+    reduced[static_cast<std::size_t>(dim)] = true;
   Shape shape;
   Shape strides;
   for (bool last_group : {false, true}) {
@@ -99,14 +102,14 @@ Tensor with_dims_last(const Tensor& x, std::span<const std::int64_t> dims) {
 
 Shape kept_shape(const Tensor& x, std::span<const std::int64_t> dims) {
   Shape shape = x.shape();
-  for (const std::int64_t dim : dims) shape[static_cast<std::size_t>(dim)] = 1;
+  for (const std::int64_t dim : dims)
+    shape[static_cast<std::size_t>(dim)] = 1;
   return shape;
 }
 
 WindowGeometry window(const Conv2dGeometry& g) {
-  return {g.batch,         g.channels, g.height,      g.width,
-          g.kernel_height, g.kernel_width, g.stride,  g.padding,
-          g.out_height,    g.out_width};
+  return {g.batch,        g.channels, g.height,  g.width,      g.kernel_height,
+          g.kernel_width, g.stride,   g.padding, g.out_height, g.out_width};
 }
 
 WindowGeometry window(const Pool2dGeometry& g) {
@@ -242,8 +245,7 @@ std::pair<Tensor, Tensor> max(const Tensor& x, std::int64_t dim) {
   Tensor values = empty(kept_shape(x, dims), {.device = x.device()});
   Tensor indices = empty(kept_shape(x, dims), {.dtype = DType::kInt64, .device = x.device()});
   const Tensor grouped = dense(with_dims_last(x, dims));
-  launch_row_max(floats(values), int64s(indices), floats(grouped), values.numel(), extent,
-                 stream);
+  launch_row_max(floats(values), int64s(indices), floats(grouped), values.numel(), extent, stream);
   TSCOPE_CUDA_CHECK_LAUNCH("max");
   return {values, indices};
 }
@@ -256,8 +258,8 @@ Tensor max_backward(const Tensor& grad, const Tensor& indices, std::int64_t dim,
   Tensor out = zeros(Shape(shape.begin(), shape.end()), {.device = grad.device()});
   launch_scatter_max_grad(
       floats(out), floats(grad), int64s(indices), out.strides()[static_cast<std::size_t>(dim)],
-      layout_for(grad.shape(), {&out.strides(), &grad.strides(), &indices.strides()}),
-      grad.numel(), stream);
+      layout_for(grad.shape(), {&out.strides(), &grad.strides(), &indices.strides()}), grad.numel(),
+      stream);
   TSCOPE_CUDA_CHECK_LAUNCH("max_backward");
   return out;
 }
@@ -266,9 +268,9 @@ Tensor im2col(const Tensor& x, const Conv2dGeometry& g) {
   cpu::require_dtype(x, DType::kFloat32, "im2col");
   const cudaStream_t stream = compute_stream(x.device());
   const Tensor input = dense(x);
-  Tensor cols = empty({g.batch, g.channels * g.kernel_height * g.kernel_width,
-                       g.out_height * g.out_width},
-                      {.device = x.device()});
+  Tensor cols =
+      empty({g.batch, g.channels * g.kernel_height * g.kernel_width, g.out_height * g.out_width},
+            {.device = x.device()});
   launch_im2col(floats(cols), floats(input), window(g), stream);
   TSCOPE_CUDA_CHECK_LAUNCH("im2col");
   return cols;
@@ -328,8 +330,8 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& targets) {
   const Tensor scores = dense(log_probs);
   const Tensor labels = dense(targets);
   Tensor out = empty({}, {.device = log_probs.device()});
-  launch_nll_loss(floats(out), floats(scores), int64s(labels), scores.shape()[0],
-                  scores.shape()[1], stream);
+  launch_nll_loss(floats(out), floats(scores), int64s(labels), scores.shape()[0], scores.shape()[1],
+                  stream);
   TSCOPE_CUDA_CHECK_LAUNCH("nll_loss");
   return out;
 }
@@ -374,9 +376,8 @@ void copy(Tensor& dst, const Tensor& src) {
 void fill(Tensor& dst, double value) {
   const cudaStream_t stream = compute_stream(dst.device());
   const bool wide = dst.dtype() == DType::kInt64;
-  const std::uint64_t bits =
-      wide ? std::bit_cast<std::uint64_t>(static_cast<std::int64_t>(value))
-           : std::bit_cast<std::uint32_t>(static_cast<float>(value));
+  const std::uint64_t bits = wide ? std::bit_cast<std::uint64_t>(static_cast<std::int64_t>(value))
+                                  : std::bit_cast<std::uint32_t>(static_cast<float>(value));
   launch_fill(dst.raw_data(), bits, wide ? 8 : 4, layout_for(dst.shape(), {&dst.strides()}),
               dst.numel(), stream);
   TSCOPE_CUDA_CHECK_LAUNCH("fill_");
@@ -400,8 +401,7 @@ void mul_scalar_inplace(Tensor& dst, double factor) {
   cpu::require_dtype(dst, DType::kFloat32, "mul_");
   const cudaStream_t stream = compute_stream(dst.device());
   launch_scale_add(floats(dst), static_cast<float>(factor), nullptr, 0.0f,
-                   layout_for(dst.shape(), {&dst.strides(), &dst.strides()}), dst.numel(),
-                   stream);
+                   layout_for(dst.shape(), {&dst.strides(), &dst.strides()}), dst.numel(), stream);
   TSCOPE_CUDA_CHECK_LAUNCH("mul_");
 }
 

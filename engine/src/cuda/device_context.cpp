@@ -113,8 +113,7 @@ DeviceState& state_for(Device device) {
     TSCOPE_CUDA_CHECK(cublasCreate(&state.cublas));
     TSCOPE_CUDA_CHECK(cublasSetStream(state.cublas, nullptr));
     state.allocator = std::make_unique<CachingAllocator>(
-        std::make_unique<DeviceSegmentSource>(device.index()),
-        [] { return StreamId{0}; });
+        std::make_unique<DeviceSegmentSource>(device.index()), [] { return StreamId{0}; });
   });
   return state;
 }
@@ -177,8 +176,8 @@ void require_cuda_device(Device device) {
   }
   const cuda::Discovery& found = cuda::discovery();
   if (found.count == 0) {
-    throw CudaUnavailable(device.to_string() + " asked for, but no CUDA device can be used: " +
-                          found.reason);
+    throw CudaUnavailable(device.to_string() +
+                          " asked for, but no CUDA device can be used: " + found.reason);
   }
   if (device.index() < 0 || device.index() >= found.count) {
     throw CudaUnavailable(device.to_string() + " asked for, but only " +

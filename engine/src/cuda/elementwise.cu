@@ -70,12 +70,14 @@ __device__ float apply_binary(float a, float b) {
 template <int Operands>
 __device__ void strided_offsets(const StridedLayout& layout, std::int64_t index,
                                 std::int64_t (&offsets)[Operands]) {
-  for (int k = 0; k < Operands; ++k) offsets[k] = 0;
+  for (int k = 0; k < Operands; ++k)
+    offsets[k] = 0;
   for (int d = layout.rank - 1; d >= 0; --d) {
     const std::int64_t extent = layout.shape[d];
     const std::int64_t coordinate = index % extent;
     index /= extent;
-    for (int k = 0; k < Operands; ++k) offsets[k] += coordinate * layout.strides[k][d];
+    for (int k = 0; k < Operands; ++k)
+      offsets[k] += coordinate * layout.strides[k][d];
   }
 }
 
@@ -88,8 +90,8 @@ __global__ void unary_vector4(float4* out, const float4* x, std::int64_t vectors
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
        i < vectors; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const float4 v = x[i];
-    out[i] = make_float4(apply_unary<Op>(v.x, s), apply_unary<Op>(v.y, s),
-                         apply_unary<Op>(v.z, s), apply_unary<Op>(v.w, s));
+    out[i] = make_float4(apply_unary<Op>(v.x, s), apply_unary<Op>(v.y, s), apply_unary<Op>(v.z, s),
+                         apply_unary<Op>(v.w, s));
   }
 }
 
@@ -103,10 +105,10 @@ __global__ void unary_scalar_loop(float* out, const float* x, std::int64_t begin
 }
 
 template <UnaryOp Op>
-__global__ void unary_strided(float* out, const float* x, StridedLayout layout,
-                              std::int64_t count, float s) {
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+__global__ void unary_strided(float* out, const float* x, StridedLayout layout, std::int64_t count,
+                              float s) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     std::int64_t at[2];
     strided_offsets<2>(layout, i, at);
     out[at[0]] = apply_unary<Op>(x[at[1]], s);
@@ -137,8 +139,8 @@ __global__ void binary_scalar_loop(float* out, const float* a, const float* b, s
 template <BinaryOp Op>
 __global__ void binary_strided(float* out, const float* a, const float* b, StridedLayout layout,
                                std::int64_t count) {
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     std::int64_t at[3];
     strided_offsets<3>(layout, i, at);
     out[at[0]] = apply_binary<Op>(a[at[1]], b[at[2]]);
@@ -147,8 +149,8 @@ __global__ void binary_strided(float* out, const float* a, const float* b, Strid
 
 template <typename T>
 __global__ void copy_strided(T* dst, const T* src, StridedLayout layout, std::int64_t count) {
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     std::int64_t at[2];
     strided_offsets<2>(layout, i, at);
     dst[at[0]] = src[at[1]];
@@ -157,8 +159,8 @@ __global__ void copy_strided(T* dst, const T* src, StridedLayout layout, std::in
 
 template <typename T>
 __global__ void fill_strided(T* dst, T value, StridedLayout layout, std::int64_t count) {
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     std::int64_t at[1];
     strided_offsets<1>(layout, i, at);
     dst[at[0]] = value;
@@ -167,8 +169,8 @@ __global__ void fill_strided(T* dst, T value, StridedLayout layout, std::int64_t
 
 __global__ void scale_add_strided(float* dst, float scale, const float* src, float alpha,
                                   StridedLayout layout, std::int64_t count) {
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     std::int64_t at[2];
     strided_offsets<2>(layout, i, at);
     const float addend = alpha == 0.0f ? 0.0f : alpha * src[at[1]];
@@ -188,7 +190,8 @@ void unary_dense(float* out, const float* x, std::int64_t count, float s, cudaSt
     done = vectors * 4;
   }
   if (done < count) {
-    unary_scalar_loop<Op><<<blocks_for(count - done), kThreads, 0, stream>>>(out, x, done, count, s);
+    unary_scalar_loop<Op>
+        <<<blocks_for(count - done), kThreads, 0, stream>>>(out, x, done, count, s);
   }
 }
 
@@ -206,8 +209,8 @@ void binary_dense(float* out, const float* a, const float* b, std::int64_t count
     done = vectors * 4;
   }
   if (done < count) {
-    binary_scalar_loop<Op><<<blocks_for(count - done), kThreads, 0, stream>>>(out, a, b, done,
-                                                                             count);
+    binary_scalar_loop<Op>
+        <<<blocks_for(count - done), kThreads, 0, stream>>>(out, a, b, done, count);
   }
 }
 
@@ -215,31 +218,50 @@ void binary_dense(float* out, const float* a, const float* b, std::int64_t count
 template <template <UnaryOp> class Launcher, typename... Args>
 void dispatch_unary(UnaryOp op, Args... args) {
   switch (op) {
-    case UnaryOp::kNeg: return Launcher<UnaryOp::kNeg>::run(args...);
-    case UnaryOp::kExp: return Launcher<UnaryOp::kExp>::run(args...);
-    case UnaryOp::kLog: return Launcher<UnaryOp::kLog>::run(args...);
-    case UnaryOp::kSqrt: return Launcher<UnaryOp::kSqrt>::run(args...);
-    case UnaryOp::kRelu: return Launcher<UnaryOp::kRelu>::run(args...);
-    case UnaryOp::kGelu: return Launcher<UnaryOp::kGelu>::run(args...);
-    case UnaryOp::kSigmoid: return Launcher<UnaryOp::kSigmoid>::run(args...);
-    case UnaryOp::kTanh: return Launcher<UnaryOp::kTanh>::run(args...);
-    case UnaryOp::kAddScalar: return Launcher<UnaryOp::kAddScalar>::run(args...);
-    case UnaryOp::kMulScalar: return Launcher<UnaryOp::kMulScalar>::run(args...);
-    case UnaryOp::kPowScalar: return Launcher<UnaryOp::kPowScalar>::run(args...);
+    case UnaryOp::kNeg:
+      return Launcher<UnaryOp::kNeg>::run(args...);
+    case UnaryOp::kExp:
+      return Launcher<UnaryOp::kExp>::run(args...);
+    case UnaryOp::kLog:
+      return Launcher<UnaryOp::kLog>::run(args...);
+    case UnaryOp::kSqrt:
+      return Launcher<UnaryOp::kSqrt>::run(args...);
+    case UnaryOp::kRelu:
+      return Launcher<UnaryOp::kRelu>::run(args...);
+    case UnaryOp::kGelu:
+      return Launcher<UnaryOp::kGelu>::run(args...);
+    case UnaryOp::kSigmoid:
+      return Launcher<UnaryOp::kSigmoid>::run(args...);
+    case UnaryOp::kTanh:
+      return Launcher<UnaryOp::kTanh>::run(args...);
+    case UnaryOp::kAddScalar:
+      return Launcher<UnaryOp::kAddScalar>::run(args...);
+    case UnaryOp::kMulScalar:
+      return Launcher<UnaryOp::kMulScalar>::run(args...);
+    case UnaryOp::kPowScalar:
+      return Launcher<UnaryOp::kPowScalar>::run(args...);
   }
 }
 
 template <template <BinaryOp> class Launcher, typename... Args>
 void dispatch_binary(BinaryOp op, Args... args) {
   switch (op) {
-    case BinaryOp::kAdd: return Launcher<BinaryOp::kAdd>::run(args...);
-    case BinaryOp::kSub: return Launcher<BinaryOp::kSub>::run(args...);
-    case BinaryOp::kMul: return Launcher<BinaryOp::kMul>::run(args...);
-    case BinaryOp::kDiv: return Launcher<BinaryOp::kDiv>::run(args...);
-    case BinaryOp::kReluBackward: return Launcher<BinaryOp::kReluBackward>::run(args...);
-    case BinaryOp::kGeluBackward: return Launcher<BinaryOp::kGeluBackward>::run(args...);
-    case BinaryOp::kSigmoidBackward: return Launcher<BinaryOp::kSigmoidBackward>::run(args...);
-    case BinaryOp::kTanhBackward: return Launcher<BinaryOp::kTanhBackward>::run(args...);
+    case BinaryOp::kAdd:
+      return Launcher<BinaryOp::kAdd>::run(args...);
+    case BinaryOp::kSub:
+      return Launcher<BinaryOp::kSub>::run(args...);
+    case BinaryOp::kMul:
+      return Launcher<BinaryOp::kMul>::run(args...);
+    case BinaryOp::kDiv:
+      return Launcher<BinaryOp::kDiv>::run(args...);
+    case BinaryOp::kReluBackward:
+      return Launcher<BinaryOp::kReluBackward>::run(args...);
+    case BinaryOp::kGeluBackward:
+      return Launcher<BinaryOp::kGeluBackward>::run(args...);
+    case BinaryOp::kSigmoidBackward:
+      return Launcher<BinaryOp::kSigmoidBackward>::run(args...);
+    case BinaryOp::kTanhBackward:
+      return Launcher<BinaryOp::kTanhBackward>::run(args...);
   }
 }
 

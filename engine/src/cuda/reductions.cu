@@ -28,7 +28,8 @@ __device__ T block_sum(T value, T* scratch) {
   if (lane == 0) scratch[warp] = value;
   __syncthreads();
   T total = 0;
-  for (int w = 0; w < static_cast<int>(blockDim.x) / kWarp; ++w) total += scratch[w];
+  for (int w = 0; w < static_cast<int>(blockDim.x) / kWarp; ++w)
+    total += scratch[w];
   __syncthreads();
   return total;
 }
@@ -76,13 +77,13 @@ __global__ void row_sum(float* out, const float* x, std::int64_t length) {
   __shared__ double scratch[kThreads / kWarp];
   const float* row = x + blockIdx.x * length;
   double total = 0.0;
-  for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x) total += row[i];
+  for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x)
+    total += row[i];
   total = block_sum(total, scratch);
   if (threadIdx.x == 0) out[blockIdx.x] = static_cast<float>(total);
 }
 
-__global__ void row_max(float* values, std::int64_t* indices, const float* x,
-                        std::int64_t length) {
+__global__ void row_max(float* values, std::int64_t* indices, const float* x, std::int64_t length) {
   __shared__ float value_scratch[kThreads / kWarp];
   __shared__ std::int64_t index_scratch[kThreads / kWarp];
   const float* row = x + blockIdx.x * length;
@@ -138,14 +139,14 @@ __global__ void softmax_backward_rows(float* out, const float* grad, const float
   double partial = 0.0;
   for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x) {
     partial += log_output ? static_cast<double>(grad[base + i])
-                   : static_cast<double>(grad[base + i]) * y[base + i];
+                          : static_cast<double>(grad[base + i]) * y[base + i];
   }
   const double total = block_sum(partial, scratch);
   for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x) {
     const float g = grad[base + i];
     const float s = y[base + i];
-    out[base + i] = log_output ? static_cast<float>(g - expf(s) * total)
-                        : static_cast<float>(s * (g - total));
+    out[base + i] =
+        log_output ? static_cast<float>(g - expf(s) * total) : static_cast<float>(s * (g - total));
   }
 }
 
@@ -155,8 +156,9 @@ __global__ void nll_loss(float* out, const float* log_probs, const std::int64_t*
   double partial = 0.0;
   for (std::int64_t row = threadIdx.x; row < batch; row += blockDim.x) {
     const std::int64_t target = targets[row];
-    partial -= target >= 0 && target < classes ? static_cast<double>(log_probs[row * classes + target])
-                                               : NAN;
+    partial -= target >= 0 && target < classes
+                   ? static_cast<double>(log_probs[row * classes + target])
+                   : NAN;
   }
   const double total = block_sum(partial, scratch);
   if (threadIdx.x == 0) out[0] = static_cast<float>(total / static_cast<double>(batch));
@@ -174,14 +176,15 @@ __global__ void nll_loss_backward(float* out, const float* grad, const std::int6
 
 __global__ void scatter_max_grad(float* out, const float* grad, const std::int64_t* indices,
                                  std::int64_t step, StridedLayout layout, std::int64_t count) {
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     std::int64_t remaining = i;
     std::int64_t at[3] = {0, 0, 0};
     for (int d = layout.rank - 1; d >= 0; --d) {
       const std::int64_t coordinate = remaining % layout.shape[d];
       remaining /= layout.shape[d];
-      for (int k = 0; k < 3; ++k) at[k] += coordinate * layout.strides[k][d];
+      for (int k = 0; k < 3; ++k)
+        at[k] += coordinate * layout.strides[k][d];
     }
     out[at[0] + indices[at[2]] * step] = grad[at[1]];
   }

@@ -6,7 +6,9 @@ namespace tscope::engine {
 
 void register_cuda_kernels(Dispatcher& dispatcher) {
   constexpr DeviceType kCuda = DeviceType::kCuda;
-  auto unary = [&](OpKind op, UnaryKernel kernel) { dispatcher.register_kernel(op, kCuda, kernel); };
+  auto unary = [&](OpKind op, UnaryKernel kernel) {
+    dispatcher.register_kernel(op, kCuda, kernel);
+  };
   auto unary_scalar = [&](OpKind op, UnaryScalarKernel kernel) {
     dispatcher.register_kernel(op, kCuda, kernel);
   };
@@ -62,8 +64,7 @@ void register_cuda_kernels(Dispatcher& dispatcher) {
                                                   cuda::mul_scalar_inplace);
   dispatcher.register_kernel<RandomFillKernel>(OpKind::kUniform, kCuda, cuda::uniform);
   dispatcher.register_kernel<RandomFillKernel>(OpKind::kNormal, kCuda, cuda::normal);
-  dispatcher.register_kernel<RandomFillKernel>(OpKind::kBernoulliMask, kCuda,
-                                               cuda::bernoulli_mask);
+  dispatcher.register_kernel<RandomFillKernel>(OpKind::kBernoulliMask, kCuda, cuda::bernoulli_mask);
 }
 
 }  // namespace tscope::engine

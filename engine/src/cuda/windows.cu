@@ -16,7 +16,7 @@ unsigned int grid_for(std::int64_t count) {
   return static_cast<unsigned int>(blocks < 65535 ? (blocks > 0 ? blocks : 1) : 65535);
 }
 
-#define TSCOPE_GRID_STRIDE_LOOP(index, count)                                               \
+#define TSCOPE_GRID_STRIDE_LOOP(index, count)                                                 \
   for (std::int64_t index = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; \
        index < (count); index += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
 

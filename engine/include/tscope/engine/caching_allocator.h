@@ -63,8 +63,9 @@ class CachingAllocator final : public Allocator {
 
   // `current_stream` names the stream the calling thread allocates for; blocks are reused only
   // on the stream they were allocated for, which keeps reuse safe without synchronisation.
-  explicit CachingAllocator(std::unique_ptr<SegmentSource> source,
-                            std::function<StreamId()> current_stream = [] { return StreamId{0}; });
+  explicit CachingAllocator(
+      std::unique_ptr<SegmentSource> source,
+      std::function<StreamId()> current_stream = [] { return StreamId{0}; });
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;
   // Returns every segment, live blocks included: destroy it only when its tensors are gone.
