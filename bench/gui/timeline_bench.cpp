@@ -12,9 +12,9 @@
 #include <string>
 
 #include "timeline_trace.h"
-#include "tscope/gui/memory_footprint.h"
 #include "tscope/gui/compact_trace.h"
 #include "tscope/gui/lane_layout.h"
+#include "tscope/gui/memory_footprint.h"
 #include "tscope/gui/timeline_frame.h"
 #include "tscope/gui/window_layout.h"
 #include "tscope/trace/trace_io.h"
@@ -43,8 +43,8 @@ LoadedTimeline& timeline_of(std::int64_t events) {
   static std::map<std::int64_t, LoadedTimeline> loaded;
   LoadedTimeline& slot = loaded[events];
   if (!slot.layout) {
-    const std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                       ("bench_gui_" + std::to_string(events) + ".tsc");
+    const std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("bench_gui_" + std::to_string(events) + ".tsc");
     trace::save_trace(gui::bench::synthetic_timeline(static_cast<std::uint64_t>(events)), path);
     const std::uint64_t before = resident_bytes();
     slot.trace = gui::compact_trace(trace::load_trace(path));
@@ -81,7 +81,8 @@ void BM_BuildFrame(benchmark::State& state) {
     benchmark::DoNotOptimize(frame.rects.data());
   }
   std::size_t folded = 0;
-  for (const gui::SpanBox& box : frame.boxes) folded += box.count > 1 ? 1 : 0;
+  for (const gui::SpanBox& box : frame.boxes)
+    folded += box.count > 1 ? 1 : 0;
   state.counters["boxes"] = static_cast<double>(frame.boxes.size());
   state.counters["folded_boxes"] = static_cast<double>(folded);
   state.counters["rects"] = static_cast<double>(frame.rects.size());

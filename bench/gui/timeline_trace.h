@@ -22,7 +22,8 @@ inline trace::Trace synthetic_timeline(std::uint64_t target_events) {
   using namespace tscope::trace;
   TraceBuilder builder;
   std::mt19937_64 random(11);
-  const std::uint32_t process = builder.add_process({1, builder.intern("train"), kEmptyString, -1, 0});
+  const std::uint32_t process =
+      builder.add_process({1, builder.intern("train"), kEmptyString, -1, 0});
   std::vector<std::uint32_t> threads;
   for (int thread = 0; thread < kHostThreads; ++thread) {
     threads.push_back(builder.add_track({TrackKind::kHostThread,
@@ -31,10 +32,12 @@ inline trace::Trace synthetic_timeline(std::uint64_t target_events) {
   }
   const std::uint32_t stream = builder.add_track(
       {TrackKind::kGpuStream, builder.intern("stream 7"), process, -1, 0, 7, kHostThreads});
-  const std::uint32_t counter = builder.add_track(
-      {TrackKind::kCounter, builder.intern("GPU utilization"), process, -1, 0, -1, kHostThreads + 1});
+  const std::uint32_t counter =
+      builder.add_track({TrackKind::kCounter, builder.intern("GPU utilization"), process, -1, 0, -1,
+                         kHostThreads + 1});
   std::vector<StringId> names;
-  for (int name = 0; name < 48; ++name) names.push_back(builder.intern("op_" + std::to_string(name)));
+  for (int name = 0; name < 48; ++name)
+    names.push_back(builder.intern("op_" + std::to_string(name)));
   std::uniform_int_distribution<TimeNs> op_length(2'000, 60'000);
   std::uniform_int_distribution<std::size_t> pick(0, names.size() - 1);
 

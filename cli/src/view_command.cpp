@@ -23,8 +23,9 @@ void add_view_command(CLI::App& app, CommandContext& context) {
   auto settings = std::make_shared<Settings>();
   CLI::App* command = app.add_subcommand(
       "view", "Open a trace in the timeline viewer (Dear ImGui), or render it into a PNG");
-  command->add_option("FILE", settings->path,
-                      "Trace file (.tsc, Chrome/Kineto JSON, Nsight Systems SQLite)")
+  command
+      ->add_option("FILE", settings->path,
+                   "Trace file (.tsc, Chrome/Kineto JSON, Nsight Systems SQLite)")
       ->required();
   command->add_option("--screenshot", settings->screenshot,
                       "Render offscreen into this PNG and exit (needs an X display: xvfb-run)");

@@ -72,9 +72,15 @@ void add_flows(const trace::Trace& trace, trace::EventRef event, trace::TimeNs o
     if (other.kind != trace::EventKind::kSpan) continue;
     std::string key;
     switch (flow.kind) {
-      case trace::FlowKind::kLaunchToKernel: key = outgoing ? "launches" : "launched by"; break;
-      case trace::FlowKind::kOpToKernel: key = outgoing ? "runs kernel" : "run by op"; break;
-      case trace::FlowKind::kOther: key = outgoing ? "flow to" : "flow from"; break;
+      case trace::FlowKind::kLaunchToKernel:
+        key = outgoing ? "launches" : "launched by";
+        break;
+      case trace::FlowKind::kOpToKernel:
+        key = outgoing ? "runs kernel" : "run by op";
+        break;
+      case trace::FlowKind::kOther:
+        key = outgoing ? "flow to" : "flow from";
+        break;
     }
     rows.push_back({key, span_summary(trace, other, origin)});
   }

@@ -10,7 +10,9 @@ namespace tscope::gui::detail {
 
 // Screen x clamped just outside the timeline, so far-off times stay small finite floats.
 float clamped(const TimeView& view, double x);
-inline float clamped_x(const TimeView& view, TimeNs time) { return clamped(view, view.x_of(time)); }
+inline float clamped_x(const TimeView& view, TimeNs time) {
+  return clamped(view, view.x_of(time));
+}
 
 // lower_bound by galloping from `first`: what a frame looks for next (the span a folded run ends
 // on, the sample ending a pixel column) is usually a few entries ahead, so doubling steps stay in

@@ -13,10 +13,14 @@ namespace {
 // a process.
 int kind_order(trace::TrackKind kind) {
   switch (kind) {
-    case trace::TrackKind::kHostThread: return 0;
-    case trace::TrackKind::kGpuStream: return 1;
-    case trace::TrackKind::kCounter: return 2;
-    case trace::TrackKind::kMemoryPool: return 3;
+    case trace::TrackKind::kHostThread:
+      return 0;
+    case trace::TrackKind::kGpuStream:
+      return 1;
+    case trace::TrackKind::kCounter:
+      return 2;
+    case trace::TrackKind::kMemoryPool:
+      return 3;
   }
   return 4;
 }
@@ -52,7 +56,8 @@ std::string peak_label(double peak, bool bytes) {
 
 double largest(const auto& values) {
   double most = 0;
-  for (const auto value : values) most = std::max(most, static_cast<double>(value));
+  for (const auto value : values)
+    most = std::max(most, static_cast<double>(value));
   return most;
 }
 
@@ -77,7 +82,9 @@ std::vector<std::uint64_t> replay_allocations(const trace::MemoryColumns& memory
 
 }  // namespace
 
-float Lane::height() const { return kLaneHeaderHeight + rows * row_height(); }
+float Lane::height() const {
+  return kLaneHeaderHeight + rows * row_height();
+}
 
 LaneLayout::LaneLayout(const trace::Trace& trace)
     : lane_by_track_(trace.tracks().size(), trace::kNoIndex) {
@@ -116,7 +123,8 @@ LaneLayout::LaneLayout(const trace::Trace& trace)
     } else {
       continue;
     }
-    if (lane.kind != LaneKind::kSpans) lane.label += peak_label(lane.plot_max, lane.kind == LaneKind::kMemory);
+    if (lane.kind != LaneKind::kSpans)
+      lane.label += peak_label(lane.plot_max, lane.kind == LaneKind::kMemory);
     lane.top = top;
     top += lane.height() + kLaneGap;
     lane_by_track_[index] = static_cast<std::uint32_t>(lanes_.size());
@@ -126,8 +134,9 @@ LaneLayout::LaneLayout(const trace::Trace& trace)
 }
 
 const Lane* LaneLayout::lane_at(float y) const {
-  const auto after = std::upper_bound(lanes_.begin(), lanes_.end(), y,
-                                      [](float value, const Lane& lane) { return value < lane.top; });
+  const auto after =
+      std::upper_bound(lanes_.begin(), lanes_.end(), y,
+                       [](float value, const Lane& lane) { return value < lane.top; });
   if (after == lanes_.begin()) return nullptr;
   const Lane& lane = *(after - 1);
   return y < lane.top + lane.height() ? &lane : nullptr;

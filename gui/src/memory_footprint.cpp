@@ -38,12 +38,14 @@ std::uint64_t track_bytes(const trace::Track& track) {
 
 std::uint64_t string_bytes(const trace::StringTable& strings) {
   // libstdc++: a hash node holds the next pointer, key, value and cached hash.
-  constexpr std::uint64_t kHashNode = sizeof(void*) + sizeof(std::string_view) + 2 * sizeof(std::size_t);
+  constexpr std::uint64_t kHashNode =
+      sizeof(void*) + sizeof(std::string_view) + 2 * sizeof(std::size_t);
   constexpr std::size_t kSmallString = 15;
   std::uint64_t bytes = 0;
   for (trace::StringId id = 0; id < strings.size(); ++id) {
     const std::size_t length = strings.view(id).size();
-    bytes += sizeof(std::string) + kHashNode + sizeof(void*) + (length > kSmallString ? length + 1 : 0);
+    bytes +=
+        sizeof(std::string) + kHashNode + sizeof(void*) + (length > kSmallString ? length + 1 : 0);
   }
   return bytes;
 }
@@ -53,7 +55,8 @@ std::uint64_t op_bytes(const std::vector<trace::OpInfo>& ops) {
   for (const trace::OpInfo& op : ops) {
     bytes += capacity_bytes(op.input_shapes) + capacity_bytes(op.tensors_read) +
              capacity_bytes(op.tensors_written);
-    for (const auto& shape : op.input_shapes) bytes += capacity_bytes(shape);
+    for (const auto& shape : op.input_shapes)
+      bytes += capacity_bytes(shape);
   }
   return bytes;
 }
@@ -69,8 +72,8 @@ MemoryFootprint memory_footprint(const trace::Trace& trace, const LaneLayout& la
                           capacity_bytes(trace.args());
   for (const trace::Track& track : trace.tracks()) {
     footprint.trace_bytes += track_bytes(track);
-    footprint.events += track.spans().size() + track.instants().size() +
-                        track.counters().size() + track.memory().size();
+    footprint.events += track.spans().size() + track.instants().size() + track.counters().size() +
+                        track.memory().size();
   }
   footprint.viewer_bytes = sizeof(LaneLayout) + capacity_bytes(layout.lanes());
   for (const Lane& lane : layout.lanes()) {

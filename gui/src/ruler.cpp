@@ -36,7 +36,8 @@ std::string format_duration(TimeNs duration, TimeNs resolution) {
     TimeNs nanoseconds;
     const char* name;
   };
-  static constexpr Unit kUnits[] = {{1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "µs"}, {1, "ns"}};
+  static constexpr Unit kUnits[] = {
+      {1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "µs"}, {1, "ns"}};
   resolution = std::max<TimeNs>(std::abs(resolution), 1);
   const TimeNs magnitude = std::max(std::abs(duration), resolution);
   const Unit* unit = &kUnits[3];
@@ -60,7 +61,8 @@ std::string format_duration(TimeNs duration, TimeNs resolution) {
 std::string format_duration(TimeNs duration) {
   // Three significant digits: a resolution of the power of ten two places below the value's.
   TimeNs resolution = 1;
-  while (resolution * 1000 <= std::abs(duration)) resolution *= 10;
+  while (resolution * 1000 <= std::abs(duration))
+    resolution *= 10;
   return format_duration(duration, resolution);
 }
 

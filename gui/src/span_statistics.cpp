@@ -35,7 +35,8 @@ std::vector<SpanStatistic> span_statistics(const trace::Trace& trace, TimeRange 
   }
   std::vector<SpanStatistic> rows;
   rows.reserve(by_name.size());
-  for (const auto& [key, entry] : by_name) rows.push_back(entry);
+  for (const auto& [key, entry] : by_name)
+    rows.push_back(entry);
   std::sort(rows.begin(), rows.end(), [](const SpanStatistic& a, const SpanStatistic& b) {
     return a.total != b.total ? a.total > b.total : a.name < b.name;
   });

@@ -159,8 +159,8 @@ void TimelineSession::search_step(bool forward) {
     const std::size_t first = search_->first_at_or_after(view_.range().begin);
     search_position_ = forward ? first : (first + count - 1) % count;
   } else {
-    search_position_ = forward ? (*search_position_ + 1) % count
-                               : (*search_position_ + count - 1) % count;
+    search_position_ =
+        forward ? (*search_position_ + 1) % count : (*search_position_ + count - 1) % count;
   }
   const trace::EventRef event = search_->matches()[*search_position_];
   select(event);
@@ -177,8 +177,8 @@ void TimelineSession::center_on(trace::EventRef event) {
 }
 
 void TimelineSession::compute_statistics_for_view() {
-  statistics_ = StatisticsTable{"visible range", view_.range(),
-                                span_statistics(trace_, view_.range())};
+  statistics_ =
+      StatisticsTable{"visible range", view_.range(), span_statistics(trace_, view_.range())};
 }
 
 void TimelineSession::compute_statistics_for_selection() {

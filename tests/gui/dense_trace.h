@@ -11,10 +11,11 @@ namespace tscope::gui::testing {
 
 // `count` spans of `length` ns, `gap` ns apart, starting at `start`, on one thread, all named
 // "op"; every tenth one gets a child covering its first half (depth 1).
-inline trace::Trace back_to_back_spans(std::uint32_t count, trace::TimeNs length,
-                                       trace::TimeNs gap, trace::TimeNs start = 1'000'000) {
+inline trace::Trace back_to_back_spans(std::uint32_t count, trace::TimeNs length, trace::TimeNs gap,
+                                       trace::TimeNs start = 1'000'000) {
   trace::TraceBuilder builder;
-  const auto process = builder.add_process({1, builder.intern("train"), trace::kEmptyString, -1, 0});
+  const auto process =
+      builder.add_process({1, builder.intern("train"), trace::kEmptyString, -1, 0});
   const auto thread = builder.add_track(
       {trace::TrackKind::kHostThread, builder.intern("main"), process, 1, -1, -1, 0});
   const trace::StringId name = builder.intern("op");

@@ -26,7 +26,8 @@ const trace::Trace& resnet() {
 
 std::vector<DetailRow>::const_iterator find_row(const std::vector<DetailRow>& rows,
                                                 std::string_view key) {
-  return std::find_if(rows.begin(), rows.end(), [&](const DetailRow& row) { return row.key == key; });
+  return std::find_if(rows.begin(), rows.end(),
+                      [&](const DetailRow& row) { return row.key == key; });
 }
 
 TEST(LaneLayoutOnKineto, HostThreadsComeBeforeTheirProcessPlotsAndGpuStreamsAfterThem) {
@@ -47,9 +48,9 @@ TEST(LaneLayoutOnKineto, HostThreadsComeBeforeTheirProcessPlotsAndGpuStreamsAfte
 TEST(LaneLayoutOnKineto, MemoryPoolsBecomePlotsScaledToTheirPeak) {
   TSCOPE_REQUIRE_FILE(kResnet);
   const LaneLayout layout(resnet());
-  const auto plots = std::count_if(layout.lanes().begin(), layout.lanes().end(), [](const Lane& lane) {
-    return lane.kind == LaneKind::kMemory && lane.plot_max > 0;
-  });
+  const auto plots = std::count_if(
+      layout.lanes().begin(), layout.lanes().end(),
+      [](const Lane& lane) { return lane.kind == LaneKind::kMemory && lane.plot_max > 0; });
   EXPECT_EQ(plots, 2);
 }
 
@@ -67,10 +68,11 @@ TEST(LaneLayoutOnKineto, LaneAtFindsEachLaneByItsRows) {
 TEST(EventDescriptionOnKineto, AKernelShowsItsLaunchGeometryAndItsLaunch) {
   TSCOPE_REQUIRE_FILE(kResnet);
   const trace::Trace& trace = resnet();
-  const auto kernel = std::find_if(trace.flows().begin(), trace.flows().end(), [&](const trace::Flow& f) {
-    return f.kind == trace::FlowKind::kLaunchToKernel &&
-           trace.track(f.to.track).spans().category[f.to.index] == trace::Category::kKernel;
-  });
+  const auto kernel =
+      std::find_if(trace.flows().begin(), trace.flows().end(), [&](const trace::Flow& f) {
+        return f.kind == trace::FlowKind::kLaunchToKernel &&
+               trace.track(f.to.track).spans().category[f.to.index] == trace::Category::kKernel;
+      });
   ASSERT_NE(kernel, trace.flows().end());
   const auto flows = selection_flows(trace, kernel->to);
   const auto rows = describe_event(trace, kernel->to, trace.begin_time(), flows);
@@ -181,8 +183,9 @@ TEST(SessionOnKineto, AFindingFramesItsEvidence) {
   session.set_screen_rect({0, 36, 1180, 864});
   ASSERT_TRUE(session.report().has_value());
   const auto& findings = session.report()->findings;
-  const auto with_evidence = std::find_if(findings.begin(), findings.end(),
-                                          [](const analyzer::Finding& f) { return !f.evidence.empty(); });
+  const auto with_evidence =
+      std::find_if(findings.begin(), findings.end(),
+                   [](const analyzer::Finding& f) { return !f.evidence.empty(); });
   ASSERT_NE(with_evidence, findings.end());
   session.show_finding(static_cast<std::size_t>(with_evidence - findings.begin()));
   const trace::EventRef first = with_evidence->evidence.front();
@@ -203,11 +206,12 @@ TEST(SessionOnKineto, StatisticsOfTheWholeViewCountEveryKernel) {
   for (const SpanStatistic& row : session.statistics()->rows) {
     if (row.category == trace::Category::kKernel) kernels += row.count;
   }
-  EXPECT_EQ(kernels, resnet().counts().spans_by_category[static_cast<int>(trace::Category::kKernel)]);
+  EXPECT_EQ(kernels,
+            resnet().counts().spans_by_category[static_cast<int>(trace::Category::kKernel)]);
   const auto& rows = session.statistics()->rows;
-  EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end(), [](const SpanStatistic& a, const SpanStatistic& b) {
-    return a.total > b.total;
-  }));
+  EXPECT_TRUE(std::is_sorted(
+      rows.begin(), rows.end(),
+      [](const SpanStatistic& a, const SpanStatistic& b) { return a.total > b.total; }));
 }
 
 TEST(MemoryFootprintOnKineto, CountsEveryLoadedEvent) {

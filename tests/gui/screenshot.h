@@ -27,14 +27,15 @@ class VirtualDisplay {
     server_ = fork();
     if (server_ == 0) {
       close(report[0]);
-      execlp("Xvfb", "Xvfb", "-displayfd", fd.c_str(), "-screen", "0", "1920x1080x24",
-             "-nolisten", "tcp", static_cast<char*>(nullptr));
+      execlp("Xvfb", "Xvfb", "-displayfd", fd.c_str(), "-screen", "0", "1920x1080x24", "-nolisten",
+             "tcp", static_cast<char*>(nullptr));
       _exit(127);
     }
     close(report[1]);
     std::string number;
     char digit = 0;
-    while (server_ > 0 && read(report[0], &digit, 1) == 1 && digit != '\n') number += digit;
+    while (server_ > 0 && read(report[0], &digit, 1) == 1 && digit != '\n')
+      number += digit;
     close(report[0]);
     if (number.empty()) return;
     setenv("DISPLAY", (":" + number).c_str(), 1);
@@ -61,12 +62,12 @@ class VirtualDisplay {
 };
 
 // Skips the calling test when no virtual X server could be started.
-#define TSCOPE_REQUIRE_DISPLAY()                                                             \
-  do {                                                                                       \
-    if (!::tscope::gui::testing::VirtualDisplay::shared().available()) {                     \
-      GTEST_SKIP() << "cannot start Xvfb: screenshots need the xvfb package (see "           \
-                      "scripts/install-deps.sh)";                                            \
-    }                                                                                        \
+#define TSCOPE_REQUIRE_DISPLAY()                                                   \
+  do {                                                                             \
+    if (!::tscope::gui::testing::VirtualDisplay::shared().available()) {           \
+      GTEST_SKIP() << "cannot start Xvfb: screenshots need the xvfb package (see " \
+                      "scripts/install-deps.sh)";                                  \
+    }                                                                              \
   } while (0)
 
 struct Screenshot {

@@ -1,6 +1,8 @@
 // `tscope view --screenshot` on real Kineto traces under a private Xvfb: the pixels are checked
 // at places computed by the same layout and frame code the viewer draws with.
 
+#include "screenshot.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,7 +10,6 @@
 #include <fstream>
 #include <set>
 
-#include "screenshot.h"
 #include "test_data.h"
 #include "tscope/gui/colors.h"
 #include "tscope/gui/selection.h"
@@ -136,7 +137,8 @@ TEST_F(ScreenshotTest, TheDenseTraceAtFullZoomShowsFoldedBlocks) {
   const TimelineFrame& frame = session.build_frame();
   std::vector<SpanBox> folded;
   for (const SpanBox& box : frame.boxes) {
-    if (box.count > 1 && box.x1 - box.x0 >= 4 && visible_in_timeline(box, session.area().lanes_top())) {
+    if (box.count > 1 && box.x1 - box.x0 >= 4 &&
+        visible_in_timeline(box, session.area().lanes_top())) {
       folded.push_back(box);
     }
   }
@@ -145,7 +147,8 @@ TEST_F(ScreenshotTest, TheDenseTraceAtFullZoomShowsFoldedBlocks) {
   ASSERT_NE(image.pixels, nullptr);
   for (const SpanBox& box : folded) {
     const auto [x, y] = inside_corner(box);
-    EXPECT_EQ(image.pixel(x, y), kFoldedColor) << box.count << " spans folded at " << x << ", " << y;
+    EXPECT_EQ(image.pixel(x, y), kFoldedColor)
+        << box.count << " spans folded at " << x << ", " << y;
   }
 }
 

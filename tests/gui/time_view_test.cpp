@@ -30,7 +30,8 @@ TEST(TimeView, DraggingRightShowsEarlierTime) {
 
 TEST(TimeView, ZoomStopsAtTheNarrowestWindow) {
   TimeView view({0, 100}, 0, 1000);
-  for (int step = 0; step < 20; ++step) view.zoom_around(500, 0.5);
+  for (int step = 0; step < 20; ++step)
+    view.zoom_around(500, 0.5);
   EXPECT_EQ(view.range().length(), TimeView::kMinLength);
 }
 

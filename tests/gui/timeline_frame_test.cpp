@@ -47,7 +47,8 @@ struct FrameFixture {
 TEST(TimelineFrame, FullViewOfDenseSpansFoldsThemIntoCountedBlocks) {
   // 100,000 spans of 1 µs over 0.2 s: at 1000 px a pixel is 200 µs, every span far under 3 px.
   FrameFixture fixture(testing::back_to_back_spans(100'000, 1'000, 1'000));
-  const TimelineFrame& frame = fixture.build({fixture.trace.begin_time(), fixture.trace.end_time()});
+  const TimelineFrame& frame =
+      fixture.build({fixture.trace.begin_time(), fixture.trace.end_time()});
   const auto folded = std::count_if(frame.boxes.begin(), frame.boxes.end(),
                                     [](const SpanBox& box) { return box.count > 1; });
   EXPECT_GT(folded, 0);
@@ -57,23 +58,25 @@ TEST(TimelineFrame, FullViewOfDenseSpansFoldsThemIntoCountedBlocks) {
 
 TEST(TimelineFrame, WorkFollowsTheScreenWidthNotTheSpanCount) {
   FrameFixture fixture(testing::back_to_back_spans(200'000, 1'000, 1'000));
-  const TimelineFrame& frame = fixture.build({fixture.trace.begin_time(), fixture.trace.end_time()});
+  const TimelineFrame& frame =
+      fixture.build({fixture.trace.begin_time(), fixture.trace.end_time()});
   // Each folded block covers at least kMinSpanPixels, per row.
   EXPECT_LE(frame.boxes.size(), 2 * static_cast<std::size_t>(kWidth / kMinSpanPixels + 2));
 }
 
 TEST(TimelineFrame, FoldedBlocksAreDrawnInTheFoldedColourWithTheirCount) {
   FrameFixture fixture(testing::back_to_back_spans(100'000, 1'000, 1'000));
-  const TimelineFrame& frame = fixture.build({fixture.trace.begin_time(), fixture.trace.end_time()});
-  const auto widest = std::max_element(frame.boxes.begin(), frame.boxes.end(),
-                                       [](const SpanBox& a, const SpanBox& b) {
-                                         return a.x1 - a.x0 < b.x1 - b.x0;
-                                       });
+  const TimelineFrame& frame =
+      fixture.build({fixture.trace.begin_time(), fixture.trace.end_time()});
+  const auto widest = std::max_element(
+      frame.boxes.begin(), frame.boxes.end(),
+      [](const SpanBox& a, const SpanBox& b) { return a.x1 - a.x0 < b.x1 - b.x0; });
   ASSERT_NE(widest, frame.boxes.end());
   ASSERT_GT(widest->count, 1u);
-  const bool drawn_grey = std::any_of(frame.rects.begin(), frame.rects.end(), [&](const DrawRect& r) {
-    return r.x0 == widest->x0 && r.y0 == widest->y0 && r.color == kFoldedColor;
-  });
+  const bool drawn_grey =
+      std::any_of(frame.rects.begin(), frame.rects.end(), [&](const DrawRect& r) {
+        return r.x0 == widest->x0 && r.y0 == widest->y0 && r.color == kFoldedColor;
+      });
   EXPECT_TRUE(drawn_grey);
   const bool labelled = std::any_of(frame.texts.begin(), frame.texts.end(), [&](const DrawText& t) {
     return frame.text(t) == std::to_string(widest->count);
@@ -87,7 +90,8 @@ TEST(TimelineFrame, DeepZoomDrawsEachVisibleSpanWithItsName) {
   // 10 µs: spans of 1 µs are 100 px wide.
   const TimelineFrame& frame = fixture.build({start, start + 10'000});
   ASSERT_FALSE(frame.boxes.empty());
-  for (const SpanBox& box : frame.boxes) EXPECT_EQ(box.count, 1u);
+  for (const SpanBox& box : frame.boxes)
+    EXPECT_EQ(box.count, 1u);
   EXPECT_EQ(fixture.spans_covered(0), 5u);
   const auto named = std::count_if(frame.texts.begin(), frame.texts.end(),
                                    [&](const DrawText& t) { return frame.text(t) == "op"; });
@@ -103,7 +107,8 @@ TEST(TimelineFrame, SpansOutsideTheViewAreNotDrawn) {
 
 TEST(TimelineFrame, SpansColouredByCategory) {
   FrameFixture fixture(testing::back_to_back_spans(10, 1'000, 1'000));
-  const TimelineFrame& frame = fixture.build({fixture.trace.begin_time(), fixture.trace.end_time()});
+  const TimelineFrame& frame =
+      fixture.build({fixture.trace.begin_time(), fixture.trace.end_time()});
   const auto has = [&](Color color) {
     return std::any_of(frame.rects.begin(), frame.rects.end(),
                        [&](const DrawRect& rect) { return rect.color == color; });

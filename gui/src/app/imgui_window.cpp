@@ -17,16 +17,19 @@ namespace {
 std::string last_glfw_error() {
   const char* description = nullptr;
   const int code = glfwGetError(&description);
-  return description != nullptr ? std::string(description) + " (GLFW error " + std::to_string(code) + ")"
-                                 : "no GLFW error reported";
+  return description != nullptr
+             ? std::string(description) + " (GLFW error " + std::to_string(code) + ")"
+             : "no GLFW error reported";
 }
 
 }  // namespace
 
 ImGuiWindow::ImGuiWindow(const std::string& title, int width, int height, bool visible) {
   if (glfwInit() == GLFW_FALSE) {
-    throw ViewerError("cannot initialise GLFW (is DISPLAY set? run under xvfb-run for "
-                      "screenshots): " + last_glfw_error());
+    throw ViewerError(
+        "cannot initialise GLFW (is DISPLAY set? run under xvfb-run for "
+        "screenshots): " +
+        last_glfw_error());
   }
   glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
@@ -56,7 +59,9 @@ ImGuiWindow::~ImGuiWindow() {
   glfwTerminate();
 }
 
-bool ImGuiWindow::should_close() const { return glfwWindowShouldClose(window_) != 0; }
+bool ImGuiWindow::should_close() const {
+  return glfwWindowShouldClose(window_) != 0;
+}
 
 void ImGuiWindow::begin_frame(bool wait_for_events) {
   if (wait_for_events) {
@@ -80,6 +85,8 @@ void ImGuiWindow::render() {
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }
 
-void ImGuiWindow::present() { glfwSwapBuffers(window_); }
+void ImGuiWindow::present() {
+  glfwSwapBuffers(window_);
+}
 
 }  // namespace tscope::gui::app

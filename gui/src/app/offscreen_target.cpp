@@ -26,8 +26,8 @@ OffscreenTarget::OffscreenTarget(int width, int height) : width_(width), height_
     glDeleteFramebuffers(1, &framebuffer_);
     glDeleteRenderbuffers(1, &color_);
     throw ViewerError("offscreen framebuffer of " + std::to_string(width) + "x" +
-                      std::to_string(height) + " is incomplete (status " +
-                      std::to_string(status) + ")");
+                      std::to_string(height) + " is incomplete (status " + std::to_string(status) +
+                      ")");
   }
 }
 
@@ -37,7 +37,9 @@ OffscreenTarget::~OffscreenTarget() {
   glDeleteRenderbuffers(1, &color_);
 }
 
-void OffscreenTarget::bind() const { glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_); }
+void OffscreenTarget::bind() const {
+  glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
+}
 
 void OffscreenTarget::write_png(const std::filesystem::path& path) const {
   const auto row_bytes = static_cast<std::size_t>(width_) * 3;

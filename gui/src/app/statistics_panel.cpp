@@ -22,10 +22,10 @@ void draw_statistics_section(TimelineSession& session) {
   if (!table) return;
   ImGui::Text("%s, %s: %zu names", table->scope.c_str(),
               format_duration(table->range.length()).c_str(), table->rows.size());
-  if (!ImGui::BeginTable("statistics", 4,
-                         ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
-                             ImGuiTableFlags_BordersInnerV,
-                         ImVec2(0, 240))) {
+  if (!ImGui::BeginTable(
+          "statistics", 4,
+          ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV,
+          ImVec2(0, 240))) {
     return;
   }
   ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch);

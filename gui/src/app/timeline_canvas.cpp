@@ -23,17 +23,20 @@ constexpr float kClickSlopPixels = 3.0f;
 void handle_keys(UiState& state, TimelineSession& session, const ScreenRect& rect) {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput) return;
-  const double anchor = rect.contains(io.MousePos.x, io.MousePos.y)
-                            ? io.MousePos.x
-                            : rect.x + rect.width / 2.0;
+  const double anchor =
+      rect.contains(io.MousePos.x, io.MousePos.y) ? io.MousePos.x : rect.x + rect.width / 2.0;
   const double seconds = io.DeltaTime;
-  if (ImGui::IsKeyDown(GLFW_KEY_W)) session.zoom_around(anchor, std::pow(kKeyZoomPerSecond, seconds));
-  if (ImGui::IsKeyDown(GLFW_KEY_S)) session.zoom_around(anchor, std::pow(1 / kKeyZoomPerSecond, seconds));
+  if (ImGui::IsKeyDown(GLFW_KEY_W))
+    session.zoom_around(anchor, std::pow(kKeyZoomPerSecond, seconds));
+  if (ImGui::IsKeyDown(GLFW_KEY_S))
+    session.zoom_around(anchor, std::pow(1 / kKeyZoomPerSecond, seconds));
   const double pan = rect.width * kKeyPanScreensPerSecond * seconds;
   if (ImGui::IsKeyDown(GLFW_KEY_A)) session.pan(pan, 0);
   if (ImGui::IsKeyDown(GLFW_KEY_D)) session.pan(-pan, 0);
-  if (ImGui::IsKeyDown(GLFW_KEY_UP)) session.pan(0, kWheelScrollPixels * 10 * static_cast<float>(seconds));
-  if (ImGui::IsKeyDown(GLFW_KEY_DOWN)) session.pan(0, -kWheelScrollPixels * 10 * static_cast<float>(seconds));
+  if (ImGui::IsKeyDown(GLFW_KEY_UP))
+    session.pan(0, kWheelScrollPixels * 10 * static_cast<float>(seconds));
+  if (ImGui::IsKeyDown(GLFW_KEY_DOWN))
+    session.pan(0, -kWheelScrollPixels * 10 * static_cast<float>(seconds));
   if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) session.fit_all();
   if (ImGui::IsKeyPressed(GLFW_KEY_Z, false)) session.zoom_to_selection();
   if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) session.select(std::nullopt);

@@ -16,9 +16,15 @@ constexpr Color rgba(std::uint8_t red, std::uint8_t green, std::uint8_t blue,
   return static_cast<Color>(alpha) << 24 | static_cast<Color>(blue) << 16 |
          static_cast<Color>(green) << 8 | red;
 }
-constexpr std::uint8_t red_of(Color color) { return color & 0xff; }
-constexpr std::uint8_t green_of(Color color) { return (color >> 8) & 0xff; }
-constexpr std::uint8_t blue_of(Color color) { return (color >> 16) & 0xff; }
+constexpr std::uint8_t red_of(Color color) {
+  return color & 0xff;
+}
+constexpr std::uint8_t green_of(Color color) {
+  return (color >> 8) & 0xff;
+}
+constexpr std::uint8_t blue_of(Color color) {
+  return (color >> 16) & 0xff;
+}
 
 inline constexpr Color kBackgroundColor = rgba(28, 30, 34);
 inline constexpr Color kLaneHeaderColor = rgba(44, 47, 54);

@@ -22,7 +22,7 @@ struct Lane {
   LaneKind kind = LaneKind::kSpans;
   std::uint32_t track = 0;
   std::string label;
-  float top = 0;  // from the top of the lane area, before vertical scrolling
+  float top = 0;           // from the top of the lane area, before vertical scrolling
   std::uint32_t rows = 0;  // span depths, or 1 for a plot
   double plot_max = 0;     // largest plotted value, the plot's full height
   // Bytes allocated after each memory event, replayed from the allocations and frees when the
