@@ -1,6 +1,7 @@
 #include "tscope/gui/timeline_session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 #include "tscope/analyzer/errors.h"
@@ -21,13 +22,32 @@ TimelineSession::TimelineSession(trace::Trace trace, std::string source)
       layout_(trace_),
       origin_(trace_.begin_time()),
       view_({trace_.begin_time(), trace_.end_time()}, 0, 1) {
-  try {
-    report_ = analyzer::run_report(trace_, {}, std::move(source));
-  } catch (const analyzer::AnalyzerError& error) {
-    report_error_ = error.what();
-  }
+  pending_report_ = std::async(std::launch::async, [this, source = std::move(source)] {
+    return analyzer::run_report(trace_, {}, source);
+  });
   steps_ = analyzer::find_steps(trace_);
   fit_all();
+}
+
+bool TimelineSession::analysis_running() const {
+  return pending_report_.valid() &&
+         pending_report_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+}
+
+void TimelineSession::wait_for_analysis() {
+  if (pending_report_.valid()) pending_report_.wait();
+  report();
+}
+
+const std::optional<analyzer::Report>& TimelineSession::report() {
+  if (pending_report_.valid() && !analysis_running()) {
+    try {
+      report_ = pending_report_.get();
+    } catch (const analyzer::AnalyzerError& error) {
+      report_error_ = error.what();
+    }
+  }
+  return report_;
 }
 
 void TimelineSession::set_screen_rect(const ScreenRect& rect) {
@@ -125,7 +145,7 @@ void TimelineSession::zoom_to_selection() {
 }
 
 void TimelineSession::show_finding(std::size_t index) {
-  if (!report_ || index >= report_->findings.size()) return;
+  if (!report() || index >= report_->findings.size()) return;
   const std::vector<trace::EventRef>& evidence = report_->findings[index].evidence;
   if (evidence.empty()) return;
   TimeRange covered{std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::min()};

@@ -181,6 +181,7 @@ TEST(SessionOnKineto, AFindingFramesItsEvidence) {
   TSCOPE_REQUIRE_FILE(kResnet);
   TimelineSession session(resnet(), "resnet");
   session.set_screen_rect({0, 36, 1180, 864});
+  session.wait_for_analysis();
   ASSERT_TRUE(session.report().has_value());
   const auto& findings = session.report()->findings;
   const auto with_evidence =

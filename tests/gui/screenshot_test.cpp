@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <memory>
 #include <set>
 
 #include "test_data.h"
@@ -51,9 +52,9 @@ class ScreenshotTest : public ::testing::Test {
   }
 
   // The session the viewer builds for the same arguments, laid out for the screenshot's size.
-  static TimelineSession session_like_viewer() {
-    TimelineSession session(resnet(), kResnet.string());
-    session.set_screen_rect(timeline_rect());
+  static std::unique_ptr<TimelineSession> session_like_viewer() {
+    auto session = std::make_unique<TimelineSession>(resnet(), kResnet.string());
+    session->set_screen_rect(timeline_rect());
     return session;
   }
   static ScreenRect timeline_rect() {
@@ -94,7 +95,8 @@ TEST_F(ScreenshotTest, LaneHeadersSitWhereTheLayoutPutsThem) {
   TSCOPE_REQUIRE_DISPLAY();
   const testing::Screenshot image = take(quoted(kResnet));
   ASSERT_NE(image.pixels, nullptr);
-  TimelineSession session = session_like_viewer();
+  const auto viewer_session = session_like_viewer();
+  TimelineSession& session = *viewer_session;
   const ScreenRect rect = timeline_rect();
   // Right of the label, left of where instant markers could be: the middle of the timeline.
   const int x = static_cast<int>(rect.x + rect.width / 2);
@@ -113,7 +115,8 @@ TEST_F(ScreenshotTest, LaneHeadersSitWhereTheLayoutPutsThem) {
 TEST_F(ScreenshotTest, AWideSpanShowsItsCategoryColour) {
   TSCOPE_REQUIRE_FILE(kResnet);
   TSCOPE_REQUIRE_DISPLAY();
-  TimelineSession session = session_like_viewer();
+  const auto viewer_session = session_like_viewer();
+  TimelineSession& session = *viewer_session;
   const TimelineFrame& frame = session.build_frame();
   const SpanBox* widest = nullptr;
   for (const SpanBox& box : frame.boxes) {
@@ -133,7 +136,8 @@ TEST_F(ScreenshotTest, AWideSpanShowsItsCategoryColour) {
 TEST_F(ScreenshotTest, TheDenseTraceAtFullZoomShowsFoldedBlocks) {
   TSCOPE_REQUIRE_FILE(kResnet);
   TSCOPE_REQUIRE_DISPLAY();
-  TimelineSession session = session_like_viewer();
+  const auto viewer_session = session_like_viewer();
+  TimelineSession& session = *viewer_session;
   const TimelineFrame& frame = session.build_frame();
   std::vector<SpanBox> folded;
   for (const SpanBox& box : frame.boxes) {
@@ -156,7 +160,8 @@ TEST_F(ScreenshotTest, ASelectedKernelShowsItsFlowFromItsLaunch) {
   TSCOPE_REQUIRE_FILE(kResnet);
   TSCOPE_REQUIRE_DISPLAY();
   const std::string kernel_name = "volta_sgemm_64x64_nn";
-  TimelineSession session = session_like_viewer();
+  const auto viewer_session = session_like_viewer();
+  TimelineSession& session = *viewer_session;
   const auto kernel = find_span_named(session.trace(), kernel_name);
   ASSERT_TRUE(kernel.has_value());
   session.select(kernel);

@@ -8,6 +8,10 @@
 namespace tscope::gui::app {
 
 void draw_findings_section(TimelineSession& session) {
+  if (session.analysis_running()) {
+    ImGui::TextDisabled("Analyzing the trace...");
+    return;
+  }
   if (!session.report()) {
     ImGui::TextWrapped("Analysis failed: %s", session.report_error().c_str());
     return;

@@ -44,6 +44,7 @@ void run_viewer(ViewerInput input, const ViewerOptions& options) {
                           !offscreen);
   if (offscreen) {
     const app::OffscreenTarget target(kScreenshotWidth, kScreenshotHeight);
+    if (session) session->wait_for_analysis();
     for (int frame = 0; frame < kScreenshotFrames; ++frame) {
       window.begin_frame(false);
       app::draw_viewer(state);

@@ -4,6 +4,7 @@
 // search with next and previous, statistics. The ImGui layer only forwards input and draws.
 
 #include <cstddef>
+#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,8 +28,12 @@ struct StatisticsTable {
 
 class TimelineSession {
  public:
-  // Lays the trace out and runs the analyzer's report for the findings panel.
+  // Lays the trace out and starts the analyzer's report for the findings panel on a thread of
+  // its own: at 10M events it takes seconds, and the timeline is usable meanwhile.
   TimelineSession(trace::Trace trace, std::string source);
+  // The analysis thread reads the trace this session owns: a session stays where it was made.
+  TimelineSession(const TimelineSession&) = delete;
+  TimelineSession& operator=(const TimelineSession&) = delete;
 
   const trace::Trace& trace() const { return trace_; }
   const LaneLayout& layout() const { return layout_; }
@@ -60,7 +65,11 @@ class TimelineSession {
   std::optional<TimeRange> selection_range() const;
   void zoom_to_selection();
 
-  const std::optional<analyzer::Report>& report() const { return report_; }
+  bool analysis_running() const;
+  // Blocks until the report is ready (screenshots, tests).
+  void wait_for_analysis();
+  // The report once the analysis has finished; empty while it runs or when it failed.
+  const std::optional<analyzer::Report>& report();
   const std::string& report_error() const { return report_error_; }
   // Frames the finding's evidence and selects its first event.
   void show_finding(std::size_t index);
@@ -98,6 +107,8 @@ class TimelineSession {
   std::optional<SpanSearch> search_;
   std::optional<std::size_t> search_position_;
   std::optional<StatisticsTable> statistics_;
+  // Last, so it is destroyed (waiting for the thread) before the trace the thread reads.
+  std::future<analyzer::Report> pending_report_;
 };
 
 }  // namespace tscope::gui
