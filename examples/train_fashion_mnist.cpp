@@ -1,5 +1,7 @@
-// Trains an MLP or a LeNet-style CNN on Fashion-MNIST with the tensorscope engine and prints,
-// per epoch, the mean training loss, the training throughput and the test accuracy.
+// Trains an MLP, a LeNet-style CNN or a GELU MLP on Fashion-MNIST with the tensorscope engine and
+// prints, per epoch, the mean training loss, the training throughput and the test accuracy. Its
+// planting switches (--decode-passes, --keep-step-outputs, the GELU MLP unfused) make the problems
+// the analyzer finds happen for real; TSCOPE_CPU_MEMORY_CAP makes an out-of-memory one.
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -14,12 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "fashion_mnist/blurred_dataset.h"
 #include "fashion_mnist/models.h"
 #include "fashion_mnist/training.h"
 #include "tscope/engine/data/data_file_error.h"
 #include "tscope/engine/data/fashion_mnist.h"
 #include "tscope/engine/optim/adam.h"
 #include "tscope/engine/optim/sgd.h"
+#include "tscope/engine/out_of_memory.h"
 #include "tscope/profiler/environment.h"
 #include "tscope/profiler/session.h"
 #include "tscope/trace/errors.h"
@@ -35,6 +39,7 @@ constexpr int kExitFailure = 1;
 
 struct Settings {
   ModelKind model = ModelKind::kMlp;
+  std::string model_name = "mlp";
   int epochs = 3;
   std::optional<std::int64_t> steps;
   std::int64_t batch_size = 64;
@@ -46,6 +51,9 @@ struct Settings {
   std::uint64_t seed = 0;
   std::string data_dir{tscope::engine::FashionMnist::kDefaultDirectory};
   std::string trace_path;
+  bool fused = false;
+  std::size_t decode_passes = 0;
+  bool keep_step_outputs = false;
 };
 
 std::unique_ptr<tscope::engine::optim::Optimizer> make_optimizer(
@@ -83,11 +91,12 @@ int train(const Settings& settings) {
   const engine::FashionMnist test_set(settings.data_dir, engine::FashionMnistSplit::kTest);
 
   engine::Generator generator(settings.seed);
-  auto model = examples::make_model(settings.model, generator);
+  auto model = examples::make_model(settings.model, generator, settings.fused);
   auto optimizer = make_optimizer(settings, model->parameters());
 
   const auto batch_size = static_cast<std::size_t>(settings.batch_size);
-  examples::BatchLoader train_loader(train_set, {.batch_size = batch_size,
+  const examples::BlurredDataset blurred_train_set(train_set, settings.decode_passes);
+  examples::BatchLoader train_loader(blurred_train_set, {.batch_size = batch_size,
                                                  .shuffle = true,
                                                  .seed = settings.seed,
                                                  .num_workers = settings.workers});
@@ -96,7 +105,7 @@ int train(const Settings& settings) {
                                                .num_workers = settings.workers});
 
   fmt::print("model {} ({} parameters), {} training and {} test images, batch {}, {} workers\n",
-             settings.model == ModelKind::kMlp ? "mlp" : "cnn", model->parameter_count(),
+             settings.model_name, model->parameter_count(),
              train_set.size(), test_set.size(), settings.batch_size, settings.workers);
   examples::StepBudget budget{.max_steps = settings.steps};
   double accuracy = 0.0;
@@ -105,7 +114,8 @@ int train(const Settings& settings) {
   const auto start = std::chrono::steady_clock::now();
   for (int epoch = 1; epoch <= settings.epochs && !budget.exhausted(); ++epoch) {
     const examples::EpochStats stats =
-        examples::train_epoch(*model, *optimizer, train_loader, budget);
+        examples::train_epoch(*model, *optimizer, train_loader, budget,
+                              {.keep_step_outputs = settings.keep_step_outputs});
     accuracy = examples::evaluate(*model, test_loader);
     training_seconds += stats.seconds;
     images += stats.images;
@@ -146,13 +156,13 @@ int main(int argc, char** argv) {
   CLI::App app{"Trains a classifier on Fashion-MNIST with the tensorscope engine",
                "train_fashion_mnist"};
   Settings settings;
-  const std::map<std::string, ModelKind> models{{"mlp", ModelKind::kMlp},
-                                                {"cnn", ModelKind::kCnn}};
+  const std::map<std::string, ModelKind> models{
+      {"mlp", ModelKind::kMlp}, {"cnn", ModelKind::kCnn}, {"gelu-mlp", ModelKind::kGeluMlp}};
   const std::map<std::string, OptimizerKind> optimizers{{"sgd", OptimizerKind::kSgd},
                                                         {"adam", OptimizerKind::kAdam},
                                                         {"adamw", OptimizerKind::kAdamW}};
-  std::string model_name = "mlp";
-  app.add_option("--model", model_name, "mlp or cnn")->check(CLI::IsMember(models));
+  app.add_option("--model", settings.model_name, "mlp, cnn or gelu-mlp")
+      ->check(CLI::IsMember(models));
   app.add_option("--epochs", settings.epochs, "passes over the training set")
       ->check(CLI::Range(1, 1000));
   app.add_option("--steps", settings.steps, "stop after this many optimizer steps in total")
@@ -170,6 +180,13 @@ int main(int argc, char** argv) {
   app.add_option("--seed", settings.seed, "seed of initialisation and shuffling");
   app.add_option("--data-dir", settings.data_dir, "folder with the Fashion-MNIST IDX .gz files");
   app.add_option("--trace", settings.trace_path, "record the run into this .tsc trace");
+  app.add_flag("--fused", settings.fused,
+               "gelu-mlp: run bias, GELU and dropout as one fused op instead of three");
+  app.add_option("--decode-passes", settings.decode_passes,
+                 "blur each training image this many times while loading (a slow loader)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
+  app.add_flag("--keep-step-outputs", settings.keep_step_outputs,
+               "keep every step's logits with their autograd graph until the epoch ends (a leak)");
 
   try {
     app.parse(argc, argv);
@@ -177,13 +194,17 @@ int main(int argc, char** argv) {
     const int code = app.exit(error);
     return code == 0 ? 0 : kExitBadInput;
   }
-  settings.model = models.at(model_name);
+  settings.model = models.at(settings.model_name);
   settings.optimizer = optimizers.at(optimizer_name);
   try {
     return train(settings);
   } catch (const tscope::trace::IoError& error) {
     fmt::print(stderr, "train_fashion_mnist: cannot write the trace: {}\n", error.what());
     return kExitBadInput;
+  } catch (const tscope::engine::OutOfMemory& error) {
+    // The trace (closed as the session unwound) holds the out-of-memory event for the analyzer.
+    fmt::print(stderr, "train_fashion_mnist: {}\n", error.what());
+    return kExitFailure;
   } catch (const tscope::engine::DataFileError& error) {
     fmt::print(stderr, "train_fashion_mnist: cannot read the dataset: {}\n", error.what());
     return kExitBadInput;

@@ -66,18 +66,32 @@ bool reads_output_of(const trace::OpInfo& consumer, const trace::OpInfo& produce
 }
 
 // Our engine's ops carry their dataflow: a chain is a run of memory-bound leaf ops on one
-// thread, each reading a tensor the previous one wrote.
+// thread inside one enclosing range, each reading a tensor the previous one wrote. (The last
+// gradient of a backward pass feeds the first optimizer update, but no one kernel can do both.)
 void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
                      std::vector<ChainOccurrence>& chains) {
   const trace::SpanColumns& spans = trace.track(track_index).spans();
   std::vector<std::uint32_t> leaves;
+  std::vector<std::uint32_t> enclosing;  // per leaf, the innermost range around it that is no op
+  std::vector<std::uint32_t> open_ranges;
   for (std::uint32_t i = 0; i < spans.size(); ++i) {
-    if (op_info(trace, spans, i) == nullptr) continue;
+    while (!open_ranges.empty() && spans.end[open_ranges.back()] <= spans.start[i]) open_ranges.pop_back();
+    if (op_info(trace, spans, i) == nullptr) {
+      open_ranges.push_back(i);
+      continue;
+    }
+    const std::uint32_t range = open_ranges.empty() ? trace::kNoIndex : open_ranges.back();
     // An op that encloses the next op is a composite (linear = matmul + add); its parts count.
-    if (!leaves.empty() && spans.end[leaves.back()] > spans.start[i]) leaves.back() = i;
-    else leaves.push_back(i);
+    if (!leaves.empty() && spans.end[leaves.back()] > spans.start[i]) {
+      leaves.back() = i;
+      enclosing.back() = range;
+    } else {
+      leaves.push_back(i);
+      enclosing.push_back(range);
+    }
   }
   ChainOccurrence chain;
+  std::uint32_t chain_range = trace::kNoIndex;
   std::vector<const trace::OpInfo*> ops;
   const auto flush = [&] {
     if (chain.members.size() >= 2) {
@@ -90,28 +104,40 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
         if (k == 0 || ops[k]->tensors_read.empty()) continue;
         std::size_t outside = 0;
         for (const std::uint64_t tensor : ops[k]->tensors_read) {
-          if (std::find(ops[k - 1]->tensors_written.begin(), ops[k - 1]->tensors_written.end(), tensor) ==
-              ops[k - 1]->tensors_written.end()) {
-            ++outside;
-          }
+          const bool from_chain = std::any_of(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(k),
+                                              [&](const trace::OpInfo* earlier) {
+                                                return std::find(earlier->tensors_written.begin(),
+                                                                 earlier->tensors_written.end(),
+                                                                 tensor) != earlier->tensors_written.end();
+                                              });
+          if (!from_chain) ++outside;
         }
         fused_bytes += static_cast<double>(ops[k]->bytes_read) * static_cast<double>(outside) /
                        static_cast<double>(ops[k]->tensors_read.size());
       }
       chain.fused_ns = moved > 0 ? chain.run_ns * fused_bytes / moved : chain.run_ns;
-      chain.same_launcher = true;
       chains.push_back(chain);
     }
     chain = {};
     ops.clear();
   };
-  for (const std::uint32_t i : leaves) {
+  for (std::size_t k = 0; k < leaves.size(); ++k) {
+    const std::uint32_t i = leaves[k];
     const trace::OpInfo* op = op_info(trace, spans, i);
     if (!is_memory_bound(*op)) {
       flush();
       continue;
     }
-    if (!ops.empty() && !reads_output_of(*op, *ops.back())) flush();
+    if (!chain.members.empty() && enclosing[k] != chain_range) flush();
+    if (chain.members.empty()) chain_range = enclosing[k];
+    if (!ops.empty() && !reads_output_of(*op, *ops.back())) {
+      // An op making a side input for the next one (dropout's mask, say) belongs to the chain
+      // when that next op reads both it and the chain's last output.
+      const trace::OpInfo* next = k + 1 < leaves.size() ? op_info(trace, spans, leaves[k + 1]) : nullptr;
+      const bool feeds_next = next != nullptr && is_memory_bound(*next) && reads_output_of(*next, *op) &&
+                              reads_output_of(*next, *ops.back());
+      if (!feeds_next) flush();
+    }
     if (!ops.empty()) chain.gap_ns += static_cast<double>(spans.start[i] - spans.end[chain.members.back().index]);
     chain.members.push_back({EventKind::kSpan, track_index, i});
     chain.names.push_back(spans.name[i]);

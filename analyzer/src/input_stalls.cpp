@@ -65,7 +65,8 @@ CopyExposure exposed_host_to_device_copies(const AnalysisContext& context) {
   return exposure;
 }
 
-// Loader worker ranges: how long a worker takes per batch and how many workers there are.
+// Loader worker ranges during the steps (an evaluation loader running afterwards is not what the
+// steps waited for): how long a worker takes per batch and how many workers there are.
 struct LoaderWork {
   std::size_t batches = 0;
   double load_ns = 0;
@@ -73,12 +74,16 @@ struct LoaderWork {
   std::vector<EventRef> evidence;
 };
 
-LoaderWork loader_work(const trace::Trace& trace) {
+LoaderWork loader_work(const AnalysisContext& context) {
+  const trace::Trace& trace = context.trace();
+  const std::vector<Step>& steps = context.steps().steps;
   LoaderWork work;
+  if (steps.empty()) return work;
   for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
     const trace::SpanColumns& spans = trace.track(track_index).spans();
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
       if (!is_loader_work(spans.category[i])) continue;
+      if (spans.end[i] < steps.front().start || spans.start[i] > steps.back().end) continue;
       ++work.batches;
       work.load_ns += static_cast<double>(spans.end[i] - spans.start[i]);
       work.worker_tracks.insert(track_index);
@@ -139,7 +144,7 @@ std::vector<Finding> find_input_stalls(const AnalysisContext& context) {
                         "and from 5% as moderately input-bound.";
 
   std::string advice;
-  const LoaderWork loader = loader_work(context.trace());
+  const LoaderWork loader = loader_work(context);
   if (loader.batches != 0) {
     const double load_per_batch = loader.load_ns / static_cast<double>(loader.batches);
     const double compute_per_step = std::max(1.0, time.step_ns - input_per_step);
@@ -150,10 +155,18 @@ std::vector<Finding> find_input_stalls(const AnalysisContext& context) {
     finding.metrics.push_back({"workers_needed", needed, "count"});
     finding.evidence.insert(finding.evidence.end(), loader.evidence.begin(), loader.evidence.end());
     advice += "A worker takes " + format_duration(load_per_batch) + " per batch while a step computes for " +
-              format_duration(compute_per_step) + ": use at least " + std::to_string(static_cast<long>(needed)) +
-              " loader workers (now " + std::to_string(loader.worker_tracks.size()) +
-              ") and a prefetch depth of at least " + std::to_string(2 * static_cast<long>(needed)) +
-              " batches, or make per-sample decoding cheaper. ";
+              format_duration(compute_per_step);
+    if (needed > workers) {
+      advice += ": use at least " + std::to_string(static_cast<long>(needed)) + " loader workers (now " +
+                std::to_string(loader.worker_tracks.size()) + ") and a prefetch depth of at least " +
+                std::to_string(2 * static_cast<long>(needed)) + " batches, or make per-sample decoding cheaper. ";
+    } else {
+      // Enough workers on average: the waits come from bursts (startup, slow samples) or from
+      // workers that do not get a core.
+      advice += ", so " + std::to_string(loader.worker_tracks.size()) +
+                " workers keep up on average: prefetch deeper (at least 2 batches per worker) and check that "
+                "the workers are not starved of CPU cores. ";
+    }
   } else if (wait_per_step > 0) {
     advice += "Load batches in background workers with a prefetch depth of at least 2 per worker. ";
   }

@@ -33,6 +33,15 @@ bool names_oom(std::string_view name) {
   return lower.find("out of memory") != std::string::npos || lower.find("oom") != std::string::npos;
 }
 
+std::optional<double> numeric_arg(const trace::Trace& trace, trace::ArgRange args, std::string_view key) {
+  for (const trace::Arg& arg : trace.args(args)) {
+    if (trace.string(arg.key) != key) continue;
+    if (const auto* integer = std::get_if<std::int64_t>(&arg.value)) return static_cast<double>(*integer);
+    if (const auto* real = std::get_if<double>(&arg.value)) return *real;
+  }
+  return std::nullopt;
+}
+
 std::optional<OomEvent> first_oom(const trace::Trace& trace) {
   std::optional<OomEvent> found;
   for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
@@ -43,16 +52,9 @@ std::optional<OomEvent> first_oom(const trace::Trace& trace) {
       OomEvent event;
       event.ref = {EventKind::kInstant, track_index, i};
       event.time = instants.time[i];
-      for (const trace::Arg& arg : trace.args(instants.args[i])) {
-        const std::string_view key = trace.string(arg.key);
-        std::optional<double> number;
-        if (const auto* integer = std::get_if<std::int64_t>(&arg.value)) number = static_cast<double>(*integer);
-        if (const auto* real = std::get_if<double>(&arg.value)) number = *real;
-        if (!number) continue;
-        if (key == "requested_bytes") event.requested_bytes = number;
-        if (key == "limit_bytes") event.limit_bytes = number;
-        if (key == "batch_size") event.batch_size = number;
-      }
+      event.requested_bytes = numeric_arg(trace, instants.args[i], "requested_bytes");
+      event.limit_bytes = numeric_arg(trace, instants.args[i], "limit_bytes");
+      event.batch_size = numeric_arg(trace, instants.args[i], "batch_size");
       found = event;
     }
   }
@@ -114,7 +116,19 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
   const trace::Trace& trace = context.trace();
   MemoryReplay replay(trace);
   if (replay.empty()) return {};
-  const std::optional<OomEvent> oom = first_oom(trace);
+  std::optional<OomEvent> oom = first_oom(trace);
+  if (oom && !oom->batch_size) {
+    // The allocator does not know the batch; the step it failed in may say.
+    const StepSet& steps = context.steps();
+    const std::size_t step = steps.step_at(oom->time);
+    if (step < steps.steps.size() && steps.steps[step].span) {
+      const trace::EventRef span = *steps.steps[step].span;
+      const std::uint32_t detail = trace.track(span.track).spans().detail[span.index];
+      if (detail != trace::kNoIndex) {
+        oom->batch_size = numeric_arg(trace, trace.span_details()[detail].args, "batch_size");
+      }
+    }
+  }
 
   // The peak of live bytes, and where in the event order it was reached.
   std::size_t peak_position = 0;

@@ -95,7 +95,9 @@ void* CpuAllocator::allocate(std::size_t bytes) {
     std::ranges::sort(
         live, [](const LiveAllocation& a, const LiveAllocation& b) { return a.bytes > b.bytes; });
     profiler::instant("out of memory", trace::Category::kOther,
-                      {{"requested_bytes", bytes}, {"bytes_in_use", stats_.bytes_in_use}});
+                      {{"requested_bytes", bytes},
+                       {"bytes_in_use", stats_.bytes_in_use},
+                       {"limit_bytes", *capacity_}});
     throw OutOfMemory(bytes, *capacity_, stats_.bytes_in_use, std::move(live));
   }
   // aligned_alloc wants a multiple of the alignment.

@@ -49,7 +49,10 @@ constexpr std::array<std::string_view, kOpCount> kOpNames = {"add",
                                                              "mul_",
                                                              "uniform_",
                                                              "normal_",
-                                                             "bernoulli_mask_"};
+                                                             "bernoulli_mask_",
+                                                             "bias_gelu_dropout",
+                                                             "bias_gelu_dropout_backward",
+                                                             "adam_step_"};
 
 std::string_view device_type_name(DeviceType device) {
   return device == DeviceType::kCpu ? "cpu" : "cuda";

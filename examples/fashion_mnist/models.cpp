@@ -1,6 +1,9 @@
 #include "models.h"
 
+#include <stdexcept>
+
 #include "tscope/engine/nn/activation.h"
+#include "tscope/engine/nn/bias_gelu_dropout.h"
 #include "tscope/engine/nn/conv2d.h"
 #include "tscope/engine/nn/flatten.h"
 #include "tscope/engine/nn/linear.h"
@@ -41,8 +44,29 @@ std::shared_ptr<Sequential> make_cnn(engine::Generator& generator) {
   return model;
 }
 
-std::shared_ptr<Sequential> make_model(ModelKind kind, engine::Generator& generator) {
-  return kind == ModelKind::kMlp ? make_mlp(generator) : make_cnn(generator);
+std::shared_ptr<Sequential> make_gelu_mlp(engine::Generator& generator, bool fused) {
+  constexpr std::int64_t kInputs = 28 * 28;
+  constexpr std::int64_t kHidden = 512;
+  auto model = std::make_shared<Sequential>();
+  model->emplace_back<Flatten>();
+  model->emplace_back<Linear>(kInputs, kHidden, generator, /*with_bias=*/false);
+  model->emplace_back<engine::nn::BiasGeluDropout>(
+      kHidden, kInputs, generator,
+      engine::nn::BiasGeluDropoutOptions{.p = 0.1, .fused = fused, .seed = generator.engine()()});
+  model->emplace_back<Linear>(kHidden, 10, generator);
+  return model;
+}
+
+std::shared_ptr<Sequential> make_model(ModelKind kind, engine::Generator& generator, bool fused) {
+  switch (kind) {
+    case ModelKind::kMlp:
+      return make_mlp(generator);
+    case ModelKind::kCnn:
+      return make_cnn(generator);
+    case ModelKind::kGeluMlp:
+      return make_gelu_mlp(generator, fused);
+  }
+  throw std::logic_error("unknown model kind");
 }
 
 }  // namespace tscope::examples

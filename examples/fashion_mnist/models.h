@@ -1,6 +1,6 @@
 #pragma once
-// The two Fashion-MNIST classifiers of the example: a plain MLP and a LeNet-style CNN, both
-// taking normalised [N, 1, 28, 28] images and returning [N, 10] logits.
+// The Fashion-MNIST classifiers of the example: a plain MLP, a LeNet-style CNN and an MLP with
+// GELU and dropout, all taking normalised [N, 1, 28, 28] images and returning [N, 10] logits.
 
 #include <memory>
 #include <string_view>
@@ -10,7 +10,7 @@
 
 namespace tscope::examples {
 
-enum class ModelKind { kMlp, kCnn };
+enum class ModelKind { kMlp, kCnn, kGeluMlp };
 
 // 784-256-128-10 with ReLU.
 std::shared_ptr<engine::nn::Sequential> make_mlp(engine::Generator& generator);
@@ -20,6 +20,13 @@ std::shared_ptr<engine::nn::Sequential> make_mlp(engine::Generator& generator);
 // maxpool2, then 800-128-10 with ReLU.
 std::shared_ptr<engine::nn::Sequential> make_cnn(engine::Generator& generator);
 
-std::shared_ptr<engine::nn::Sequential> make_model(ModelKind kind, engine::Generator& generator);
+// 784-512-10 whose hidden layer's bias, GELU and dropout (p = 0.1) run as three separate ops,
+// or as one fused op when `fused`: the same results either way, and a fusion opportunity for the
+// analyzer to find in the first.
+std::shared_ptr<engine::nn::Sequential> make_gelu_mlp(engine::Generator& generator, bool fused);
+
+// `fused` applies to the GELU MLP only.
+std::shared_ptr<engine::nn::Sequential> make_model(ModelKind kind, engine::Generator& generator,
+                                                   bool fused = false);
 
 }  // namespace tscope::examples

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <numeric>
+#include <utility>
 
 #include "tscope/engine/autograd.h"
 #include "tscope/engine/ops.h"
@@ -21,27 +22,46 @@ double EpochStats::images_per_second() const {
   return seconds > 0.0 ? static_cast<double>(images) / seconds : 0.0;
 }
 
-float train_step(engine::nn::Module& model, engine::optim::Optimizer& optimizer,
-                 const engine::Tensor& inputs, const engine::Tensor& targets) {
+StepOutput train_step(engine::nn::Module& model, engine::optim::Optimizer& optimizer,
+                      const engine::Tensor& inputs, const engine::Tensor& targets) {
   optimizer.zero_grad();
-  const engine::Tensor loss = engine::cross_entropy(model(inputs), targets);
-  loss.backward();
+  StepOutput output;
+  engine::Tensor loss;
+  {
+    const profiler::Range forward("forward");
+    output.logits = model(inputs);
+    loss = engine::cross_entropy(output.logits, targets);
+  }
+  {
+    const profiler::Range backward("backward");
+    loss.backward();
+  }
   optimizer.step();
-  return loss.item<float>();
+  output.loss = loss.item<float>();
+  return output;
 }
 
 EpochStats train_epoch(engine::nn::Module& model, engine::optim::Optimizer& optimizer,
-                       BatchLoader& loader, StepBudget& budget) {
+                       BatchLoader& loader, StepBudget& budget, TrainOptions options) {
   EpochStats stats;
+  std::vector<engine::Tensor> kept_outputs;
   model.train();
   const auto start = std::chrono::steady_clock::now();
-  for (auto& batch : loader) {
-    if (budget.exhausted()) {
-      break;
+  // Iterated by hand so that each step's range opens before its batch is waited for.
+  const std::size_t batches = loader.batches_per_epoch();
+  BatchLoader::Iterator batch;
+  for (std::size_t index = 0; index < batches && !budget.exhausted(); ++index) {
+    const profiler::StepRange step(budget.steps_done,
+                                   static_cast<std::int64_t>(loader.options().batch_size));
+    if (index == 0) {
+      batch = loader.begin();
+    } else {
+      ++batch;
     }
-    const profiler::StepRange step(budget.steps_done);
-    stats.step_losses.push_back(train_step(model, optimizer, batch.inputs, batch.targets));
-    stats.images += batch.inputs.size(0);
+    StepOutput output = train_step(model, optimizer, batch->inputs, batch->targets);
+    stats.step_losses.push_back(output.loss);
+    stats.images += batch->inputs.size(0);
+    if (options.keep_step_outputs) kept_outputs.push_back(std::move(output.logits));
     ++budget.steps_done;
   }
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

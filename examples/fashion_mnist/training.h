@@ -32,15 +32,28 @@ struct StepBudget {
   bool exhausted() const { return max_steps && steps_done >= *max_steps; }
 };
 
-// One optimizer step on one batch: forward, cross-entropy, backward and the update. Returns the
-// batch's loss.
-float train_step(engine::nn::Module& model, engine::optim::Optimizer& optimizer,
-                 const engine::Tensor& inputs, const engine::Tensor& targets);
+struct StepOutput {
+  engine::Tensor logits;  // still attached to the step's autograd graph
+  float loss = 0.0f;
+};
 
-// One pass over `loader` in train mode: forward, cross-entropy, backward and an optimizer step
-// per batch; stops early when `budget` runs out.
+// One optimizer step on one batch: forward, cross-entropy, backward and the update, the first
+// two in a "forward" range and the backward pass in a "backward" range.
+StepOutput train_step(engine::nn::Module& model, engine::optim::Optimizer& optimizer,
+                      const engine::Tensor& inputs, const engine::Tensor& targets);
+
+struct TrainOptions {
+  // Keeps every step's logits, with their autograd graph, until the epoch ends: the leak of code
+  // that collects outputs for end-of-epoch metrics without detaching them (batch x 10 floats per
+  // step). Plants a leak for the leak analysis.
+  bool keep_step_outputs = false;
+};
+
+// One pass over `loader` in train mode, one optimizer step per batch, each in a "step N" range
+// that also covers waiting for its batch (as PyTorch's ProfilerStep#N does); stops early when
+// `budget` runs out.
 EpochStats train_epoch(engine::nn::Module& model, engine::optim::Optimizer& optimizer,
-                       BatchLoader& loader, StepBudget& budget);
+                       BatchLoader& loader, StepBudget& budget, TrainOptions options = {});
 
 // Fraction of the samples whose highest logit is their label, in eval mode without autograd;
 // the model is left in train mode.

@@ -173,6 +173,15 @@ TEST(OpGradient, DropoutWithAFixedMask) {
       {random_leaf({4, 6}, 45)}));
 }
 
+TEST(OpGradient, FusedBiasGeluDropoutWithAFixedMask) {
+  EXPECT_TRUE(gradcheck(
+      [](const Inputs& x) {
+        Generator generator(99);
+        return bias_gelu_dropout(x[0], x[1], 0.3, true, generator);
+      },
+      {random_leaf({4, 6}, 49, -2, 2), random_leaf({6}, 50)}));
+}
+
 TEST(OpGradient, LayerNormWithWeightAndBias) {
   EXPECT_TRUE(
       gradcheck([](const Inputs& x) { return layer_norm(x[0], {4}, x[1], x[2]); },

@@ -1,6 +1,6 @@
 #pragma once
-// Runs the built `tscope` binary as a child process, as a user or CI script does, capturing its
-// exit code and output.
+// Runs the built `tscope` binary (or another program of the build) as a child process, as a user
+// or CI script does, capturing its exit code and output.
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -17,11 +17,10 @@ struct CommandResult {
   std::string output;
 };
 
-// `redirect` decides what the captured output holds: "2>&1" (the default) for what a person
-// sees, "2>/dev/null" where only stdout must parse.
-inline CommandResult run_tscope(const std::string& arguments, const char* redirect = "2>&1") {
-  const std::string command =
-      std::string(TSCOPE_BINARY_DIR) + "/bin/tscope " + arguments + " " + redirect;
+// Runs `shell_command` through the shell. `redirect` decides what the captured output holds: "2>&1"
+// (the default) for what a person sees, "2>/dev/null" where only stdout must parse.
+inline CommandResult run_command(const std::string& shell_command, const char* redirect = "2>&1") {
+  const std::string command = shell_command + " " + redirect;
   CommandResult result;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) {
@@ -35,6 +34,15 @@ inline CommandResult run_tscope(const std::string& arguments, const char* redire
   const int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+// A program the build put in its bin/ folder.
+inline std::filesystem::path built_program(const std::string& name) {
+  return std::filesystem::path(TSCOPE_BINARY_DIR) / "bin" / name;
+}
+
+inline CommandResult run_tscope(const std::string& arguments, const char* redirect = "2>&1") {
+  return run_command(built_program("tscope").string() + " " + arguments, redirect);
 }
 
 // `path` single-quoted for the shell command line run_tscope builds.

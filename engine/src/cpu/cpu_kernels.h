@@ -58,6 +58,14 @@ void uniform(Tensor& dst, double low, double high, Generator& generator);
 void normal(Tensor& dst, double mean, double stddev, Generator& generator);
 void bernoulli_mask(Tensor& dst, double keep_probability, double scale, Generator& generator);
 
+std::pair<Tensor, Tensor> bias_gelu_dropout(const Tensor& x, const Tensor& bias,
+                                            double drop_probability, Generator& generator);
+std::pair<Tensor, Tensor> bias_gelu_dropout_backward(const Tensor& grad, const Tensor& x,
+                                                     const Tensor& bias, const Tensor& mask);
+
+void adam_step(Tensor& parameter, const Tensor& gradient, Tensor& first_moment,
+               Tensor& second_moment, const AdamStepConfig& config);
+
 // A contiguous tensor with x's values: x itself when already contiguous, else a copy.
 Tensor dense(const Tensor& x);
 

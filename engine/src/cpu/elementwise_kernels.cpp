@@ -4,15 +4,12 @@
 #include <cmath>
 
 #include "cpu/cpu_kernels.h"
+#include "cpu/gelu_math.h"
 #include "cpu/strided_loop.h"
 #include "tscope/engine/factories.h"
 
 namespace tscope::engine::cpu {
 namespace {
-
-// sqrt(2 / pi) and the cubic coefficient of the tanh form of GELU (Hendrycks and Gimpel).
-constexpr float kGeluScale = 0.7978845608028654f;
-constexpr float kGeluCubic = 0.044715f;
 
 template <typename Op>
 Tensor map_unary(const Tensor& x, const char* op_name, Op op) {
@@ -62,10 +59,6 @@ Tensor map_binary(const Tensor& a, const Tensor& b, const char* op_name, Op op) 
   return out;
 }
 
-float gelu_inner(float x) {
-  return kGeluScale * (x + kGeluCubic * x * x * x);
-}
-
 }  // namespace
 
 Tensor neg(const Tensor& x) {
@@ -84,7 +77,7 @@ Tensor relu(const Tensor& x) {
   return map_unary(x, "relu", [](float v) { return v > 0.0f ? v : 0.0f; });
 }
 Tensor gelu(const Tensor& x) {
-  return map_unary(x, "gelu", [](float v) { return 0.5f * v * (1.0f + std::tanh(gelu_inner(v))); });
+  return map_unary(x, "gelu", gelu_value);
 }
 Tensor sigmoid(const Tensor& x) {
   // Split by sign so exp never overflows.
@@ -127,11 +120,7 @@ Tensor relu_backward(const Tensor& grad, const Tensor& x) {
   return map_binary(grad, x, "relu_backward", [](float g, float v) { return v > 0.0f ? g : 0.0f; });
 }
 Tensor gelu_backward(const Tensor& grad, const Tensor& x) {
-  return map_binary(grad, x, "gelu_backward", [](float g, float v) {
-    const float t = std::tanh(gelu_inner(v));
-    const float inner_slope = kGeluScale * (1.0f + 3.0f * kGeluCubic * v * v);
-    return g * (0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * inner_slope);
-  });
+  return map_binary(grad, x, "gelu_backward", [](float g, float v) { return g * gelu_slope(v); });
 }
 Tensor sigmoid_backward(const Tensor& grad, const Tensor& y) {
   return map_binary(grad, y, "sigmoid_backward",

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "cpu/cpu_kernels.h"
+#include "cpu/mask_draw.h"
 #include "cpu/strided_loop.h"
 
 namespace tscope::engine::cpu {
@@ -32,10 +33,7 @@ void normal(Tensor& dst, double mean, double stddev, Generator& generator) {
 }
 
 void bernoulli_mask(Tensor& dst, double keep_probability, double scale, Generator& generator) {
-  std::uniform_real_distribution<double> distribution(0.0, 1.0);
-  const auto kept = static_cast<float>(scale);
-  fill_random(dst, "bernoulli_mask_",
-              [&] { return distribution(generator.engine()) < keep_probability ? kept : 0.0f; });
+  fill_random(dst, "bernoulli_mask_", MaskDraw(keep_probability, scale, generator));
 }
 
 }  // namespace tscope::engine::cpu

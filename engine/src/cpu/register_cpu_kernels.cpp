@@ -63,6 +63,11 @@ void register_cpu_kernels(Dispatcher& dispatcher) {
   dispatcher.register_kernel<RandomFillKernel>(OpKind::kUniform, kCpu, cpu::uniform);
   dispatcher.register_kernel<RandomFillKernel>(OpKind::kNormal, kCpu, cpu::normal);
   dispatcher.register_kernel<RandomFillKernel>(OpKind::kBernoulliMask, kCpu, cpu::bernoulli_mask);
+  dispatcher.register_kernel<BiasGeluDropoutKernel>(OpKind::kBiasGeluDropout, kCpu,
+                                                    cpu::bias_gelu_dropout);
+  dispatcher.register_kernel<BiasGeluDropoutBackwardKernel>(OpKind::kBiasGeluDropoutBackward, kCpu,
+                                                            cpu::bias_gelu_dropout_backward);
+  dispatcher.register_kernel<AdamStepKernel>(OpKind::kAdamStep, kCpu, cpu::adam_step);
 }
 
 }  // namespace tscope::engine

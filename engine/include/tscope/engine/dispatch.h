@@ -61,6 +61,9 @@ enum class OpKind : std::uint16_t {
   kUniform,
   kNormal,
   kBernoulliMask,
+  kBiasGeluDropout,
+  kBiasGeluDropoutBackward,
+  kAdamStep,
   kCount
 };
 inline constexpr std::size_t kOpCount = static_cast<std::size_t>(OpKind::kCount);

@@ -64,5 +64,29 @@ using InplaceBinaryKernel = void (*)(Tensor& dst, const Tensor& src);
 using InplaceBinaryScalarKernel = void (*)(Tensor& dst, const Tensor& src, double scalar);
 using InplaceScalarKernel = void (*)(Tensor& dst, double scalar);
 using RandomFillKernel = void (*)(Tensor& dst, double first, double second, Generator& generator);
+// Fused gelu(x + bias) * mask over contiguous x [..., F] and bias [F], drawing the dropout mask
+// (0 or 1/(1-p)) as it goes: returns the output and the mask.
+using BiasGeluDropoutKernel = std::pair<Tensor, Tensor> (*)(const Tensor& x, const Tensor& bias,
+                                                            double drop_probability,
+                                                            Generator& generator);
+// One Adam update of a parameter from its gradient, in place, in one pass: with g = gradient +
+// l2_decay * parameter, m = beta1 m + (1 - beta1) g, v = beta2 v + (1 - beta2) g^2 and
+// parameter = parameter * decoupled_scale - step_size * m / (sqrt(v) * inverse_sqrt_correction2 + eps).
+struct AdamStepConfig {
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double step_size = 1e-3;  // learning rate / (1 - beta1^t)
+  double inverse_sqrt_correction2 = 1.0;  // 1 / sqrt(1 - beta2^t)
+  double l2_decay = 0.0;         // Adam's weight decay, folded into the gradient
+  double decoupled_scale = 1.0;  // AdamW's 1 - lr * weight decay
+};
+using AdamStepKernel = void (*)(Tensor& parameter, const Tensor& gradient, Tensor& first_moment,
+                                Tensor& second_moment, const AdamStepConfig& config);
+// Its gradients with respect to x and to bias (x's summed over the leading dims), in one pass.
+using BiasGeluDropoutBackwardKernel = std::pair<Tensor, Tensor> (*)(const Tensor& grad,
+                                                                    const Tensor& x,
+                                                                    const Tensor& bias,
+                                                                    const Tensor& mask);
 
 }  // namespace tscope::engine

@@ -78,6 +78,10 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim = -1);
 Tensor cross_entropy(const Tensor& logits, const Tensor& targets);
 // Zeroes each element with probability p and scales the rest by 1/(1-p); identity unless training.
 Tensor dropout(const Tensor& x, double p, bool training, Generator& generator);
+// dropout(gelu(x + bias)) in one pass, for bias [F] over the last dim of x; from one generator
+// state it gives exactly what the three separate ops give.
+Tensor bias_gelu_dropout(const Tensor& x, const Tensor& bias, double p, bool training,
+                         Generator& generator);
 // Normalises over the last normalized_shape.size() dims, then applies weight and bias.
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape,
                   const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,

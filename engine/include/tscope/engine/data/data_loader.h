@@ -101,6 +101,7 @@ class DataLoader {
     }
 
     Batch& operator*() const { return epoch_->current(); }
+    Batch* operator->() const { return &epoch_->current(); }
     Iterator& operator++() {
       if (!epoch_->advance()) {
         epoch_.reset();

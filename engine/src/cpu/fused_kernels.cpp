@@ -1,0 +1,81 @@
+// The fused bias + GELU + dropout kernels: one pass over memory where the unfused ops take three
+// (add, gelu, mul by a mask drawn by a fourth), which is the saving the fusion analysis estimates.
+
+#include <algorithm>
+
+#include "cpu/cpu_kernels.h"
+#include "cpu/gelu_math.h"
+#include "cpu/mask_draw.h"
+#include "cpu/strided_loop.h"
+#include "tscope/engine/errors.h"
+#include "tscope/engine/factories.h"
+
+namespace tscope::engine::cpu {
+namespace {
+
+// The ops layer passes contiguous tensors with bias over the last dim of x; this checks it.
+std::int64_t checked_features(const Tensor& x, const Tensor& bias, const char* op_name) {
+  require_dtype(x, DType::kFloat32, op_name);
+  require_dtype(bias, DType::kFloat32, op_name);
+  if (!x.is_contiguous() || !bias.is_contiguous() || bias.dim() != 1 || x.dim() == 0 ||
+      x.size(-1) != bias.size(0)) {
+    throw EngineError(std::string(op_name) + ": expects contiguous x [..., F] and bias [F], got " +
+                      shape_to_string(x.shape()) + " and " + shape_to_string(bias.shape()));
+  }
+  return bias.size(0);
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> bias_gelu_dropout(const Tensor& x, const Tensor& bias,
+                                            double drop_probability, Generator& generator) {
+  const std::int64_t features = checked_features(x, bias, "bias_gelu_dropout");
+  Tensor out = empty(x.shape(), {.device = x.device()});
+  Tensor mask = empty(x.shape(), {.device = x.device()});
+  const float* input = x.data<float>();
+  const float* shift = bias.data<float>();
+  float* result = out.data<float>();
+  float* kept = mask.data<float>();
+  MaskDraw draw(1.0 - drop_probability, 1.0 / (1.0 - drop_probability), generator);
+  const std::int64_t rows = x.numel() / features;
+  // Row-major order, one draw per element: the same mask the unfused dropout draws from a seed.
+  for (std::int64_t row = 0; row < rows; ++row) {
+    for (std::int64_t feature = 0; feature < features; ++feature) {
+      const std::int64_t i = row * features + feature;
+      kept[i] = drop_probability == 0.0 ? 1.0f : draw();
+      result[i] = gelu_value(input[i] + shift[feature]) * kept[i];
+    }
+  }
+  return {std::move(out), std::move(mask)};
+}
+
+std::pair<Tensor, Tensor> bias_gelu_dropout_backward(const Tensor& grad, const Tensor& x,
+                                                     const Tensor& bias, const Tensor& mask) {
+  const std::int64_t features = checked_features(x, bias, "bias_gelu_dropout_backward");
+  require_dtype(grad, DType::kFloat32, "bias_gelu_dropout_backward");
+  if (!grad.is_contiguous() || !mask.is_contiguous() || grad.shape() != x.shape() ||
+      mask.shape() != x.shape()) {
+    throw EngineError("bias_gelu_dropout_backward: grad and mask must be contiguous " +
+                      shape_to_string(x.shape()));
+  }
+  Tensor grad_input = empty(x.shape(), {.device = x.device()});
+  Tensor grad_bias = empty(bias.shape(), {.device = bias.device()});
+  const float* upstream = grad.data<float>();
+  const float* input = x.data<float>();
+  const float* shift = bias.data<float>();
+  const float* kept = mask.data<float>();
+  float* result = grad_input.data<float>();
+  float* bias_result = grad_bias.data<float>();
+  std::fill(bias_result, bias_result + features, 0.0f);
+  const std::int64_t rows = x.numel() / features;
+  for (std::int64_t row = 0; row < rows; ++row) {
+    for (std::int64_t feature = 0; feature < features; ++feature) {
+      const std::int64_t i = row * features + feature;
+      result[i] = upstream[i] * kept[i] * gelu_slope(input[i] + shift[feature]);
+      bias_result[feature] += result[i];
+    }
+  }
+  return {std::move(grad_input), std::move(grad_bias)};
+}
+
+}  // namespace tscope::engine::cpu

@@ -1,0 +1,153 @@
+// Runs the Fashion-MNIST example with each planted problem (a slow loader, a leak, an
+// out-of-memory under the allocator cap, an unfused chain), records its trace, analyses it, and
+// checks the finding and its magnitude against figures measured independently from the raw trace
+// or known from the planted code.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "test_data.h"
+#include "tscope/analyzer/report.h"
+#include "tscope/trace/trace_io.h"
+#include "tscope_process.h"
+
+namespace tscope {
+namespace {
+
+using analyzer::Finding;
+using analyzer::Severity;
+using testing::quoted;
+
+class PlantedProblems : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    TSCOPE_REQUIRE_FILE(testing::fashion_mnist_dir() / "train-images-idx3-ubyte.gz");
+    directory_ = std::filesystem::temp_directory_path() /
+                 ("tscope_planted_" + std::to_string(::getpid()) + "_" +
+                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(directory_);
+  }
+  void TearDown() override { std::filesystem::remove_all(directory_); }
+
+  // Trains with `arguments` (and `environment` before the command), recording a trace, and
+  // returns the loaded trace; `expected_exit` is the example's exit code.
+  trace::Trace train(const std::string& arguments, const std::string& environment = "",
+                     int expected_exit = 0) {
+    const std::filesystem::path trace_path = directory_ / "run.tsc";
+    const testing::CommandResult result = testing::run_command(
+        environment + " " + quoted(testing::built_program("train_fashion_mnist")) +
+        " --data-dir " + quoted(testing::fashion_mnist_dir()) + " --epochs 1 --trace " +
+        quoted(trace_path) + " " + arguments);
+    EXPECT_EQ(result.exit_code, expected_exit) << result.output;
+    output_ = result.output;
+    return trace::load_trace(trace_path);
+  }
+
+  static std::vector<Finding> findings_of(const trace::Trace& trace) {
+    return analyzer::run_report(trace, {}).findings;
+  }
+
+  static const Finding* find_kind(const std::vector<Finding>& findings, std::string_view kind) {
+    const auto found = std::find_if(findings.begin(), findings.end(),
+                                    [&](const Finding& finding) { return finding.kind == kind; });
+    return found == findings.end() ? nullptr : &*found;
+  }
+
+  std::filesystem::path directory_;
+  std::string output_;
+};
+
+// Main-thread time spent waiting for batches inside steps over the steps' time, from the raw
+// spans rather than through the analyzer.
+double measured_wait_share(const trace::Trace& trace) {
+  double step_ns = 0;
+  double wait_ns = 0;
+  for (const trace::Track& track : trace.tracks()) {
+    const trace::SpanColumns& spans = track.spans();
+    for (std::uint32_t i = 0; i < spans.size(); ++i) {
+      const auto length = static_cast<double>(spans.end[i] - spans.start[i]);
+      if (spans.category[i] == trace::Category::kStep) step_ns += length;
+      if (spans.category[i] == trace::Category::kDataWait) wait_ns += length;
+    }
+  }
+  return step_ns > 0 ? wait_ns / step_ns : 0;
+}
+
+TEST_F(PlantedProblems, SlowLoaderIsFoundWithTheInputShareOfTheRawWaits) {
+  const trace::Trace trace = train("--model mlp --steps 24 --workers 1 --decode-passes 200");
+  const std::vector<Finding> findings = findings_of(trace);
+  const Finding* input = find_kind(findings, "input_bound");
+  ASSERT_NE(input, nullptr) << "no input_bound finding";
+  EXPECT_EQ(input->severity, Severity::kHigh);
+  const double measured = measured_wait_share(trace);
+  EXPECT_GT(measured, 0.2);
+  EXPECT_NEAR(input->metric("input_share"), measured, 0.05);
+  EXPECT_GT(input->metric("workers_needed"), 1.0);
+}
+
+TEST_F(PlantedProblems, KeptStepOutputsAreALeakOfTheirBytesPerStep) {
+  constexpr double kBatch = 100;
+  constexpr double kPlantedBytesPerStep = kBatch * 10 * sizeof(float);  // the logits
+  const trace::Trace trace =
+      train("--model mlp --steps 40 --batch-size 100 --keep-step-outputs");
+  const std::vector<Finding> findings = findings_of(trace);
+  const Finding* leak = find_kind(findings, "leak");
+  ASSERT_NE(leak, nullptr) << "no leak finding";
+  EXPECT_NEAR(leak->metric("growth_bytes_per_step"), kPlantedBytesPerStep,
+              0.1 * kPlantedBytesPerStep);
+}
+
+TEST_F(PlantedProblems, OutOfMemoryNamesTheConvolutionsUnfoldedInputAsLargestConsumer) {
+  // With 64 MiB, a batch of 512 fails in the first convolution: its unfolded input (im2col,
+  // 25 values per output pixel) is the largest block alive.
+  constexpr double kBatch = 512;
+  constexpr double kIm2colBytes = kBatch * 25 * 28 * 28 * sizeof(float);
+  const trace::Trace trace =
+      train("--model cnn --steps 2 --batch-size 512", "TSCOPE_CPU_MEMORY_CAP=64M", 1);
+  EXPECT_NE(output_.find("out of memory"), std::string::npos) << output_;
+  const std::vector<Finding> findings = findings_of(trace);
+  const Finding* oom = find_kind(findings, "oom");
+  ASSERT_NE(oom, nullptr) << "no oom finding";
+  EXPECT_EQ(oom->severity, Severity::kHigh);
+  EXPECT_NE(oom->title.find("im2col"), std::string::npos) << oom->title;
+  EXPECT_EQ(oom->metric("largest_site_bytes"), kIm2colBytes);
+  EXPECT_GT(oom->metric("largest_batch_that_fits"), 0.0);
+  EXPECT_LT(oom->metric("largest_batch_that_fits"), kBatch);
+}
+
+TEST_F(PlantedProblems, UnfusedBiasGeluDropoutIsAFusionChainInEveryStep) {
+  constexpr double kSteps = 12;
+  const trace::Trace trace = train("--model gelu-mlp --steps 12");
+  const std::vector<Finding> findings = findings_of(trace);
+  const auto chain = std::find_if(findings.begin(), findings.end(), [](const Finding& finding) {
+    return finding.kind == "fusion" && finding.title.find("add -> gelu -> bernoulli_mask_ -> mul") !=
+                                           std::string::npos;
+  });
+  ASSERT_NE(chain, findings.end()) << "no bias + GELU + dropout chain";
+  EXPECT_EQ(chain->metric("chain_length"), 4);
+  EXPECT_EQ(chain->metric("occurrences"), kSteps);
+  EXPECT_GT(chain->metric("saving_ns_per_step"), 0);
+}
+
+TEST_F(PlantedProblems, FusedBiasGeluDropoutLeavesNoForwardChain) {
+  const trace::Trace trace = train("--model gelu-mlp --steps 12 --fused");
+  for (const Finding& finding : findings_of(trace)) {
+    EXPECT_EQ(finding.title.find("gelu ->"), std::string::npos) << finding.title;
+  }
+}
+
+TEST_F(PlantedProblems, CleanRunHasNothingAboveLow) {
+  // The GELU MLP with its fused op: no planted problem, and one loader worker to spare the cores.
+  const trace::Trace trace =
+      train("--model gelu-mlp --fused --steps 20 --batch-size 512 --workers 1");
+  for (const Finding& finding : findings_of(trace)) {
+    EXPECT_LE(finding.severity, Severity::kLow) << finding.kind << ": " << finding.title;
+  }
+}
+
+}  // namespace
+}  // namespace tscope
