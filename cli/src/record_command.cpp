@@ -1,5 +1,6 @@
 // `tscope record [-o FILE] -- CMD ARGS...`: runs any program under capture. The program's NVTX
-// calls load libtscope_inject.so through NVTX_INJECTION64_PATH, which records into FILE; a
+// calls load libtscope_inject.so through NVTX_INJECTION64_PATH, and its CUDA initialisation
+// through CUDA_INJECTION64_PATH (GPU capture), which records into FILE; a
 // program that links tensorscope records natively into the same file instead. tscope waits,
 // forwards SIGINT/SIGTERM, and exits with the program's own code (128+signal when it was
 // killed, 127 when it could not be started, as a shell does).
@@ -33,9 +34,9 @@ constexpr int kExitCannotStart = 127;
 constexpr int kExitSignalBase = 128;
 constexpr std::string_view kInjectLibraryName = "libtscope_inject.so";
 constexpr std::string_view kInjectLibraryVariable = "TSCOPE_INJECT_LIBRARY";
-// The loader variables that point a program at the injection library. CUPTI capture joins them
-// as CUDA_INJECTION64_PATH.
-constexpr std::string_view kInjectionVariables[] = {"NVTX_INJECTION64_PATH"};
+// The loader variables that point a program at the injection library: NVTX loads it on the first
+// NVTX call, the CUDA driver during cuInit (for GPU capture).
+constexpr std::string_view kInjectionVariables[] = {"NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH"};
 
 class RecordError : public std::runtime_error {
  public:
@@ -180,7 +181,7 @@ void write_empty_trace(const std::filesystem::path& output, const std::string& p
   trace::Process process;
   process.name = writer.intern(std::filesystem::path(program).filename().string());
   writer.add_process(process);
-  writer.set_metadata_value("note", "the program recorded no events (it made no NVTX call)");
+  writer.set_metadata_value("note", "the program recorded no events (it made no NVTX call and did not initialise CUDA)");
   writer.close();
 }
 

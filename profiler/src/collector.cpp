@@ -182,6 +182,7 @@ void Collector::add_span(std::uint32_t track, OpenRange range, trace::TimeNs end
   span.end = std::max(end, range.start);
   span.name = range.name;
   span.category = range.category;
+  span.external_correlation_id = range.external_correlation_id;
   span.op = std::move(op);
   span.args = std::move(range.args);
   if (unfinished) span.args.push_back({sink_.intern("unfinished"), std::int64_t{1}});
@@ -264,6 +265,7 @@ void Collector::visit(ThreadState& thread, const RecordHeader& header, const std
       const trace::TimeNs end = clock_.to_ns(in.get<Ticks>());
       range.name = intern(wire::get_text(in));
       range.category = static_cast<trace::Category>(header.aux);
+      range.external_correlation_id = in.get<std::uint64_t>();
       trace::OpInfo op;
       op.flops = in.get<std::uint64_t>();
       op.bytes_read = in.get<std::uint64_t>();

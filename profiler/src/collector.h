@@ -31,6 +31,8 @@ class Collector {
   void finish(trace::TimeNs end);
 
   std::uint64_t events() const { return events_; }
+  // The recording process's index in the trace.
+  std::uint32_t process() const { return process_; }
   std::uint64_t dropped_events() const { return dropped_reported_; }
 
  private:
@@ -45,6 +47,7 @@ class Collector {
     trace::Category category = trace::Category::kOther;
     std::vector<trace::Arg> args;
     std::vector<FlowEnd> flows;
+    std::uint64_t external_correlation_id = 0;  // an op's id while GPU capture runs
   };
   struct ThreadState {
     std::shared_ptr<ThreadBuffer> buffer;

@@ -170,23 +170,22 @@ void record_memory(const MemoryEvent& event) {
 }
 
 void record_op(std::uint32_t generation, Ticks start_ticks, std::string_view name,
-               const OpDetail& op_detail) {
+               std::uint64_t op_id, const OpDetail& op_detail) {
   if (active_generation.load(std::memory_order_relaxed) != generation) return;
   const Ticks end_ticks = now_ticks();
-  append_single(RecordKind::kOp, static_cast<std::uint16_t>(trace::Category::kCpuOp),
-                [&](auto& out) { wire::encode_op(out, start_ticks, end_ticks, name, op_detail); });
+  append_single(RecordKind::kOp, static_cast<std::uint16_t>(trace::Category::kCpuOp), [&](auto& out) {
+    wire::encode_op(out, start_ticks, end_ticks, name, op_id, op_detail);
+  });
 }
 
 }  // namespace detail
 
-StepRange::StepRange(std::int64_t step, std::int64_t batch_size) {
+StepRange::StepRange(std::int64_t step) {
   if (!enabled()) return;
   std::array<char, 32> name{};
   const int length = std::snprintf(name.data(), name.size(), "step %lld", static_cast<long long>(step));
-  const Arg batch_size_arg("batch_size", batch_size);
   generation_ = detail::begin_range(std::string_view(name.data(), static_cast<std::size_t>(length)),
-                                    NameStorage::kCopy, trace::Category::kStep,
-                                    std::span<const Arg>(&batch_size_arg, batch_size > 0 ? 1 : 0));
+                                    NameStorage::kCopy, trace::Category::kStep, {});
 }
 
 void name_current_thread(std::string_view name) {

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "collector.h"
+#include "cupti/gpu_session_writer.h"
 #include "process_counters.h"
 #include "thread_buffers.h"
 #include "tscope/profiler/record.h"
@@ -72,7 +73,8 @@ class SessionWriter {
       : options_(options),
         sink_(options.output, trace::TscWriterOptions{.source_format = "tscope-profiler"}),
         generation_(next_generation()),
-        collector_(sink_, generation_, clock_) {
+        collector_(sink_, generation_, clock_),
+        gpu_(sink_, collector_.process()) {
     sink_.set_metadata_value("recorder", "tscope profiler");
     sink_.set_metadata_value("flush_interval_ms", std::to_string(options.flush_interval.count()));
     sink_.set_metadata_value("buffer_bytes_per_thread",
@@ -97,7 +99,8 @@ class SessionWriter {
       thread_.join();
     }
     if (failure_) std::rethrow_exception(failure_);
-    return {collector_.events(), collector_.dropped_events(), sink_.bytes_written()};
+    return {collector_.events() + gpu_.events(), collector_.dropped_events(),
+            sink_.bytes_written()};
   }
 
   // Async-signal-safe.
@@ -123,6 +126,7 @@ class SessionWriter {
   void cycle() {
     clock_.resync();
     collector_.drain();
+    gpu_.drain();
     if (options_.sample_process_counters) sample_counters();
     sink_.flush();
   }
@@ -144,6 +148,7 @@ class SessionWriter {
     detail::active_generation.store(0, std::memory_order_release);
     try {
       clock_.resync();
+      gpu_.finish();
       collector_.finish(monotonic_ns());
       if (options_.sample_process_counters) sample_counters();
       sink_.close();
@@ -158,6 +163,7 @@ class SessionWriter {
   TickClock clock_;
   std::uint32_t generation_;
   Collector collector_;
+  GpuSessionWriter gpu_;
   ProcessCounters counters_;
   Pipe wake_;
   Pipe finished_;

@@ -143,10 +143,12 @@ void encode_memory(Out& out, Ticks ticks, const MemoryEvent& event) {
 }
 
 template <typename Out>
-void encode_op(Out& out, Ticks start, Ticks end, std::string_view name, const OpDetail& detail) {
+void encode_op(Out& out, Ticks start, Ticks end, std::string_view name, std::uint64_t op_id,
+               const OpDetail& detail) {
   out.template put<Ticks>(start);
   out.template put<Ticks>(end);
   put_text(out, name, NameStorage::kStatic);
+  out.template put<std::uint64_t>(op_id);
   out.template put<std::uint64_t>(detail.flops);
   out.template put<std::uint64_t>(detail.bytes_read);
   out.template put<std::uint64_t>(detail.bytes_written);

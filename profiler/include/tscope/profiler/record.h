@@ -87,7 +87,11 @@ void record_counter(std::string_view name, double value);
 void record_flow(std::uint64_t id, trace::FlowKind kind, bool is_start);
 void record_memory(const MemoryEvent& event);
 void record_op(std::uint32_t generation, Ticks start_ticks, std::string_view name,
-               const OpDetail& detail);
+               std::uint64_t op_id, const OpDetail& detail);
+// While GPU capture runs, gives the op a fresh id and pushes it onto CUPTI's external correlation
+// stack of the calling thread, so the kernels it launches carry it; returns 0 otherwise.
+std::uint64_t begin_op_correlation();
+void end_op_correlation();
 }  // namespace detail
 
 // A range on the calling thread from construction to destruction.
@@ -113,11 +117,9 @@ class Range {
 };
 
 // A training step, named "step N" with category kStep: the boundary the analyzer splits runs at.
-// A batch size above 0 is recorded as the "batch_size" argument, from which the analyzer sizes
-// what fits in memory.
 class StepRange {
  public:
-  explicit StepRange(std::int64_t step, std::int64_t batch_size = 0);
+  explicit StepRange(std::int64_t step);
   ~StepRange() {
     if (generation_ != 0) detail::end_range(generation_);
   }
@@ -129,17 +131,23 @@ class StepRange {
 };
 
 // An operator's span with its detail, written as one record when finish() is called, so a full
-// buffer drops the whole op and never half of it.
+// buffer drops the whole op and never half of it. While GPU capture runs, the kernels launched
+// between construction and finish() are tied to the span by its op id.
 class OpRange {
  public:
   explicit OpRange(std::string_view static_name) : name_(static_name) {
     generation_ = detail::active_generation.load(std::memory_order_relaxed);
-    if (generation_ != 0) start_ticks_ = now_ticks();
+    if (generation_ != 0) {
+      start_ticks_ = now_ticks();
+      op_id_ = detail::begin_op_correlation();
+    }
   }
   bool recording() const { return generation_ != 0; }
   void finish(const OpDetail& detail) {
-    if (generation_ != 0) detail::record_op(generation_, start_ticks_, name_, detail);
+    if (generation_ != 0) detail::record_op(generation_, start_ticks_, name_, op_id_, detail);
+    if (op_id_ != 0) detail::end_op_correlation();
     generation_ = 0;
+    op_id_ = 0;
   }
   ~OpRange() { finish({}); }
   OpRange(const OpRange&) = delete;
@@ -149,6 +157,7 @@ class OpRange {
   std::string_view name_;
   std::uint32_t generation_ = 0;
   Ticks start_ticks_ = 0;
+  std::uint64_t op_id_ = 0;
 };
 
 inline void instant(std::string_view name, trace::Category category = trace::Category::kOther,

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Device validation of CUPTI capture, in one call on a GPU machine (see docs/PERFORMANCE.md,
+# "CUPTI capture"):
+#   1. the binaries: built here when cmake and a compiler exist (TSCOPE_BUILD_DIR), else taken
+#      from a bundle made on the build machine with `cupti_check.sh bundle BUILD_DIR` (binaries
+#      and the shared libraries they need, for machines without a package registry);
+#   2. the CUPTI conversion tests;
+#   3. the engine's Fashion-MNIST training on the GPU under `tscope record` (skipped while the
+#      engine has no CUDA backend);
+#   4. bench/gpu/torch_train.py under `tscope record` and under torch.profiler: kernel count,
+#      kernel names and total kernel time of the measured steps (targets: counts and names equal,
+#      time within 5%);
+#   5. the same script's median step time with and without CUPTI capture (target: at most 5%
+#      overhead).
+# Prints one table and leaves the traces and logs under $OUT.
+#
+#   bench/gpu/cupti_check.sh bundle BUILD_DIR     on the build machine: writes BUILD_DIR/carry
+#   bench/gpu/cupti_check.sh [BUNDLE_OR_BUILD]    on the GPU machine (default: build-cupti/carry)
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+programs=(bin/tscope lib/libtscope_inject.so tests/profiler/profiler_cupti_tests
+  bin/train_fashion_mnist)
+
+bundle() {
+  local build=$1 carry=$1/carry
+  rm -rf "$carry"
+  mkdir -p "$carry/bin" "$carry/lib"
+  local program
+  for program in "${programs[@]}"; do
+    [[ -e $build/$program ]] || { echo "missing $build/$program: build it first" >&2; exit 2; }
+    case $program in
+      lib/*) cp "$build/$program" "$carry/lib/" ;;
+      *) cp "$build/$program" "$carry/bin/" ;;
+    esac
+    # Everything the loader resolves except the C library and the driver, which the GPU machine
+    # has in the versions its kernel module needs.
+    ldd "$build/$program" | awk '$3 ~ /^\// {print $3}' |
+      grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libcuda|libnvidia-ml)\.so' |
+      xargs -r cp -Ln -t "$carry/lib/"
+  done
+  cp -Ln /usr/local/cuda/lib64/libcupti.so.* "$carry/lib/" 2>/dev/null || true
+  echo "bundle written to $carry ($(du -sh "$carry" | cut -f1))"
+}
+
+if [[ ${1:-} == bundle ]]; then
+  bundle "${2:?usage: cupti_check.sh bundle BUILD_DIR}"
+  exit 0
+fi
+
+out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
+carry=${1:-$repo/build-cupti/carry}
+steps=${STEPS:-50}
+rows=()
+row() { rows+=("$(printf '%-34s | %-38s | %-16s | %s' "$1" "$2" "$3" "$4")"); }
+
+# 1. Binaries.
+if [[ -n ${TSCOPE_BUILD_DIR:-} ]] && command -v cmake >/dev/null; then
+  cmake -S "$repo" -B "$TSCOPE_BUILD_DIR" -G Ninja -DTSCOPE_GUI=OFF -DTSCOPE_BENCH=OFF \
+    >"$out/configure.log" 2>&1
+  cmake --build "$TSCOPE_BUILD_DIR" --target tscope tscope_inject profiler_cupti_tests \
+    train_fashion_mnist >"$out/build.log" 2>&1
+  bundle "$TSCOPE_BUILD_DIR" >"$out/bundle.log"
+  carry=$TSCOPE_BUILD_DIR/carry
+  row "build" "built in $TSCOPE_BUILD_DIR" "-" "ok"
+else
+  row "build" "carried bundle $carry" "-" "ok"
+fi
+export LD_LIBRARY_PATH=$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+tscope=$carry/bin/tscope
+[[ -x $tscope ]] || { echo "no tscope in $carry/bin: make a bundle first (see the header)" >&2; exit 2; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt" 2>&1 || true
+
+# 2. Conversion tests (the binary's child-process tests need the build tree, so only these).
+if "$carry/bin/profiler_cupti_tests" --gtest_filter='ActivityConverter*:CallbackNames*' \
+  >"$out/tests.log" 2>&1; then
+  row "CUPTI conversion tests" "$(grep -c '^\[       OK' "$out/tests.log") passed" "all pass" "PASS"
+else
+  row "CUPTI conversion tests" "failed (tests.log)" "all pass" "FAIL"
+fi
+
+# The value of `key` in `tscope info`'s metadata, or of a category's span count.
+info_value() { awk -v key="  $2:" 'index($0, key) == 1 {print $2; exit}' "$1"; }
+category_count() { awk -v name="$2" '$1 == name && NF == 2 {print $2; exit}' "$1"; }
+
+# 3. The engine on the GPU.
+train=$carry/bin/train_fashion_mnist
+if "$train" --help 2>&1 | grep -q -- '--device'; then
+  if "$tscope" record -o "$out/engine_gpu.tsc" -- "$train" --device cuda --steps "$steps" \
+    >"$out/engine_gpu.log" 2>&1; then
+    "$tscope" info "$out/engine_gpu.tsc" >"$out/engine_gpu.info"
+    flows=$(awk '/^events:/ {print $(NF-1)}' "$out/engine_gpu.info")
+    row "engine GPU training: kernels" "$(category_count "$out/engine_gpu.info" kernel) kernels, $flows flows" \
+      "> 0" "$([[ $(category_count "$out/engine_gpu.info" kernel) -gt 0 ]] && echo PASS || echo FAIL)"
+  else
+    row "engine GPU training" "failed (engine_gpu.log)" "runs" "FAIL"
+  fi
+else
+  row "engine GPU training" "skipped: no CUDA backend in the engine" "-" "SKIP"
+fi
+
+# 4. PyTorch: the same measured steps under tscope record and under torch.profiler.
+torch_train=(python3 "$repo/bench/gpu/torch_train.py" --steps "$steps")
+"$tscope" record -o "$out/torch_tscope.tsc" -- "${torch_train[@]}" \
+  --result "$out/torch_tscope_1.json" >"$out/torch_tscope.log" 2>&1
+"${torch_train[@]}" --torch-profiler-trace "$out/torch_profiler.json" \
+  --result "$out/torch_profiler.json.steps" >"$out/torch_profiler.log" 2>&1
+"$tscope" info "$out/torch_tscope.tsc" >"$out/torch_tscope.info"
+"$tscope" export --chrome "$out/torch_tscope.json" "$out/torch_tscope.tsc"
+python3 "$repo/bench/gpu/compare_kernels.py" "$out/torch_tscope.json" "$out/torch_profiler.json" \
+  >"$out/compare.json"
+field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+ours=$(field "$out/compare.json" tscope_kernels)
+theirs=$(field "$out/compare.json" torch_kernels)
+row "torch: kernel count" "tscope $ours, torch.profiler $theirs" "equal" \
+  "$([[ $ours == "$theirs" ]] && echo PASS || echo FAIL)"
+only_ours=$(field "$out/compare.json" names_only_in_tscope)
+only_theirs=$(field "$out/compare.json" names_only_in_torch)
+row "torch: kernel names" "only tscope: $only_ours; only torch: $only_theirs" "same names" \
+  "$([[ $only_ours == "[]" && $only_theirs == "[]" ]] && echo PASS || echo FAIL)"
+gap=$(field "$out/compare.json" kernel_time_gap)
+row "torch: total kernel time" \
+  "$(field "$out/compare.json" tscope_kernel_us) us vs $(field "$out/compare.json" torch_kernel_us) us" \
+  "within 5%" "$(python3 -c "print('PASS' if $gap <= 0.05 else 'FAIL')") ($gap)"
+row "torch: CUPTI dropped records" "$(info_value "$out/torch_tscope.info" cupti_dropped_records)" \
+  "0" "$([[ $(info_value "$out/torch_tscope.info" cupti_dropped_records) == 0 ]] && echo PASS || echo FAIL)"
+
+# 5. Step time with and without capture, alternating runs so drift hits both alike.
+for round in 2 3; do
+  "${torch_train[@]}" --result "$out/torch_plain_$round.json" >>"$out/torch_plain.log" 2>&1
+  "$tscope" record -o "$out/torch_overhead_$round.tsc" -- "${torch_train[@]}" \
+    --result "$out/torch_tscope_$round.json" >>"$out/torch_tscope.log" 2>&1
+done
+best() { python3 -c 'import json,sys; print(min(json.load(open(p))["median_step_ms"] for p in sys.argv[1:]))' "$@"; }
+plain=$(best "$out"/torch_plain_*.json)
+recorded=$(best "$out"/torch_tscope_[23].json)
+overhead=$(python3 -c "print(round(($recorded - $plain) / $plain, 4))")
+row "torch: step time overhead" "${plain} ms plain, ${recorded} ms recorded" "<= 5%" \
+  "$(python3 -c "print('PASS' if $overhead <= 0.05 else 'FAIL')") ($overhead)"
+
+echo "GPU: $(cat "$out/gpu.txt")"
+printf '%-34s | %-38s | %-16s | %s\n' check result target verdict
+for line in "${rows[@]}"; do echo "$line"; done
+echo "traces and logs: $out"
