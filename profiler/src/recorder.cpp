@@ -180,12 +180,14 @@ void record_op(std::uint32_t generation, Ticks start_ticks, std::string_view nam
 
 }  // namespace detail
 
-StepRange::StepRange(std::int64_t step) {
+StepRange::StepRange(std::int64_t step, std::int64_t batch_size) {
   if (!enabled()) return;
   std::array<char, 32> name{};
   const int length = std::snprintf(name.data(), name.size(), "step %lld", static_cast<long long>(step));
+  const Arg batch_size_arg("batch_size", batch_size);
   generation_ = detail::begin_range(std::string_view(name.data(), static_cast<std::size_t>(length)),
-                                    NameStorage::kCopy, trace::Category::kStep, {});
+                                    NameStorage::kCopy, trace::Category::kStep,
+                                    std::span<const Arg>(&batch_size_arg, batch_size > 0 ? 1 : 0));
 }
 
 void name_current_thread(std::string_view name) {

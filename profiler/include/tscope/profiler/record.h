@@ -117,9 +117,11 @@ class Range {
 };
 
 // A training step, named "step N" with category kStep: the boundary the analyzer splits runs at.
+// A batch size above 0 is recorded as the "batch_size" argument, from which the analyzer sizes
+// what fits in memory.
 class StepRange {
  public:
-  explicit StepRange(std::int64_t step);
+  explicit StepRange(std::int64_t step, std::int64_t batch_size = 0);
   ~StepRange() {
     if (generation_ != 0) detail::end_range(generation_);
   }
