@@ -208,9 +208,11 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
     const double fits = std::floor((*oom->limit_bytes - fixed) / per_sample);
     finding.metrics.push_back({"activation_bytes_per_sample", per_sample, "bytes"});
     finding.metrics.push_back({"largest_batch_that_fits", std::max(0.0, fits), "count"});
-    advice += "Activations take " + format_bytes(per_sample) + " per sample: the largest batch that fits under " +
-              format_bytes(*oom->limit_bytes) + " is about " + std::to_string(static_cast<long>(std::max(0.0, fits))) +
-              " (now " + std::to_string(static_cast<long>(*oom->batch_size)) + "). ";
+    // Only what the step had asked for up to the failing request is known, so this is a bound.
+    advice += "Activations up to the failing request take " + format_bytes(per_sample) +
+              " per sample: the largest batch that fits under " + format_bytes(*oom->limit_bytes) + " is at most " +
+              std::to_string(static_cast<long>(std::max(0.0, fits))) + " (now " +
+              std::to_string(static_cast<long>(*oom->batch_size)) + "). ";
   }
   if (fragmentation > 0.3) {
     advice += "Over 30% of reserved memory is free but fragmented: release cached blocks or allocate "
