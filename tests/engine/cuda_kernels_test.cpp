@@ -193,6 +193,22 @@ TEST_F(CudaKernels, DropoutDrawsTheCpuMaskFromTheSameSeed) {
             kFp32Tolerance);
 }
 
+TEST_F(CudaKernels, FusedBiasGeluDropoutMatchesTheCpuFromOneSeed) {
+  const Tensor x_cpu = random({16, 40}).set_requires_grad(true);
+  const Tensor bias_cpu = random({40}).set_requires_grad(true);
+  const Tensor x_gpu = x_cpu.to(kCuda).detach().set_requires_grad(true);
+  const Tensor bias_gpu = bias_cpu.to(kCuda).detach().set_requires_grad(true);
+  Generator on_cpu(11);
+  Generator on_gpu(11);
+  const Tensor expected = bias_gelu_dropout(x_cpu, bias_cpu, 0.2, true, on_cpu);
+  const Tensor actual = bias_gelu_dropout(x_gpu, bias_gpu, 0.2, true, on_gpu);
+  EXPECT_LT(relative_error(expected, actual), kFp32Tolerance);
+  sum(mul(expected, expected)).backward();
+  sum(mul(actual, actual)).backward();
+  EXPECT_LT(relative_error(x_cpu.grad(), x_gpu.grad()), kFp32Tolerance);
+  EXPECT_LT(relative_error(bias_cpu.grad(), bias_gpu.grad()), kFp32Tolerance);
+}
+
 // The gradients of every input of a network that uses each backward kernel.
 std::vector<Tensor> network_gradients(const std::vector<Tensor>& leaves, const Tensor& targets) {
   const Tensor& images = leaves[0];

@@ -160,6 +160,18 @@ void fill_from_host(OpKind op, Tensor& dst, double first, double second, Generat
   copy(dst, staged);
 }
 
+// The ops layer passes contiguous x [..., F] and bias [F]; checked as the CPU kernel does.
+std::int64_t checked_bias_features(const Tensor& x, const Tensor& bias, const char* op_name) {
+  cpu::require_dtype(x, DType::kFloat32, op_name);
+  cpu::require_dtype(bias, DType::kFloat32, op_name);
+  if (!x.is_contiguous() || !bias.is_contiguous() || bias.dim() != 1 || x.dim() == 0 ||
+      x.size(-1) != bias.size(0)) {
+    throw EngineError(std::string(op_name) + ": expects contiguous x [..., F] and bias [F], got " +
+                      shape_to_string(x.shape()) + " and " + shape_to_string(bias.shape()));
+  }
+  return bias.size(0);
+}
+
 }  // namespace
 
 Tensor neg(const Tensor& x) {
@@ -415,6 +427,68 @@ void normal(Tensor& dst, double mean, double stddev, Generator& generator) {
 
 void bernoulli_mask(Tensor& dst, double keep_probability, double scale, Generator& generator) {
   fill_from_host(OpKind::kBernoulliMask, dst, keep_probability, scale, generator);
+}
+
+std::pair<Tensor, Tensor> bias_gelu_dropout(const Tensor& x, const Tensor& bias,
+                                            double drop_probability, Generator& generator) {
+  const std::int64_t features = checked_bias_features(x, bias, "bias_gelu_dropout");
+  const cudaStream_t stream = compute_stream(x.device());
+  Tensor mask = empty(x.shape(), {.device = x.device()});
+  if (drop_probability == 0.0) {
+    fill(mask, 1.0);
+  } else {
+    fill_from_host(OpKind::kBernoulliMask, mask, 1.0 - drop_probability,
+                   1.0 / (1.0 - drop_probability), generator);
+  }
+  Tensor out = empty(x.shape(), {.device = x.device()});
+  launch_bias_gelu_mask(floats(out), floats(x), floats(bias), floats(mask), features, x.numel(),
+                        stream);
+  TSCOPE_CUDA_CHECK_LAUNCH("bias_gelu_dropout");
+  return {std::move(out), std::move(mask)};
+}
+
+std::pair<Tensor, Tensor> bias_gelu_dropout_backward(const Tensor& grad, const Tensor& x,
+                                                     const Tensor& bias, const Tensor& mask) {
+  const std::int64_t features = checked_bias_features(x, bias, "bias_gelu_dropout_backward");
+  cpu::require_dtype(grad, DType::kFloat32, "bias_gelu_dropout_backward");
+  if (!grad.is_contiguous() || !mask.is_contiguous() || grad.shape() != x.shape() ||
+      mask.shape() != x.shape()) {
+    throw EngineError("bias_gelu_dropout_backward: grad and mask must be contiguous " +
+                      shape_to_string(x.shape()));
+  }
+  const cudaStream_t stream = compute_stream(x.device());
+  Tensor grad_input = empty(x.shape(), {.device = x.device()});
+  launch_bias_gelu_mask_backward(floats(grad_input), floats(grad), floats(x), floats(bias),
+                                 floats(mask), features, x.numel(), stream);
+  TSCOPE_CUDA_CHECK_LAUNCH("bias_gelu_dropout_backward");
+  Shape leading(static_cast<std::size_t>(x.dim() - 1));
+  std::iota(leading.begin(), leading.end(), std::int64_t{0});
+  Tensor grad_bias = sum(grad_input, leading).view(bias.shape());
+  return {std::move(grad_input), std::move(grad_bias)};
+}
+
+void adam_step(Tensor& parameter, const Tensor& gradient, Tensor& first_moment,
+               Tensor& second_moment, const AdamStepConfig& config) {
+  for (const Tensor* tensor :
+       std::initializer_list<const Tensor*>{&parameter, &gradient, &first_moment, &second_moment}) {
+    cpu::require_dtype(*tensor, DType::kFloat32, "adam_step_");
+    if (!tensor->is_contiguous() || tensor->shape() != parameter.shape()) {
+      throw EngineError(
+          "adam_step_: parameter, gradient and moments must be contiguous tensors of shape " +
+          shape_to_string(parameter.shape()));
+    }
+  }
+  const cudaStream_t stream = compute_stream(parameter.device());
+  const AdamScalars scalars{static_cast<float>(config.beta1),
+                            static_cast<float>(config.beta2),
+                            static_cast<float>(config.eps),
+                            static_cast<float>(config.step_size),
+                            static_cast<float>(config.inverse_sqrt_correction2),
+                            static_cast<float>(config.l2_decay),
+                            static_cast<float>(config.decoupled_scale)};
+  launch_adam_step(floats(parameter), floats(gradient), floats(first_moment), floats(second_moment),
+                   scalars, parameter.numel(), stream);
+  TSCOPE_CUDA_CHECK_LAUNCH("adam_step_");
 }
 
 Tensor dense(const Tensor& x) {

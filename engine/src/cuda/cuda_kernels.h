@@ -63,6 +63,18 @@ void uniform(Tensor& dst, double low, double high, Generator& generator);
 void normal(Tensor& dst, double mean, double stddev, Generator& generator);
 void bernoulli_mask(Tensor& dst, double keep_probability, double scale, Generator& generator);
 
+// The fused bias + GELU + dropout and its gradients (x's, and bias's summed over the leading
+// dims), as the CPU kernels; the mask is drawn on the
+// host from `generator` in the CPU kernel's order, so a seed gives the same mask on both devices.
+std::pair<Tensor, Tensor> bias_gelu_dropout(const Tensor& x, const Tensor& bias,
+                                            double drop_probability, Generator& generator);
+std::pair<Tensor, Tensor> bias_gelu_dropout_backward(const Tensor& grad, const Tensor& x,
+                                                     const Tensor& bias, const Tensor& mask);
+
+// One Adam update in one pass over dense tensors of one shape, as cpu::adam_step.
+void adam_step(Tensor& parameter, const Tensor& gradient, Tensor& first_moment,
+               Tensor& second_moment, const AdamStepConfig& config);
+
 // A contiguous tensor with x's values: x itself when already contiguous, else a device copy.
 Tensor dense(const Tensor& x);
 

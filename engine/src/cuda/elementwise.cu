@@ -178,6 +178,38 @@ __global__ void scale_add_strided(float* dst, float scale, const float* src, flo
   }
 }
 
+__global__ void bias_gelu_mask(float* out, const float* x, const float* bias, const float* mask,
+                               std::int64_t features, std::int64_t count) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    out[i] = gelu_value(x[i] + bias[i % features]) * mask[i];
+  }
+}
+
+__global__ void bias_gelu_mask_backward(float* out, const float* grad, const float* x,
+                                        const float* bias, const float* mask, std::int64_t features,
+                                        std::int64_t count) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    out[i] = grad[i] * mask[i] * gelu_slope(x[i] + bias[i % features]);
+  }
+}
+
+// The arithmetic of cpu::adam_step, in the same order, so both round alike.
+__global__ void adam_step(float* parameter, const float* gradient, float* first, float* second,
+                          AdamScalars s, std::int64_t count) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const float g = gradient[i] + s.l2_decay * parameter[i];
+    const float m = s.beta1 * first[i] + (1.0f - s.beta1) * g;
+    const float v = s.beta2 * second[i] + (1.0f - s.beta2) * g * g;
+    first[i] = m;
+    second[i] = v;
+    const float denominator = sqrtf(v) * s.inverse_sqrt_correction2 + s.eps;
+    parameter[i] = parameter[i] * s.decoupled_scale - s.step_size * m / denominator;
+  }
+}
+
 template <UnaryOp Op>
 void unary_dense(float* out, const float* x, std::int64_t count, float s, cudaStream_t stream) {
   std::int64_t done = 0;
@@ -344,6 +376,28 @@ void launch_fill(void* dst, std::uint64_t value_bits, int element_bytes,
     fill_strided<std::uint32_t><<<blocks_for(count), kThreads, 0, stream>>>(
         static_cast<std::uint32_t*>(dst), static_cast<std::uint32_t>(value_bits), layout, count);
   }
+}
+
+void launch_bias_gelu_mask(float* out, const float* x, const float* bias, const float* mask,
+                           std::int64_t features, std::int64_t count, cudaStream_t stream) {
+  if (count == 0) return;
+  bias_gelu_mask<<<blocks_for(count), kThreads, 0, stream>>>(out, x, bias, mask, features, count);
+}
+
+void launch_bias_gelu_mask_backward(float* out, const float* grad, const float* x,
+                                    const float* bias, const float* mask, std::int64_t features,
+                                    std::int64_t count, cudaStream_t stream) {
+  if (count == 0) return;
+  bias_gelu_mask_backward<<<blocks_for(count), kThreads, 0, stream>>>(out, grad, x, bias, mask,
+                                                                      features, count);
+}
+
+void launch_adam_step(float* parameter, const float* gradient, float* first_moment,
+                      float* second_moment, const AdamScalars& scalars, std::int64_t count,
+                      cudaStream_t stream) {
+  if (count == 0) return;
+  adam_step<<<blocks_for(count), kThreads, 0, stream>>>(parameter, gradient, first_moment,
+                                                        second_moment, scalars, count);
 }
 
 void launch_scale_add(float* dst, float scale, const float* src, float alpha,

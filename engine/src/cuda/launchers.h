@@ -62,6 +62,29 @@ void launch_fill(void* dst, std::uint64_t value_bits, int element_bytes,
 void launch_scale_add(float* dst, float scale, const float* src, float alpha,
                       const StridedLayout& layout, std::int64_t count, cudaStream_t stream);
 
+// Adam's hyper-parameters for one step, as floats (cpu/optimizer_kernels.cpp computes in float).
+struct AdamScalars {
+  float beta1;
+  float beta2;
+  float eps;
+  float step_size;
+  float inverse_sqrt_correction2;
+  float l2_decay;
+  float decoupled_scale;
+};
+// One fused Adam update over dense parameter, gradient and moments of `count` elements.
+void launch_adam_step(float* parameter, const float* gradient, float* first_moment,
+                      float* second_moment, const AdamScalars& scalars, std::int64_t count,
+                      cudaStream_t stream);
+
+// out = gelu(x + bias[i % features]) * mask over dense tensors (the fused bias, GELU, dropout).
+void launch_bias_gelu_mask(float* out, const float* x, const float* bias, const float* mask,
+                           std::int64_t features, std::int64_t count, cudaStream_t stream);
+// Its gradient with respect to x: grad * mask * gelu'(x + bias[i % features]).
+void launch_bias_gelu_mask_backward(float* out, const float* grad, const float* x,
+                                    const float* bias, const float* mask, std::int64_t features,
+                                    std::int64_t count, cudaStream_t stream);
+
 // Row-wise over a dense [rows, length] matrix.
 void launch_row_sum(float* out, const float* x, std::int64_t rows, std::int64_t length,
                     cudaStream_t stream);

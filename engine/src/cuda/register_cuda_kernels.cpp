@@ -65,6 +65,11 @@ void register_cuda_kernels(Dispatcher& dispatcher) {
   dispatcher.register_kernel<RandomFillKernel>(OpKind::kUniform, kCuda, cuda::uniform);
   dispatcher.register_kernel<RandomFillKernel>(OpKind::kNormal, kCuda, cuda::normal);
   dispatcher.register_kernel<RandomFillKernel>(OpKind::kBernoulliMask, kCuda, cuda::bernoulli_mask);
+  dispatcher.register_kernel<BiasGeluDropoutKernel>(OpKind::kBiasGeluDropout, kCuda,
+                                                    cuda::bias_gelu_dropout);
+  dispatcher.register_kernel<BiasGeluDropoutBackwardKernel>(OpKind::kBiasGeluDropoutBackward, kCuda,
+                                                            cuda::bias_gelu_dropout_backward);
+  dispatcher.register_kernel<AdamStepKernel>(OpKind::kAdamStep, kCuda, cuda::adam_step);
 }
 
 }  // namespace tscope::engine
