@@ -14,15 +14,15 @@
 namespace tscope::engine {
 namespace {
 
-// Host blocks are not cached, so what is reserved is what is in use.
+// Reserved is what the process holds for tensors: the blocks in use and the cached ones.
 void record_memory_event(trace::MemoryAction action, void* address, std::size_t bytes,
-                         std::size_t bytes_in_use) {
+                         std::size_t bytes_in_use, std::size_t cached_bytes) {
   profiler::memory_event({.action = action,
                           .address = reinterpret_cast<std::uintptr_t>(address),
                           .bytes = bytes,
                           .owner_op = current_op_name(),
                           .total_allocated = bytes_in_use,
-                          .total_reserved = bytes_in_use});
+                          .total_reserved = bytes_in_use + cached_bytes});
 }
 
 }  // namespace
@@ -81,35 +81,71 @@ std::optional<std::size_t> capacity_from_environment() {
 CpuAllocator::~CpuAllocator() {
   for (const auto& [address, block] : live_blocks_)
     std::free(address);
+  release_cache_locked();
+}
+
+std::size_t CpuAllocator::rounded_size(std::size_t bytes) {
+  // aligned_alloc wants a multiple of the alignment.
+  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+void CpuAllocator::release_cache_locked() {
+  for (auto& [size, blocks] : cached_blocks_) {
+    for (void* block : blocks)
+      std::free(block);
+  }
+  cached_blocks_.clear();
+  cached_bytes_ = 0;
+}
+
+void CpuAllocator::throw_out_of_memory_locked(std::size_t bytes) {
+  std::vector<LiveAllocation> live;
+  live.reserve(live_blocks_.size());
+  for (const auto& [address, block] : live_blocks_) {
+    live.push_back({address, block.bytes, block.op_name});
+  }
+  std::ranges::sort(
+      live, [](const LiveAllocation& a, const LiveAllocation& b) { return a.bytes > b.bytes; });
+  profiler::instant("out of memory", trace::Category::kOther,
+                    {{"requested_bytes", bytes},
+                     {"bytes_in_use", stats_.bytes_in_use},
+                     {"limit_bytes", *capacity_}});
+  throw OutOfMemory(bytes, *capacity_, stats_.bytes_in_use, std::move(live));
 }
 
 void* CpuAllocator::allocate(std::size_t bytes) {
   if (bytes == 0) return nullptr;
   std::lock_guard lock(mutex_);
   if (capacity_ && (bytes > *capacity_ || stats_.bytes_in_use > *capacity_ - bytes)) {
-    std::vector<LiveAllocation> live;
-    live.reserve(live_blocks_.size());
-    for (const auto& [address, block] : live_blocks_) {
-      live.push_back({address, block.bytes, block.op_name});
-    }
-    std::ranges::sort(
-        live, [](const LiveAllocation& a, const LiveAllocation& b) { return a.bytes > b.bytes; });
-    profiler::instant("out of memory", trace::Category::kOther,
-                      {{"requested_bytes", bytes},
-                       {"bytes_in_use", stats_.bytes_in_use},
-                       {"limit_bytes", *capacity_}});
-    throw OutOfMemory(bytes, *capacity_, stats_.bytes_in_use, std::move(live));
+    release_cache_locked();
+    throw_out_of_memory_locked(bytes);
   }
-  // aligned_alloc wants a multiple of the alignment.
-  const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  void* address = std::aligned_alloc(kAlignment, rounded);
-  if (address == nullptr) throw std::bad_alloc();
+  const std::size_t rounded = rounded_size(bytes);
+  void* address = nullptr;
+  if (auto cached = cached_blocks_.find(rounded);
+      cached != cached_blocks_.end() && !cached->second.empty()) {
+    address = cached->second.back();
+    cached->second.pop_back();
+    cached_bytes_ -= rounded;
+  } else {
+    // The cap bounds what the process holds: cached blocks go back before it is passed.
+    if (capacity_ && stats_.bytes_in_use + cached_bytes_ + rounded > *capacity_) {
+      release_cache_locked();
+    }
+    address = std::aligned_alloc(kAlignment, rounded);
+    if (address == nullptr) {
+      release_cache_locked();
+      address = std::aligned_alloc(kAlignment, rounded);
+    }
+    if (address == nullptr) throw std::bad_alloc();
+  }
   live_blocks_.emplace(address, Block{bytes, std::string(current_op_name())});
   stats_.bytes_in_use += bytes;
   stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
   ++stats_.allocation_count;
   stats_.live_allocations = live_blocks_.size();
-  record_memory_event(trace::MemoryAction::kAlloc, address, bytes, stats_.bytes_in_use);
+  record_memory_event(trace::MemoryAction::kAlloc, address, bytes, stats_.bytes_in_use,
+                      cached_bytes_);
   return address;
 }
 
@@ -119,8 +155,31 @@ void CpuAllocator::deallocate(void* address, std::size_t bytes) {
   live_blocks_.erase(address);
   stats_.bytes_in_use -= bytes;
   stats_.live_allocations = live_blocks_.size();
-  record_memory_event(trace::MemoryAction::kFree, address, bytes, stats_.bytes_in_use);
-  std::free(address);
+  const std::size_t rounded = rounded_size(bytes);
+  if (cached_bytes_ + rounded <= cache_limit_) {
+    cached_blocks_[rounded].push_back(address);
+    cached_bytes_ += rounded;
+  } else {
+    std::free(address);
+  }
+  record_memory_event(trace::MemoryAction::kFree, address, bytes, stats_.bytes_in_use,
+                      cached_bytes_);
+}
+
+std::size_t CpuAllocator::cached_bytes() const {
+  std::lock_guard lock(mutex_);
+  return cached_bytes_;
+}
+
+void CpuAllocator::set_cache_limit(std::size_t bytes) {
+  std::lock_guard lock(mutex_);
+  cache_limit_ = bytes;
+  if (cached_bytes_ > cache_limit_) release_cache_locked();
+}
+
+void CpuAllocator::empty_cache() {
+  std::lock_guard lock(mutex_);
+  release_cache_locked();
 }
 
 AllocatorStats CpuAllocator::stats() const {

@@ -44,6 +44,30 @@ TEST(Autograd, AVariableUsedTwiceGetsTheGradientOfBothPaths) {
   EXPECT_FLOAT_EQ(x.grad().item(), 7.0f);
 }
 
+TEST(Autograd, LeavesGivenOneGradientEachGetTheirOwnCopy) {
+  // add's backward hands both inputs the very same gradient tensor.
+  const Tensor a = leaf({1, 2});
+  const Tensor b = leaf({3, 4});
+  sum(add(a, b)).backward();
+  {
+    const NoGradGuard no_grad;
+    a.grad().mul_(5.0);
+  }
+  EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{5, 5}));
+  EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{1, 1}));
+}
+
+TEST(Autograd, AGradientTheCallerStillHoldsIsCopiedIntoTheLeaf) {
+  const Tensor x = leaf({1, 2, 3});
+  const Tensor gradient = ones({3});
+  x.backward(gradient);
+  {
+    const NoGradGuard no_grad;
+    x.grad().zero_();
+  }
+  EXPECT_EQ(gradient.to_vector<float>(), (std::vector<float>{1, 1, 1}));
+}
+
 TEST(Autograd, NoGradGuardStopsRecordingAndRestoresOnExit) {
   const Tensor x = leaf({1, 2});
   {

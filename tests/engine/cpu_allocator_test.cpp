@@ -81,6 +81,45 @@ TEST(CpuAllocator, StatisticsTrackUsePeakCountAndLiveBlocks) {
   EXPECT_EQ(allocator.stats().bytes_in_use, 0u);
 }
 
+TEST(CpuAllocator, AFreedBlockServesTheNextRequestOfItsRoundedSize) {
+  CpuAllocator allocator;
+  void* first = allocator.allocate(1000);
+  allocator.deallocate(first, 1000);
+  EXPECT_EQ(allocator.cached_bytes(), 1024u);
+  EXPECT_EQ(allocator.allocate(1020), first);
+  EXPECT_EQ(allocator.cached_bytes(), 0u);
+  void* other_size = allocator.allocate(5000);
+  EXPECT_NE(other_size, first);
+  allocator.deallocate(other_size, 5000);
+  allocator.deallocate(first, 1020);
+  EXPECT_EQ(allocator.stats().bytes_in_use, 0u);
+}
+
+TEST(CpuAllocator, BlocksPastTheCacheLimitGoBackToTheSystem) {
+  CpuAllocator allocator;
+  allocator.set_cache_limit(2048);
+  void* first = allocator.allocate(1024);
+  void* second = allocator.allocate(1024);
+  void* third = allocator.allocate(1024);
+  allocator.deallocate(first, 1024);
+  allocator.deallocate(second, 1024);
+  allocator.deallocate(third, 1024);
+  EXPECT_EQ(allocator.cached_bytes(), 2048u);
+  allocator.empty_cache();
+  EXPECT_EQ(allocator.cached_bytes(), 0u);
+}
+
+TEST(CpuAllocator, CachedBlocksAreReleasedBeforeTheCapIsPassed) {
+  CpuAllocator allocator;
+  allocator.set_capacity(8192);
+  allocator.deallocate(allocator.allocate(6000), 6000);
+  EXPECT_GT(allocator.cached_bytes(), 0u);
+  // In use 0, cached 6016: a 4000-byte block fits only once the cache is gone.
+  void* block = allocator.allocate(4000);
+  EXPECT_EQ(allocator.cached_bytes(), 0u);
+  allocator.deallocate(block, 4000);
+}
+
 TEST(CpuAllocator, ARequestPastTheCapThrowsWithRequestCapAndUse) {
   CpuAllocator allocator;
   allocator.set_capacity(4096);

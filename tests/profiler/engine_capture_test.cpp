@@ -83,9 +83,9 @@ TEST_F(EngineCapture, RecordsOpsWithShapesFlopsBytesAndTensorIds) {
   EXPECT_GT(count_category(Category::kCpuOp), std::size_t{kSteps} * 20);
 }
 
-TEST_F(EngineCapture, AttributesAllocationsToTheirOpAndStep) {
+TEST_F(EngineCapture, AttributesAllocationsToTheirOpAndPass) {
   std::size_t allocations = 0;
-  std::size_t inside_step_with_op = 0;
+  std::size_t inside_pass_with_op = 0;
   for (const trace::Track& track : recorded_->tracks()) {
     for (std::size_t i = 0; i < track.memory().size(); ++i) {
       const trace::MemoryRecord event = track.memory().record(i);
@@ -93,13 +93,13 @@ TEST_F(EngineCapture, AttributesAllocationsToTheirOpAndStep) {
       ++allocations;
       EXPECT_GT(event.total_allocated, 0u);
       const std::string_view scope = recorded_->string(event.scope);
-      if (scope.starts_with("step ") && !recorded_->string(event.owner_op).empty()) {
-        ++inside_step_with_op;
+      if ((scope == "forward" || scope == "backward") && !recorded_->string(event.owner_op).empty()) {
+        ++inside_pass_with_op;
       }
     }
   }
   EXPECT_GT(allocations, 0u);
-  EXPECT_GT(inside_step_with_op, 0u);
+  EXPECT_GT(inside_pass_with_op, 0u);
 }
 
 TEST_F(EngineCapture, RecordsLoaderLoadsOnWorkerThreadsAndWaitsOnTheMainThread) {

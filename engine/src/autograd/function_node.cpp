@@ -23,9 +23,16 @@ std::vector<Tensor> AccumulateGrad::compute(const Tensor& grad_output) {
     throw EngineError("gradient of shape " + shape_to_string(grad_output.shape()) +
                       " for a leaf of shape " + shape_to_string(leaf_->shape));
   }
-  // A copy, so the leaf never shares memory with a gradient that also flows elsewhere.
-  const Tensor sum = leaf_->grad ? add(Tensor(leaf_->grad), grad_output) : grad_output.clone();
-  leaf_->grad = sum.impl();
+  if (leaf_->grad) {
+    leaf_->grad = add(Tensor(leaf_->grad), grad_output).impl();
+    return {};
+  }
+  // A gradient nothing else refers to (no other handle, no view of its storage) becomes the leaf's
+  // grad as it is, as PyTorch's AccumulateGrad steals it; any other is copied, so the leaf never
+  // shares memory with a gradient that also flows elsewhere.
+  const bool sole_owner = grad_output.impl().use_count() == 1 &&
+                          grad_output.storage().use_count() == 1 && grad_output.is_contiguous();
+  leaf_->grad = sole_owner ? grad_output.impl() : grad_output.clone().impl();
   return {};
 }
 

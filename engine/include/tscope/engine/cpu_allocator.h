@@ -1,6 +1,9 @@
 #pragma once
 // Host memory for tensors: 64-byte aligned blocks with statistics and an optional capacity cap,
-// so an out-of-memory failure can be reproduced (and analysed) without a GPU.
+// so an out-of-memory failure can be reproduced (and analysed) without a GPU. Freed blocks are
+// kept for reuse by a request of the same rounded size, up to a cache limit: a training step asks
+// for the same sizes every time, and a block fresh from the system costs a page fault per 4 KiB
+// on first touch (glibc returns large blocks to the system as soon as they are freed).
 
 #include <cstddef>
 #include <mutex>
@@ -8,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "tscope/engine/allocator.h"
 
@@ -27,6 +31,7 @@ std::optional<std::size_t> capacity_from_environment();
 class CpuAllocator final : public Allocator {
  public:
   static constexpr std::size_t kAlignment = 64;
+  static constexpr std::size_t kDefaultCacheLimit = std::size_t{256} << 20;
 
   CpuAllocator() = default;
   CpuAllocator(const CpuAllocator&) = delete;
@@ -44,16 +49,32 @@ class CpuAllocator final : public Allocator {
   // Restarts the peak at the current usage and the allocation count at zero.
   void reset_peak_and_count();
 
+  // Bytes of freed blocks kept for reuse; with bytes_in_use they make what the process holds.
+  std::size_t cached_bytes() const;
+  // At most this many bytes stay cached; a block freed past it goes back to the system. 0
+  // disables the cache.
+  void set_cache_limit(std::size_t bytes);
+  // Returns every cached block to the system.
+  void empty_cache();
+
  private:
   struct Block {
     std::size_t bytes;
     std::string op_name;
   };
 
+  static std::size_t rounded_size(std::size_t bytes);
+  void release_cache_locked();
+  [[noreturn]] void throw_out_of_memory_locked(std::size_t bytes);
+
   mutable std::mutex mutex_;
   std::optional<std::size_t> capacity_;
   AllocatorStats stats_;
   std::unordered_map<void*, Block> live_blocks_;
+  // Freed blocks by rounded size.
+  std::unordered_map<std::size_t, std::vector<void*>> cached_blocks_;
+  std::size_t cached_bytes_ = 0;
+  std::size_t cache_limit_ = kDefaultCacheLimit;
 };
 
 // The process-wide CPU allocator; its cap starts from TSCOPE_CPU_MEMORY_CAP when set.
