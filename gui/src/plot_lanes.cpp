@@ -3,6 +3,7 @@
 // spread of that many, so a frame stays bounded by the screen width at any trace size.
 
 #include <algorithm>
+#include <cmath>
 #include <span>
 
 #include "frame_parts.h"
@@ -27,7 +28,9 @@ void draw_area(const FrameRequest& request, const Lane& lane, std::span<const Ti
   };
   // First sample after the current column's start; the one before it is in effect there.
   auto after = std::upper_bound(times.begin(), times.end(), view.range().begin);
-  for (float x = view.left(); x < view.right(); x += 1.0f) {
+  const auto columns = static_cast<int>(std::ceil(view.width()));
+  for (int column = 0; column < columns; ++column) {
+    const float x = view.left() + static_cast<float>(column);
     const auto stop = gallop_lower_bound(after, times.end(), view.time_at(x + 1.0));
     const auto first = after == times.begin() ? after : after - 1;
     const auto count = static_cast<std::size_t>(stop - first);
