@@ -133,15 +133,6 @@ LaneLayout::LaneLayout(const trace::Trace& trace)
   content_height_ = top;
 }
 
-const Lane* LaneLayout::lane_at(float y) const {
-  const auto after =
-      std::upper_bound(lanes_.begin(), lanes_.end(), y,
-                       [](float value, const Lane& lane) { return value < lane.top; });
-  if (after == lanes_.begin()) return nullptr;
-  const Lane& lane = *(after - 1);
-  return y < lane.top + lane.height() ? &lane : nullptr;
-}
-
 const Lane* LaneLayout::lane_of_track(std::uint32_t track) const {
   if (track >= lane_by_track_.size() || lane_by_track_[track] == trace::kNoIndex) return nullptr;
   return &lanes_[lane_by_track_[track]];

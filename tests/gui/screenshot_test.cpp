@@ -216,5 +216,21 @@ TEST_F(ScreenshotTest, ABadFileShowsItsErrorInTheWindowAndOnStderrAndExitsTwo) {
   EXPECT_TRUE(error_text);
 }
 
+TEST_F(ScreenshotTest, AnEmptyViewRangeIsBadInput) {
+  TSCOPE_REQUIRE_FILE(kResnet);
+  const auto result =
+      run_tscope("view " + quoted(kResnet) + " --view 5000:1000 --screenshot " + quoted(out_));
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("5000:1000"), std::string::npos) << result.output;
+}
+
+TEST_F(ScreenshotTest, SelectingANameTheTraceLacksIsBadInput) {
+  TSCOPE_REQUIRE_FILE(kResnet);
+  const auto result = run_tscope("view " + quoted(kResnet) +
+                                 " --select no_such_kernel --screenshot " + quoted(out_));
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("no_such_kernel"), std::string::npos) << result.output;
+}
+
 }  // namespace
 }  // namespace tscope::gui

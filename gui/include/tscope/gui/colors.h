@@ -37,7 +37,6 @@ inline constexpr Color kTickColor = rgba(170, 170, 170);
 inline constexpr Color kFoldedColor = rgba(128, 128, 140);
 inline constexpr Color kFlowColor = rgba(255, 64, 200);
 inline constexpr Color kSelectionColor = rgba(255, 255, 255);
-inline constexpr Color kSearchMatchColor = rgba(255, 230, 0);
 inline constexpr Color kPlotColor = rgba(70, 160, 230);
 inline constexpr Color kPlotReservedColor = rgba(40, 80, 120);
 inline constexpr Color kInstantColor = rgba(250, 210, 60);

@@ -40,8 +40,6 @@ class LaneLayout {
 
   const std::vector<Lane>& lanes() const { return lanes_; }
   float content_height() const { return content_height_; }
-  // The lane at `y` (lane-area coordinates, scrolling undone), or nullptr in a gap or past the end.
-  const Lane* lane_at(float y) const;
   // The lane of `track`, or nullptr for a track with nothing to draw.
   const Lane* lane_of_track(std::uint32_t track) const;
 

@@ -15,7 +15,6 @@ struct TimeRange {
   TimeNs end = 0;
 
   TimeNs length() const { return end - begin; }
-  bool contains(TimeNs time) const { return begin <= time && time < end; }
   bool operator==(const TimeRange&) const = default;
 };
 
