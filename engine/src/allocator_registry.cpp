@@ -5,7 +5,6 @@
 #include "tscope/engine/allocator.h"
 #include "tscope/engine/cpu_allocator.h"
 #include "tscope/engine/cuda.h"
-#include "tscope/engine/errors.h"
 
 namespace tscope::engine {
 namespace {
@@ -24,15 +23,15 @@ Registry& registry() {
 
 Allocator& allocator_for(Device device) {
   if (device.is_cpu()) return cpu_allocator();
-  if (device.type() == DeviceType::kCuda) return cuda_allocator(device.index());
-  Registry& table = registry();
-  std::lock_guard lock(table.mutex);
-  const auto found = table.allocators.find({device.type(), device.index()});
-  if (found == table.allocators.end()) {
-    throw EngineError("no allocator registered for device " + device.to_string() +
-                      " (is its backend built and initialised?)");
+  {
+    Registry& table = registry();
+    std::lock_guard lock(table.mutex);
+    const auto found = table.allocators.find({device.type(), device.index()});
+    if (found != table.allocators.end()) return *found->second;
   }
-  return *found->second;
+  // A registered allocator takes precedence; otherwise CUDA devices use the backend's caching
+  // allocator, which says why when no device answers.
+  return cuda_allocator(device.index());
 }
 
 void register_allocator(Device device, Allocator& allocator) {
