@@ -4,17 +4,24 @@
 #include "tscope/engine/caching_allocator.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "tscope/engine/current_op.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/host_segment_source.h"
 #include "tscope/engine/memory_snapshot.h"
+#include "tscope/profiler/session.h"
+#include "tscope/trace/trace_io.h"
 
 namespace tscope::engine {
 namespace {
@@ -222,6 +229,54 @@ TEST(CachingAllocator, CapacityCapRaisesOutOfMemoryWithASnapshotOfOwners) {
   EXPECT_EQ(stats.out_of_memory_count, 1u);
   EXPECT_EQ(stats.retries, 1u);
   allocator.deallocate(held, 12 * kMegabyte);
+}
+
+// The numeric arguments of the first instant named `name` in `recorded`.
+std::map<std::string, std::int64_t> instant_arguments(const trace::Trace& recorded,
+                                                      std::string_view name) {
+  for (std::uint32_t track = 0; track < recorded.tracks().size(); ++track) {
+    const trace::InstantColumns& instants = recorded.track(track).instants();
+    for (std::size_t i = 0; i < instants.size(); ++i) {
+      if (recorded.string(instants.name[i]) != name) continue;
+      std::map<std::string, std::int64_t> arguments;
+      for (const trace::Arg& arg : recorded.args(instants.args[i])) {
+        if (const auto* value = std::get_if<std::int64_t>(&arg.value)) {
+          arguments[std::string(recorded.string(arg.key))] = *value;
+        }
+      }
+      return arguments;
+    }
+  }
+  return {};
+}
+
+TEST(CachingAllocator, OutOfMemoryAndEveryBlockAreRecordedInTheTrace) {
+  const std::filesystem::path output = std::filesystem::temp_directory_path() /
+                                       ("caching_allocator_" + std::to_string(::getpid()) + ".tsc");
+  CachingAllocator allocator = make_allocator();
+  allocator.set_capacity(16 * kMegabyte);
+  profiler::Session session({.output = output, .sample_process_counters = false});
+  session.start();
+  void* held = allocator.allocate(12 * kMegabyte);
+  EXPECT_THROW(allocator.allocate(12 * kMegabyte), DeviceOutOfMemory);
+  allocator.deallocate(held, 12 * kMegabyte);
+  session.stop();
+  const trace::Trace recorded = trace::load_trace(output);
+  std::filesystem::remove(output);
+
+  const auto oom = instant_arguments(recorded, "out of memory");
+  EXPECT_EQ(oom.at("requested_bytes"), static_cast<std::int64_t>(12 * kMegabyte));
+  EXPECT_EQ(oom.at("limit_bytes"), static_cast<std::int64_t>(16 * kMegabyte));
+  EXPECT_EQ(oom.at("allocated_bytes"), static_cast<std::int64_t>(12 * kMegabyte));
+  std::vector<std::uint64_t> reserved_after_each;
+  for (std::uint32_t track = 0; track < recorded.tracks().size(); ++track) {
+    const trace::MemoryColumns& memory = recorded.track(track).memory();
+    for (std::size_t i = 0; i < memory.size(); ++i) {
+      reserved_after_each.push_back(memory.total_reserved[i]);
+    }
+  }
+  // The allocation and the free, both with the 12 MiB segment still reserved (it is cached).
+  EXPECT_EQ(reserved_after_each, (std::vector<std::uint64_t>{12 * kMegabyte, 12 * kMegabyte}));
 }
 
 TEST(CachingAllocator, OutOfMemoryLeavesTheAllocatorUsable) {
