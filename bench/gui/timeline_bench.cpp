@@ -81,7 +81,7 @@ void BM_BuildFrame(benchmark::State& state) {
     benchmark::DoNotOptimize(frame.rects.data());
   }
   std::size_t folded = 0;
-  for (const gui::SpanBox& box : frame.boxes)
+  for (const gui::HitBox& box : frame.boxes)
     folded += box.count > 1 ? 1 : 0;
   state.counters["boxes"] = static_cast<double>(frame.boxes.size());
   state.counters["folded_boxes"] = static_cast<double>(folded);

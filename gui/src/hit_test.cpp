@@ -2,7 +2,7 @@
 
 namespace tscope::gui {
 
-const SpanBox* box_at(const TimelineFrame& frame, float x, float y) {
+const HitBox* box_at(const TimelineFrame& frame, float x, float y) {
   for (auto box = frame.boxes.rbegin(); box != frame.boxes.rend(); ++box) {
     if (x >= box->x0 && x < box->x1 && y >= box->y0 && y < box->y1) return &*box;
   }

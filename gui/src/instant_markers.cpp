@@ -35,7 +35,12 @@ void draw_instant_markers(const FrameRequest& request, const Lane& lane, Timelin
         is_out_of_memory(request.trace->string(instants.name[index])) ? kOomColor : kInstantColor;
     frame.triangles.push_back({x - kMarkerHalfWidth, top + 3, x + kMarkerHalfWidth, top + 3, x,
                                top + kLaneHeaderHeight - 3, color});
-    at = std::lower_bound(at + 1, instants.time.end(), *at + marker_ns);
+    const auto next = std::lower_bound(at + 1, instants.time.end(), *at + marker_ns);
+    frame.boxes.push_back(
+        {x - kMarkerHalfWidth, top + 3, x + kMarkerHalfWidth, top + kLaneHeaderHeight - 3,
+         trace::EventRef{trace::EventKind::kInstant, lane.track, static_cast<std::uint32_t>(index)},
+         static_cast<std::uint32_t>(next - at), *at, *(next - 1) + 1});
+    at = next;
   }
 }
 

@@ -39,8 +39,9 @@ void draw_span(const LevelContext& level, std::uint32_t span, TimelineFrame& fra
   const float x0 = clamped_x(level.view, spans.start[span]);
   const float x1 = std::max(clamped_x(level.view, spans.end[span]), x0 + 1.0f);
   frame.rects.push_back({x0, level.y0, x1, level.y1, span_color(level, span)});
-  frame.boxes.push_back(
-      {x0, level.y0, x1, level.y1, level.lane.track, span, 1, spans.start[span], spans.end[span]});
+  frame.boxes.push_back({x0, level.y0, x1, level.y1,
+                         trace::EventRef{trace::EventKind::kSpan, level.lane.track, span}, 1,
+                         spans.start[span], spans.end[span]});
   const float visible_left = std::max(x0, level.view.left());
   if (std::min(x1, level.view.right()) - visible_left >= kMinLabelPixels) {
     frame.add_text(visible_left + 3, level.y0 + 2, x1 - 2, kSpanTextColor,
@@ -54,8 +55,9 @@ void draw_folded(const LevelContext& level, std::uint32_t first, std::uint32_t c
   const float x0 = clamped_x(level.view, spans.start[first]);
   const float x1 = std::max(clamped_x(level.view, end), x0 + kMinSpanPixels);
   frame.rects.push_back({x0, level.y0, x1, level.y1, kFoldedColor});
-  frame.boxes.push_back(
-      {x0, level.y0, x1, level.y1, level.lane.track, first, count, spans.start[first], end});
+  frame.boxes.push_back({x0, level.y0, x1, level.y1,
+                         trace::EventRef{trace::EventKind::kSpan, level.lane.track, first}, count,
+                         spans.start[first], end});
   char digits[16];
   const auto written = std::to_chars(digits, digits + sizeof digits, count).ptr;
   const float visible_left = std::max(x0, level.view.left());

@@ -97,13 +97,13 @@ void TimelineSession::scroll_to_track(std::uint32_t track) {
 }
 
 void TimelineSession::click(float x, float y) {
-  const SpanBox* box = box_at(frame_, x, y);
+  const HitBox* box = box_at(frame_, x, y);
   if (box == nullptr) {
     select(std::nullopt);
   } else if (box->count > 1) {
     show_range({box->begin, box->end});
   } else {
-    select(trace::EventRef{trace::EventKind::kSpan, box->track, box->span});
+    select(box->first);
   }
 }
 

@@ -90,7 +90,7 @@ TEST(SessionOnKineto, FullViewOfTheDenseTraceFoldsSpans) {
   session.set_screen_rect({0, 36, 1180, 864});
   const TimelineFrame& frame = session.build_frame();
   EXPECT_TRUE(std::any_of(frame.boxes.begin(), frame.boxes.end(),
-                          [](const SpanBox& box) { return box.count > 1; }));
+                          [](const HitBox& box) { return box.count > 1; }));
 }
 
 TEST(SessionOnKineto, ClickingAFoldedBlockZoomsIntoIt) {
@@ -100,12 +100,12 @@ TEST(SessionOnKineto, ClickingAFoldedBlockZoomsIntoIt) {
   const TimelineFrame& frame = session.build_frame();
   // A folded block is at least 3 px wide and may run under its neighbour: take one whose
   // centre is not covered by a later box.
-  const auto centre = [](const SpanBox& box) { return (box.x0 + box.x1) / 2; };
-  const auto folded = std::find_if(frame.boxes.begin(), frame.boxes.end(), [&](const SpanBox& box) {
+  const auto centre = [](const HitBox& box) { return (box.x0 + box.x1) / 2; };
+  const auto folded = std::find_if(frame.boxes.begin(), frame.boxes.end(), [&](const HitBox& box) {
     return box.count > 1 && box_at(frame, centre(box), box.y0 + 1) == &box;
   });
   ASSERT_NE(folded, frame.boxes.end());
-  const SpanBox box = *folded;
+  const HitBox box = *folded;
   session.click(centre(box), box.y0 + 1);
   EXPECT_LE(session.view().range().begin, box.begin);
   EXPECT_GE(session.view().range().end, box.end);
@@ -121,8 +121,8 @@ TEST(SessionOnKineto, ClickingASpanSelectsItAndItsFlows) {
   session.select(kernel);
   session.zoom_to_selection();
   const TimelineFrame& frame = session.build_frame();
-  const auto box = std::find_if(frame.boxes.begin(), frame.boxes.end(), [&](const SpanBox& b) {
-    return b.track == kernel->track && b.span == kernel->index && b.count == 1;
+  const auto box = std::find_if(frame.boxes.begin(), frame.boxes.end(), [&](const HitBox& b) {
+    return b.first == *kernel && b.count == 1;
   });
   ASSERT_NE(box, frame.boxes.end());
   session.select(std::nullopt);
@@ -130,6 +130,23 @@ TEST(SessionOnKineto, ClickingASpanSelectsItAndItsFlows) {
   ASSERT_TRUE(session.selection().has_value());
   EXPECT_EQ(*session.selection(), *kernel);
   EXPECT_FALSE(session.selection_flows().empty());
+}
+
+TEST(SessionOnKineto, ClickingAnInstantMarkerSelectsTheInstant) {
+  TSCOPE_REQUIRE_FILE(kResnet);
+  TimelineSession session(resnet(), "resnet");
+  session.set_screen_rect({0, 36, 1180, 864});
+  const TimelineFrame& frame = session.build_frame();
+  const auto marker = std::find_if(frame.boxes.begin(), frame.boxes.end(), [](const HitBox& box) {
+    return box.first.kind == trace::EventKind::kInstant && box.count == 1;
+  });
+  ASSERT_NE(marker, frame.boxes.end());
+  const trace::EventRef instant = marker->first;
+  session.click((marker->x0 + marker->x1) / 2, (marker->y0 + marker->y1) / 2);
+  ASSERT_TRUE(session.selection().has_value());
+  EXPECT_EQ(*session.selection(), instant);
+  const auto rows = describe_event(session.trace(), instant, session.origin(), {});
+  EXPECT_NE(find_row(rows, "time"), rows.end());
 }
 
 TEST(SessionOnKineto, ClickingEmptySpaceClearsTheSelection) {

@@ -65,11 +65,11 @@ class ScreenshotTest : public ::testing::Test {
 };
 
 // A pixel safely inside a box: one in from its top-left corner, before any label starts.
-std::pair<int, int> inside_corner(const SpanBox& box) {
+std::pair<int, int> inside_corner(const HitBox& box) {
   return {static_cast<int>(std::ceil(box.x0)) + 1, static_cast<int>(std::ceil(box.y0)) + 1};
 }
 
-bool visible_in_timeline(const SpanBox& box, float lanes_top) {
+bool visible_in_timeline(const HitBox& box, float lanes_top) {
   const ScreenRect rect = layout_window(kScreenshotWidth, kScreenshotHeight).timeline;
   return box.x0 >= rect.x + 4 && box.x1 <= rect.right() - 4 && box.y0 >= lanes_top &&
          box.y1 <= rect.bottom() - 4;
@@ -118,9 +118,12 @@ TEST_F(ScreenshotTest, AWideSpanShowsItsCategoryColour) {
   const auto viewer_session = session_like_viewer();
   TimelineSession& session = *viewer_session;
   const TimelineFrame& frame = session.build_frame();
-  const SpanBox* widest = nullptr;
-  for (const SpanBox& box : frame.boxes) {
-    if (box.count != 1 || !visible_in_timeline(box, session.area().lanes_top())) continue;
+  const HitBox* widest = nullptr;
+  for (const HitBox& box : frame.boxes) {
+    if (box.count != 1 || box.first.kind != trace::EventKind::kSpan ||
+        !visible_in_timeline(box, session.area().lanes_top())) {
+      continue;
+    }
     if (widest == nullptr || box.x1 - box.x0 > widest->x1 - widest->x0) widest = &box;
   }
   ASSERT_NE(widest, nullptr);
@@ -129,7 +132,7 @@ TEST_F(ScreenshotTest, AWideSpanShowsItsCategoryColour) {
   ASSERT_NE(image.pixels, nullptr);
   const auto [x, y] = inside_corner(*widest);
   const trace::Category category =
-      session.trace().track(widest->track).spans().category[widest->span];
+      session.trace().track(widest->first.track).spans().category[widest->first.index];
   EXPECT_EQ(image.pixel(x, y), category_color(category)) << "at " << x << ", " << y;
 }
 
@@ -139,9 +142,9 @@ TEST_F(ScreenshotTest, TheDenseTraceAtFullZoomShowsFoldedBlocks) {
   const auto viewer_session = session_like_viewer();
   TimelineSession& session = *viewer_session;
   const TimelineFrame& frame = session.build_frame();
-  std::vector<SpanBox> folded;
-  for (const SpanBox& box : frame.boxes) {
-    if (box.count > 1 && box.x1 - box.x0 >= 4 &&
+  std::vector<HitBox> folded;
+  for (const HitBox& box : frame.boxes) {
+    if (box.count > 1 && box.first.kind == trace::EventKind::kSpan && box.x1 - box.x0 >= 4 &&
         visible_in_timeline(box, session.area().lanes_top())) {
       folded.push_back(box);
     }
@@ -149,7 +152,7 @@ TEST_F(ScreenshotTest, TheDenseTraceAtFullZoomShowsFoldedBlocks) {
   ASSERT_FALSE(folded.empty());
   const testing::Screenshot image = take(quoted(kResnet));
   ASSERT_NE(image.pixels, nullptr);
-  for (const SpanBox& box : folded) {
+  for (const HitBox& box : folded) {
     const auto [x, y] = inside_corner(box);
     EXPECT_EQ(image.pixel(x, y), kFoldedColor)
         << box.count << " spans folded at " << x << ", " << y;

@@ -35,7 +35,7 @@ struct FrameFixture {
   std::uint64_t spans_covered(std::size_t depth) const {
     std::uint64_t total = 0;
     const float row_y = frame_area().screen_y(layout.lanes()[0].row_top(depth));
-    for (const SpanBox& box : frame.boxes) {
+    for (const HitBox& box : frame.boxes) {
       if (box.y0 == row_y) total += box.count;
     }
     return total;
@@ -50,7 +50,7 @@ TEST(TimelineFrame, FullViewOfDenseSpansFoldsThemIntoCountedBlocks) {
   const TimelineFrame& frame =
       fixture.build({fixture.trace.begin_time(), fixture.trace.end_time()});
   const auto folded = std::count_if(frame.boxes.begin(), frame.boxes.end(),
-                                    [](const SpanBox& box) { return box.count > 1; });
+                                    [](const HitBox& box) { return box.count > 1; });
   EXPECT_GT(folded, 0);
   EXPECT_EQ(fixture.spans_covered(0), 100'000u);
   EXPECT_EQ(fixture.spans_covered(1), 10'000u);
@@ -68,9 +68,9 @@ TEST(TimelineFrame, FoldedBlocksAreDrawnInTheFoldedColourWithTheirCount) {
   FrameFixture fixture(testing::back_to_back_spans(100'000, 1'000, 1'000));
   const TimelineFrame& frame =
       fixture.build({fixture.trace.begin_time(), fixture.trace.end_time()});
-  const auto widest = std::max_element(
-      frame.boxes.begin(), frame.boxes.end(),
-      [](const SpanBox& a, const SpanBox& b) { return a.x1 - a.x0 < b.x1 - b.x0; });
+  const auto widest =
+      std::max_element(frame.boxes.begin(), frame.boxes.end(),
+                       [](const HitBox& a, const HitBox& b) { return a.x1 - a.x0 < b.x1 - b.x0; });
   ASSERT_NE(widest, frame.boxes.end());
   ASSERT_GT(widest->count, 1u);
   const bool drawn_grey =
@@ -90,7 +90,7 @@ TEST(TimelineFrame, DeepZoomDrawsEachVisibleSpanWithItsName) {
   // 10 µs: spans of 1 µs are 100 px wide.
   const TimelineFrame& frame = fixture.build({start, start + 10'000});
   ASSERT_FALSE(frame.boxes.empty());
-  for (const SpanBox& box : frame.boxes)
+  for (const HitBox& box : frame.boxes)
     EXPECT_EQ(box.count, 1u);
   EXPECT_EQ(fixture.spans_covered(0), 5u);
   const auto named = std::count_if(frame.texts.begin(), frame.texts.end(),

@@ -7,6 +7,6 @@
 namespace tscope::gui {
 
 // The box under (x, y), or nullptr. Later boxes win, as they are drawn on top.
-const SpanBox* box_at(const TimelineFrame& frame, float x, float y);
+const HitBox* box_at(const TimelineFrame& frame, float x, float y);
 
 }  // namespace tscope::gui

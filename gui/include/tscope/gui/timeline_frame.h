@@ -36,11 +36,11 @@ struct DrawText {
   std::uint32_t offset, length;
 };
 
-// Something a click can land on: one span (count 1) or a folded run of `count` spans at one depth.
-struct SpanBox {
+// Something a click can land on: one span or instant (count 1), or a folded run of `count` spans
+// at one depth, or of instant markers too close to tell apart.
+struct HitBox {
   float x0, y0, x1, y1;
-  std::uint32_t track;
-  std::uint32_t span;  // the first span of the run, an index into the track's span columns
+  trace::EventRef first;  // the event, or the first of the run
   std::uint32_t count;
   TimeNs begin, end;  // the time the box covers
 };
@@ -50,7 +50,7 @@ struct TimelineFrame {
   std::vector<DrawTriangle> triangles;
   std::vector<DrawText> texts;
   std::string text_arena;
-  std::vector<SpanBox> boxes;
+  std::vector<HitBox> boxes;
 
   std::string_view text(const DrawText& label) const {
     return std::string_view(text_arena).substr(label.offset, label.length);
