@@ -15,7 +15,9 @@ constexpr Binding kBindings[] = {
     {"Mouse wheel", "zoom around the cursor"},
     {"Shift + mouse wheel", "scroll the lanes"},
     {"Left drag", "pan in time and scroll the lanes"},
-    {"Left click", "select a span; on a folded block, zoom into it; on empty space, deselect"},
+    {"Left click",
+     "select a span or instant; on a folded block or merged markers, zoom in; on empty space, "
+     "deselect"},
     {"Double click", "select a span and zoom to it"},
     {"W / S", "zoom in / out (hold)"},
     {"A / D", "pan left / right (hold)"},
