@@ -22,6 +22,9 @@ metric=cpu_time
 # claims for, each run briefly, so the whole gate runs in seconds on an idle machine.
 declare -A filters=(
   [engine]='^BM_(MatmulEngine|MatmulCblas)/1024/real_time$|^BM_(AddEngine|AddPlainLoop)/1048576/real_time$'
+  [profiler]='^BM_CnnTrainingStep/profiled:[01]/real_time$'
+  # The synthetic input only: the real Kineto trace comes from ../shared, which a clone may lack.
+  [trace]='^BM_(ChromeJsonImport|RawSimdjsonParse)/synthetic:1/real_time$'
 )
 
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then

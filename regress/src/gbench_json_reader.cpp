@@ -4,11 +4,13 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <utility>
 
 #include <fmt/format.h>
@@ -107,12 +109,41 @@ BenchmarkRun read_run(const std::filesystem::path& source, std::size_t index, si
   return run;
 }
 
+// Google Benchmark writes a counter that is not finite (the cv of a counter that is always 0) as
+// the bare word NaN, Infinity or -Infinity, which JSON does not allow; outside strings they become
+// null, which the reader skips like any value that is not a number.
+std::string without_non_finite_numbers(std::string_view json) {
+  static constexpr std::array<std::string_view, 4> kWords{"-Infinity", "Infinity", "-NaN", "NaN"};
+  std::string out;
+  out.reserve(json.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < json.size()) out += json[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    const auto word = std::find_if(kWords.begin(), kWords.end(),
+                                   [&](std::string_view w) { return json.substr(i).starts_with(w); });
+    if (word == kWords.end()) {
+      out += c;
+      continue;
+    }
+    out += "null";
+    i += word->size() - 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 BenchmarkResults parse_gbench_json(std::string_view json, const std::filesystem::path& source) {
   simdjson::dom::parser parser;
   simdjson::dom::element document;
-  const simdjson::padded_string padded(json);
+  const simdjson::padded_string padded(without_non_finite_numbers(json));
   if (const auto error = parser.parse(padded).get(document); error != simdjson::SUCCESS) {
     throw RegressInputError(fmt::format("{}: not valid JSON: {}", source.string(), simdjson::error_message(error)));
   }

@@ -106,6 +106,16 @@ TEST(GbenchJsonReaderTest, MissingTimeUnitMeansNanoseconds) {
   EXPECT_DOUBLE_EQ(results.runs[0].real_time_ns, 7.0);
 }
 
+TEST(GbenchJsonReaderTest, NonFiniteCountersAsGoogleBenchmarkWritesThemAreSkipped) {
+  const BenchmarkResults results = parse_gbench_json(
+      R"({"benchmarks": [{"name": "BM_X_cv", "real_time": 7, "cpu_time": 6, "dropped": NaN,
+          "gain": -Infinity, "label": "NaN stays text", "bytes": 5}]})",
+      "cv.json");
+  EXPECT_EQ(results.runs[0].counters.count("dropped"), 0u);
+  EXPECT_EQ(results.runs[0].counters.count("gain"), 0u);
+  EXPECT_DOUBLE_EQ(results.runs[0].counters.at("bytes"), 5.0);
+}
+
 TEST(GbenchJsonReaderTest, FailedRunsHaveNoTimes) {
   const BenchmarkResults results = parse_gbench_json(
       R"({"benchmarks": [{"name": "BM_Fail", "error_occurred": true, "error_message": "boom",
