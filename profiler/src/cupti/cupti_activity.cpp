@@ -82,6 +82,7 @@ void CuptiActivity::start() {
                 "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)");
   enable_kinds();
   set_op_correlation_hooks(&push_op_id, &pop_op_id);
+  started_at_ = monotonic_ns();
   running_.store(true, std::memory_order_release);
 }
 

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "tscope/trace/records.h"
+
 namespace tscope::profiler::cupti {
 
 class CuptiLibrary;
@@ -30,6 +32,8 @@ class CuptiActivity {
   // Loads CUPTI and enables capture; idempotent. Throws GpuCaptureError saying what is missing.
   void start();
   bool running() const { return running_.load(std::memory_order_acquire); }
+  // When start() succeeded (CLOCK_MONOTONIC); meaningful once running().
+  trace::TimeNs started_at() const { return started_at_; }
 
   // Hands CUPTI every buffer it holds (records of GPU work that has finished so far).
   void flush();
@@ -67,6 +71,7 @@ class CuptiActivity {
   std::atomic<bool> running_{false};
   std::atomic<std::uint64_t> dropped_records_{0};
   std::int64_t timestamp_offset_ns_ = 0;
+  trace::TimeNs started_at_ = 0;
   std::string disabled_kinds_;
 };
 

@@ -24,13 +24,17 @@ constexpr const char* kPowerCounter = "power (W)";
 
 struct GpuSessionWriter::State {
   State(trace::TraceSink& trace_sink, std::uint32_t trace_process)
-      : sink(trace_sink), process(trace_process) {}
+      : sink(trace_sink), process(trace_process), session_start(monotonic_ns()) {}
 
-  // Called once GPU capture runs: whatever CUPTI completed before this session is not its own.
+  // Called once GPU capture runs. Capture that started before this session (for an earlier one)
+  // may have completed buffers and dropped records that are not this session's; capture started
+  // during it (when the program initialised CUDA) has only this session's.
   void attach() {
     cupti::CuptiActivity& activity = cupti::CuptiActivity::instance();
-    activity.drain([](const CUpti_Activity&) {});
-    dropped_at_start = activity.dropped_records();
+    if (activity.started_at() < session_start) {
+      activity.drain([](const CUpti_Activity&) {});
+      dropped_at_start = activity.dropped_records();
+    }
     const cupti::CuptiLibrary& library = activity.library();
     converter.emplace(
         sink, process,
@@ -89,6 +93,7 @@ struct GpuSessionWriter::State {
   std::optional<cupti::ActivityConverter> converter;
   std::optional<cupti::NvmlSampler> nvml;
   std::map<std::string, std::uint32_t> counter_tracks;
+  trace::TimeNs session_start;
   std::uint64_t dropped_at_start = 0;
   std::uint64_t counter_samples = 0;
 };
