@@ -1,3 +1,4 @@
+#include <atomic>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -11,9 +12,8 @@ namespace tscope::profiler {
 void initialize_cuda_injection() {
   // The driver calls its injection once per process; a program whose own profiler also received
   // the call must still say things once.
-  static bool initialized = false;
-  if (initialized) return;
-  initialized = true;
+  static std::atomic<bool> initialized{false};
+  if (initialized.exchange(true)) return;
   try {
     // A child of the recorded program inherits the variables but is not meant to record.
     if (!start_environment_session()) return;
