@@ -1,6 +1,7 @@
 #include "tscope/engine/op_profile.h"
 
 #include <algorithm>
+#include <span>
 
 #include "tscope/engine/dispatch.h"
 
@@ -23,6 +24,12 @@ bool moves_data_only(OpKind op) {
     default:
       return false;
   }
+}
+
+std::uint64_t shape_elements(std::span<const std::int64_t> shape) {
+  std::uint64_t elements = 1;
+  for (const std::int64_t extent : shape) elements *= static_cast<std::uint64_t>(extent);
+  return elements;
 }
 
 }  // namespace
@@ -49,6 +56,17 @@ void OpProfile::finish() {
   if (op_ == OpKind::kMatmul && read_count_ > 0 && !read_[0].shape.empty()) {
     // Each output element is a dot product over the inner dimension: a multiply and an add each.
     flops = 2 * written_elements_ * static_cast<std::uint64_t>(read_[0].shape.back());
+  } else if ((op_ == OpKind::kConv2d || op_ == OpKind::kConv2dBackwardInput ||
+              op_ == OpKind::kConv2dBackwardWeight) &&
+             read_count_ == 2 && written_count_ == 1) {
+    // A multiply and an add per output pixel per filter tap: 2 N OC OH OW C KH KW in all three.
+    const std::span<const std::int64_t> weight =
+        op_ == OpKind::kConv2dBackwardWeight ? written_[0].shape : read_[1].shape;
+    const std::uint64_t outputs =
+        op_ == OpKind::kConv2d ? written_elements_ : shape_elements(read_[0].shape);
+    if (!weight.empty() && weight[0] > 0) {
+      flops = 2 * outputs * (shape_elements(weight) / static_cast<std::uint64_t>(weight[0]));
+    }
   } else if (!moves_data_only(op_)) {
     flops = std::max(largest_read_elements_, written_elements_);
   }

@@ -1,6 +1,7 @@
 #include "cpu/register_cpu_kernels.h"
 
 #include "cpu/cpu_kernels.h"
+#include "ops/conv2d_by_gemm.h"
 
 namespace tscope::engine {
 
@@ -48,6 +49,11 @@ void register_cpu_kernels(Dispatcher& dispatcher) {
                                                       cpu::max_backward);
   dispatcher.register_kernel<Conv2dLayoutKernel>(OpKind::kIm2col, kCpu, cpu::im2col);
   dispatcher.register_kernel<Conv2dLayoutKernel>(OpKind::kCol2im, kCpu, cpu::col2im);
+  dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2d, kCpu, conv2d_by_gemm);
+  dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2dBackwardInput, kCpu,
+                                           conv2d_backward_input_by_gemm);
+  dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2dBackwardWeight, kCpu,
+                                           conv2d_backward_weight_by_gemm);
   dispatcher.register_kernel<Pool2dKernel>(OpKind::kMaxPool2d, kCpu, cpu::max_pool2d);
   dispatcher.register_kernel<Pool2dBackwardKernel>(OpKind::kMaxPool2dBackward, kCpu,
                                                    cpu::max_pool2d_backward);

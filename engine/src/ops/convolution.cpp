@@ -1,5 +1,5 @@
-// 2-D convolution (im2col, then one GEMM per image against the flattened filters) and 2-D max
-// pooling.
+// 2-D convolution and 2-D max pooling: shape checks and autograd; how a convolution is computed
+// is up to the device's kernel (im2col + GEMM on the CPU, cuDNN on CUDA).
 
 #include "autograd/graph.h"
 #include "tscope/engine/dispatch.h"
@@ -18,15 +18,6 @@ std::int64_t output_extent(std::int64_t input, std::int64_t kernel, std::int64_t
                       std::to_string(padding));
   }
   return span / stride + 1;
-}
-
-Tensor unfold_patches(const Tensor& input, const Conv2dGeometry& geometry) {
-  Tensor cols = run_op<Conv2dLayoutKernel>(OpKind::kIm2col, input, geometry);
-  record_if_needed(
-      cols, "Im2colBackward", {input}, [geometry](const Tensor& grad, const GradNeeds&) {
-        return std::vector<Tensor>{run_op<Conv2dLayoutKernel>(OpKind::kCol2im, grad, geometry)};
-      });
-  return cols;
 }
 
 }  // namespace
@@ -53,11 +44,18 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
   geometry.out_width = output_extent(geometry.width, geometry.kernel_width, options.stride,
                                      options.padding, "conv2d");
   const std::int64_t out_channels = weight.shape()[0];
-  const Tensor filters = weight.reshape({out_channels, -1});
-  const Tensor cols = unfold_patches(input, geometry);
-  const Tensor out =
-      matmul(filters, cols)
-          .reshape({geometry.batch, out_channels, geometry.out_height, geometry.out_width});
+  Tensor out = run_op<Conv2dKernel>(OpKind::kConv2d, input, weight, geometry);
+  record_if_needed(out, "Conv2dBackward", {input, weight},
+                   [input = input.detach(), weight = weight.detach(), geometry](
+                       const Tensor& grad, const GradNeeds& needs) {
+                     return std::vector<Tensor>{
+                         needs[0] ? run_op<Conv2dKernel>(OpKind::kConv2dBackwardInput, grad,
+                                                         weight, geometry)
+                                  : Tensor(),
+                         needs[1] ? run_op<Conv2dKernel>(OpKind::kConv2dBackwardWeight, grad,
+                                                         input, geometry)
+                                  : Tensor()};
+                   });
   if (!bias) return out;
   if (bias->shape() != Shape{out_channels}) {
     throw EngineError("conv2d: bias must be [" + std::to_string(out_channels) + "], got " +

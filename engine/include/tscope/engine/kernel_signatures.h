@@ -53,6 +53,11 @@ using ArgReduceBackwardKernel = Tensor (*)(const Tensor& grad, const Tensor& ind
                                            std::int64_t dim, std::span<const std::int64_t> shape);
 // im2col ([N, C, H, W] -> [N, C*KH*KW, OH*OW]) and col2im (its adjoint).
 using Conv2dLayoutKernel = Tensor (*)(const Tensor& x, const Conv2dGeometry& geometry);
+// A convolution without bias (input [N, C, H, W], weight [OC, C, KH, KW] -> [N, OC, OH, OW]) and
+// its two gradients: with respect to the input from (grad, weight), to the weight from
+// (grad, input).
+using Conv2dKernel = Tensor (*)(const Tensor& lhs, const Tensor& rhs,
+                                const Conv2dGeometry& geometry);
 using Pool2dKernel = std::pair<Tensor, Tensor> (*)(const Tensor& x, const Pool2dGeometry& geometry);
 using Pool2dBackwardKernel = Tensor (*)(const Tensor& grad, const Tensor& indices,
                                         const Pool2dGeometry& geometry);
