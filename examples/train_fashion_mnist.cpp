@@ -19,11 +19,13 @@
 #include "fashion_mnist/blurred_dataset.h"
 #include "fashion_mnist/models.h"
 #include "fashion_mnist/training.h"
+#include "tscope/engine/cuda.h"
 #include "tscope/engine/data/data_file_error.h"
 #include "tscope/engine/data/fashion_mnist.h"
 #include "tscope/engine/optim/adam.h"
 #include "tscope/engine/optim/sgd.h"
 #include "tscope/engine/out_of_memory.h"
+#include "tscope/engine/transfer.h"
 #include "tscope/profiler/environment.h"
 #include "tscope/profiler/session.h"
 #include "tscope/trace/errors.h"
@@ -54,6 +56,8 @@ struct Settings {
   bool fused = false;
   std::size_t decode_passes = 0;
   bool keep_step_outputs = false;
+  std::string device_name = "auto";
+  bool pin_memory = false;
 };
 
 std::unique_ptr<tscope::engine::optim::Optimizer> make_optimizer(
@@ -77,6 +81,17 @@ std::unique_ptr<tscope::engine::optim::Optimizer> make_optimizer(
   throw std::logic_error("unknown optimizer kind");
 }
 
+// --device auto is the first GPU when one answers, else the CPU.
+tscope::engine::Device training_device(const Settings& settings) {
+  using tscope::engine::Device;
+  if (settings.device_name == "cpu") return Device::cpu();
+  if (settings.device_name == "cuda") {
+    tscope::engine::require_cuda_device(Device::cuda(0));
+    return Device::cuda(0);
+  }
+  return tscope::engine::cuda_available() ? Device::cuda(0) : Device::cpu();
+}
+
 int train(const Settings& settings) {
   using namespace tscope;
   // --trace records this run; without it `tscope record -- train_fashion_mnist ...` still does.
@@ -90,8 +105,14 @@ int train(const Settings& settings) {
   const engine::FashionMnist train_set(settings.data_dir, engine::FashionMnistSplit::kTrain);
   const engine::FashionMnist test_set(settings.data_dir, engine::FashionMnistSplit::kTest);
 
+  const engine::Device device = training_device(settings);
+  if (settings.pin_memory && device.is_cpu()) {
+    throw engine::CudaUnavailable("--pin-memory copies batches to a GPU, but training runs on the CPU");
+  }
   engine::Generator generator(settings.seed);
   auto model = examples::make_model(settings.model, generator, settings.fused);
+  // Parameters move before the optimizer takes its handles to them.
+  engine::to_device(*model, device);
   auto optimizer = make_optimizer(settings, model->parameters());
 
   const auto batch_size = static_cast<std::size_t>(settings.batch_size);
@@ -99,13 +120,14 @@ int train(const Settings& settings) {
   examples::BatchLoader train_loader(blurred_train_set, {.batch_size = batch_size,
                                                  .shuffle = true,
                                                  .seed = settings.seed,
-                                                 .num_workers = settings.workers});
+                                                 .num_workers = settings.workers,
+                                                 .pin_memory = settings.pin_memory});
   examples::BatchLoader test_loader(test_set, {.batch_size = 1000,
                                                .shuffle = false,
                                                .num_workers = settings.workers});
 
-  fmt::print("model {} ({} parameters), {} training and {} test images, batch {}, {} workers\n",
-             settings.model_name, model->parameter_count(),
+  fmt::print("model {} ({} parameters) on {}, {} training and {} test images, batch {}, {} workers\n",
+             settings.model_name, model->parameter_count(), device.to_string(),
              train_set.size(), test_set.size(), settings.batch_size, settings.workers);
   examples::StepBudget budget{.max_steps = settings.steps};
   double accuracy = 0.0;
@@ -115,8 +137,10 @@ int train(const Settings& settings) {
   for (int epoch = 1; epoch <= settings.epochs && !budget.exhausted(); ++epoch) {
     const examples::EpochStats stats =
         examples::train_epoch(*model, *optimizer, train_loader, budget,
-                              {.keep_step_outputs = settings.keep_step_outputs});
-    accuracy = examples::evaluate(*model, test_loader);
+                              {.device = device,
+                               .non_blocking_copies = settings.pin_memory,
+                               .keep_step_outputs = settings.keep_step_outputs});
+    accuracy = examples::evaluate(*model, test_loader, device);
     training_seconds += stats.seconds;
     images += stats.images;
     fmt::print(
@@ -185,6 +209,10 @@ int main(int argc, char** argv) {
   app.add_option("--decode-passes", settings.decode_passes,
                  "blur each training image this many times while loading (a slow loader)")
       ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
+  app.add_option("--device", settings.device_name, "auto (a GPU when one answers), cuda or cpu")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  app.add_flag("--pin-memory", settings.pin_memory,
+               "load batches into pinned host memory and copy them to the GPU asynchronously");
   app.add_flag("--keep-step-outputs", settings.keep_step_outputs,
                "keep every step's logits with their autograd graph until the epoch ends (a leak)");
 
@@ -205,6 +233,9 @@ int main(int argc, char** argv) {
     // The trace (closed as the session unwound) holds the out-of-memory event for the analyzer.
     fmt::print(stderr, "train_fashion_mnist: {}\n", error.what());
     return kExitFailure;
+  } catch (const tscope::engine::CudaUnavailable& error) {
+    fmt::print(stderr, "train_fashion_mnist: {}\n", error.what());
+    return kExitBadInput;
   } catch (const tscope::engine::DataFileError& error) {
     fmt::print(stderr, "train_fashion_mnist: cannot read the dataset: {}\n", error.what());
     return kExitBadInput;

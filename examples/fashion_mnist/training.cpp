@@ -6,6 +6,7 @@
 
 #include "tscope/engine/autograd.h"
 #include "tscope/engine/ops.h"
+#include "tscope/engine/transfer.h"
 #include "tscope/profiler/record.h"
 
 namespace tscope::examples {
@@ -58,9 +59,11 @@ EpochStats train_epoch(engine::nn::Module& model, engine::optim::Optimizer& opti
     } else {
       ++batch;
     }
-    StepOutput output = train_step(model, optimizer, batch->inputs, batch->targets);
+    const engine::LabeledBatch on_device =
+        engine::to_device(*batch, options.device, options.non_blocking_copies);
+    StepOutput output = train_step(model, optimizer, on_device.inputs, on_device.targets);
     stats.step_losses.push_back(output.loss);
-    stats.images += batch->inputs.size(0);
+    stats.images += on_device.inputs.size(0);
     if (options.keep_step_outputs) kept_outputs.push_back(std::move(output.logits));
     ++budget.steps_done;
   }
@@ -68,13 +71,14 @@ EpochStats train_epoch(engine::nn::Module& model, engine::optim::Optimizer& opti
   return stats;
 }
 
-double evaluate(engine::nn::Module& model, BatchLoader& loader) {
+double evaluate(engine::nn::Module& model, BatchLoader& loader, engine::Device device) {
   engine::NoGradGuard no_grad;
   model.eval();
   std::int64_t correct = 0;
   std::int64_t total = 0;
   for (auto& batch : loader) {
-    const engine::Tensor predictions = engine::max(model(batch.inputs), 1).indices;
+    const engine::Tensor inputs = engine::to_device(batch.inputs, device);
+    const engine::Tensor predictions = engine::max(model(inputs), 1).indices;
     const auto predicted = predictions.to_vector<std::int64_t>();
     const auto labels = batch.targets.to_vector<std::int64_t>();
     for (std::size_t i = 0; i < labels.size(); ++i) {

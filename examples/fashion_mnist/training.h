@@ -43,6 +43,10 @@ StepOutput train_step(engine::nn::Module& model, engine::optim::Optimizer& optim
                       const engine::Tensor& inputs, const engine::Tensor& targets);
 
 struct TrainOptions {
+  // Where the model's parameters are; each batch is moved there before its step, asynchronously
+  // (on the copy stream) when the loader pins its batches.
+  engine::Device device = engine::Device::cpu();
+  bool non_blocking_copies = false;
   // Keeps every step's logits, with their autograd graph, until the epoch ends: the leak of code
   // that collects outputs for end-of-epoch metrics without detaching them (batch x 10 floats per
   // step). Plants a leak for the leak analysis.
@@ -55,8 +59,9 @@ struct TrainOptions {
 EpochStats train_epoch(engine::nn::Module& model, engine::optim::Optimizer& optimizer,
                        BatchLoader& loader, StepBudget& budget, TrainOptions options = {});
 
-// Fraction of the samples whose highest logit is their label, in eval mode without autograd;
-// the model is left in train mode.
-double evaluate(engine::nn::Module& model, BatchLoader& loader);
+// Fraction of the samples whose highest logit is their label, in eval mode without autograd, with
+// the model's parameters on `device`; the model is left in train mode.
+double evaluate(engine::nn::Module& model, BatchLoader& loader,
+                engine::Device device = engine::Device::cpu());
 
 }  // namespace tscope::examples
