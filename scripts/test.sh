@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian machine and runs every test: installs the Debian packages, builds with
-# warnings as errors, and runs the CTest suites. The CI job (.ci/run) is exactly this script.
+# warnings as errors, runs the CTest suites, the profiler's under ThreadSanitizer too, and the
+# benchmark gate. The CI job (.ci/run) is exactly this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,3 +12,14 @@ jobs=$(nproc)
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSCOPE_WERROR=ON
 cmake --build "$build_dir" -j "$jobs"
 ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --timeout 600
+
+# The capture layer's threads under ThreadSanitizer, in a build of their own.
+tsan_dir=${build_dir}-tsan
+cmake -S . -B "$tsan_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSCOPE_WERROR=ON \
+  -DTSCOPE_SANITIZE=thread -DTSCOPE_CUDA=OFF -DTSCOPE_GUI=OFF -DTSCOPE_BENCH=OFF
+cmake --build "$tsan_dir" -j "$jobs" --target profiler_tests
+# One BLAS thread: OpenBLAS's own threads synchronise in ways ThreadSanitizer cannot see.
+OPENBLAS_NUM_THREADS=1 ctest --test-dir "$tsan_dir" -L '^profiler_tests$' --output-on-failure --timeout 600
+
+# The overhead claims of docs/PERFORMANCE.md, measured as ratios within one run.
+bash scripts/bench-gate.sh "$build_dir"
