@@ -5,8 +5,8 @@
 #      from a bundle made on the build machine with `cupti_check.sh bundle BUILD_DIR` (binaries
 #      and the shared libraries they need, for machines without a package registry);
 #   2. the CUPTI conversion tests;
-#   3. the engine's Fashion-MNIST training on the GPU under `tscope record` (skipped while the
-#      engine has no CUDA backend);
+#   3. the engine's Fashion-MNIST training on the GPU under `tscope record` (the IDX files in
+#      $FASHION_MNIST_DIR; skipped when train_fashion_mnist was not built before bundling);
 #   4. bench/gpu/torch_train.py under `tscope record` and under torch.profiler: kernel count,
 #      kernel names and total kernel time of the measured steps (targets: counts and names equal,
 #      time within 5%);
@@ -101,6 +101,7 @@ category_count() { awk -v name="$2" '$1 == name && NF == 2 {print $2; exit}' "$1
 train=$carry/bin/train_fashion_mnist
 if [[ -x $train ]] && "$train" --help 2>&1 | grep -q -- '--device'; then
   if "$tscope" record -o "$out/engine_gpu.tsc" -- "$train" --device cuda --steps "$steps" \
+    --data-dir "${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}" \
     >"$out/engine_gpu.log" 2>&1; then
     "$tscope" info "$out/engine_gpu.tsc" >"$out/engine_gpu.info"
     flows=$(awk '/^events:/ {print $(NF-1)}' "$out/engine_gpu.info")
