@@ -55,6 +55,8 @@ constexpr std::array<std::string_view, kOpCount> kOpNames = {"add",
                                                              "bernoulli_mask_",
                                                              "bias_gelu_dropout",
                                                              "bias_gelu_dropout_backward",
+                                                             "linear_activation",
+                                                             "linear_weight_bias_backward",
                                                              "adam_step_"};
 
 std::string_view device_type_name(DeviceType device) {

@@ -2,6 +2,7 @@
 
 #include "cpu/cpu_kernels.h"
 #include "ops/conv2d_by_gemm.h"
+#include "ops/linear_activation_by_ops.h"
 
 namespace tscope::engine {
 
@@ -54,6 +55,10 @@ void register_cpu_kernels(Dispatcher& dispatcher) {
                                            conv2d_backward_input_by_gemm);
   dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2dBackwardWeight, kCpu,
                                            conv2d_backward_weight_by_gemm);
+  dispatcher.register_kernel<LinearActivationKernel>(OpKind::kLinearActivation, kCpu,
+                                                     linear_activation_by_ops);
+  dispatcher.register_kernel<LinearWeightBiasBackwardKernel>(
+      OpKind::kLinearWeightBiasBackward, kCpu, linear_weight_bias_backward_by_ops);
   dispatcher.register_kernel<Pool2dKernel>(OpKind::kMaxPool2d, kCpu, cpu::max_pool2d);
   dispatcher.register_kernel<Pool2dBackwardKernel>(OpKind::kMaxPool2dBackward, kCpu,
                                                    cpu::max_pool2d_backward);

@@ -41,6 +41,12 @@ Tensor max_backward(const Tensor& grad, const Tensor& indices, std::int64_t dim,
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor im2col(const Tensor& x, const Conv2dGeometry& geometry);
 Tensor col2im(const Tensor& cols, const Conv2dGeometry& geometry);
+// Through cuDNN (cuda/cudnn_convolution.cpp), in builds that found it.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dGeometry& geometry);
+Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,
+                             const Conv2dGeometry& geometry);
+Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& input,
+                              const Conv2dGeometry& geometry);
 std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dGeometry& geometry);
 Tensor max_pool2d_backward(const Tensor& grad, const Tensor& indices,
                            const Pool2dGeometry& geometry);
@@ -70,6 +76,12 @@ std::pair<Tensor, Tensor> bias_gelu_dropout(const Tensor& x, const Tensor& bias,
                                             double drop_probability, Generator& generator);
 std::pair<Tensor, Tensor> bias_gelu_dropout_backward(const Tensor& grad, const Tensor& x,
                                                      const Tensor& bias, const Tensor& mask);
+
+// Through cuBLASLt epilogues (cuda/cublaslt_linear.cpp): bias and activation fused into the GEMM,
+// and the bias gradient into the weight gradient's GEMM.
+std::pair<Tensor, Tensor> linear_activation(const Tensor& x, const Tensor& weight,
+                                            const Tensor& bias, FusedActivation activation);
+std::pair<Tensor, Tensor> linear_weight_bias_backward(const Tensor& grad, const Tensor& x);
 
 // One Adam update in one pass over dense tensors of one shape, as cpu::adam_step.
 void adam_step(Tensor& parameter, const Tensor& gradient, Tensor& first_moment,

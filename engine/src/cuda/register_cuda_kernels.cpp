@@ -1,6 +1,7 @@
 #include "cuda/register_cuda_kernels.h"
 
 #include "cuda/cuda_kernels.h"
+#include "ops/conv2d_by_gemm.h"
 
 namespace tscope::engine {
 
@@ -50,6 +51,20 @@ void register_cuda_kernels(Dispatcher& dispatcher) {
                                                       cuda::max_backward);
   dispatcher.register_kernel<Conv2dLayoutKernel>(OpKind::kIm2col, kCuda, cuda::im2col);
   dispatcher.register_kernel<Conv2dLayoutKernel>(OpKind::kCol2im, kCuda, cuda::col2im);
+#if TSCOPE_WITH_CUDNN
+  dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2d, kCuda, cuda::conv2d);
+  dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2dBackwardInput, kCuda,
+                                           cuda::conv2d_backward_input);
+  dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2dBackwardWeight, kCuda,
+                                           cuda::conv2d_backward_weight);
+#else
+  // Built without cuDNN: im2col + cuBLAS, composed as on the CPU.
+  dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2d, kCuda, conv2d_by_gemm);
+  dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2dBackwardInput, kCuda,
+                                           conv2d_backward_input_by_gemm);
+  dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2dBackwardWeight, kCuda,
+                                           conv2d_backward_weight_by_gemm);
+#endif
   dispatcher.register_kernel<Pool2dKernel>(OpKind::kMaxPool2d, kCuda, cuda::max_pool2d);
   dispatcher.register_kernel<Pool2dBackwardKernel>(OpKind::kMaxPool2dBackward, kCuda,
                                                    cuda::max_pool2d_backward);
@@ -70,6 +85,10 @@ void register_cuda_kernels(Dispatcher& dispatcher) {
   dispatcher.register_kernel<BiasGeluDropoutBackwardKernel>(OpKind::kBiasGeluDropoutBackward, kCuda,
                                                             cuda::bias_gelu_dropout_backward);
   dispatcher.register_kernel<AdamStepKernel>(OpKind::kAdamStep, kCuda, cuda::adam_step);
+  dispatcher.register_kernel<LinearActivationKernel>(OpKind::kLinearActivation, kCuda,
+                                                     cuda::linear_activation);
+  dispatcher.register_kernel<LinearWeightBiasBackwardKernel>(
+      OpKind::kLinearWeightBiasBackward, kCuda, cuda::linear_weight_bias_backward);
 }
 
 }  // namespace tscope::engine

@@ -5,6 +5,7 @@
 #include "ops/conv2d_by_gemm.h"
 
 #include <array>
+#include <span>
 
 #include "tscope/engine/autograd.h"
 #include "tscope/engine/dispatch.h"
@@ -43,12 +44,13 @@ Tensor conv2d_backward_input_by_gemm(const Tensor& grad, const Tensor& weight,
                                      const Conv2dGeometry& geometry) {
   const NoGradGuard no_grad;
   const GemmExtents extents = gemm_extents(geometry, weight.shape()[0]);
-  const Tensor filters_transposed = weight.reshape({extents.out_channels, extents.patch})
-                                        .transpose(0, 1)
-                                        .expand({extents.batch, extents.patch, extents.out_channels});
-  const Tensor cols_grad = run_op<BinaryKernel>(
-      OpKind::kMatmul, filters_transposed,
-      grad.reshape({extents.batch, extents.out_channels, extents.positions}));
+  const Tensor filters_transposed =
+      weight.reshape({extents.out_channels, extents.patch})
+          .transpose(0, 1)
+          .expand({extents.batch, extents.patch, extents.out_channels});
+  const Tensor cols_grad =
+      run_op<BinaryKernel>(OpKind::kMatmul, filters_transposed,
+                           grad.reshape({extents.batch, extents.out_channels, extents.positions}));
   return run_op<Conv2dLayoutKernel>(OpKind::kCol2im, cols_grad, geometry);
 }
 
@@ -64,8 +66,8 @@ Tensor conv2d_backward_weight_by_gemm(const Tensor& grad, const Tensor& input,
       cols.transpose(1, 2));
   constexpr std::array<std::int64_t, 1> kBatchDim{0};
   return run_op<ReduceKernel>(OpKind::kSum, per_image, std::span<const std::int64_t>(kBatchDim))
-      .reshape({extents.out_channels, geometry.channels, geometry.kernel_height,
-                geometry.kernel_width});
+      .reshape(
+          {extents.out_channels, geometry.channels, geometry.kernel_height, geometry.kernel_width});
 }
 
 }  // namespace tscope::engine

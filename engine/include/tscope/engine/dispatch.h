@@ -66,6 +66,8 @@ enum class OpKind : std::uint16_t {
   kBernoulliMask,
   kBiasGeluDropout,
   kBiasGeluDropoutBackward,
+  kLinearActivation,
+  kLinearWeightBiasBackward,
   kAdamStep,
   kCount
 };

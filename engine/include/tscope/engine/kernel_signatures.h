@@ -74,6 +74,18 @@ using RandomFillKernel = void (*)(Tensor& dst, double first, double second, Gene
 using BiasGeluDropoutKernel = std::pair<Tensor, Tensor> (*)(const Tensor& x, const Tensor& bias,
                                                             double drop_probability,
                                                             Generator& generator);
+// The activation a fused linear layer applies after its bias.
+enum class FusedActivation : std::uint8_t { kRelu, kGelu };
+// activation(x weight^T + bias) over x [M, K], weight [N, K], bias [N]: the output, and the
+// pre-activation [M, N] for GELU's gradient (undefined for ReLU, whose gradient the output
+// decides).
+using LinearActivationKernel = std::pair<Tensor, Tensor> (*)(const Tensor& x, const Tensor& weight,
+                                                             const Tensor& bias,
+                                                             FusedActivation activation);
+// A linear layer's weight [N, K] and bias [N] gradients from its input x [M, K] and the gradient
+// of its pre-activation [M, N].
+using LinearWeightBiasBackwardKernel = std::pair<Tensor, Tensor> (*)(const Tensor& grad,
+                                                                     const Tensor& x);
 // One Adam update of a parameter from its gradient, in place, in one pass: with g = gradient +
 // l2_decay * parameter, m = beta1 m + (1 - beta1) g, v = beta2 v + (1 - beta2) g^2 and
 // parameter = parameter * decoupled_scale - step_size * m / (sqrt(v) * inverse_sqrt_correction2 + eps).

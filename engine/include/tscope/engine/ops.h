@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "tscope/engine/generator.h"
+#include "tscope/engine/kernel_signatures.h"
 #include "tscope/engine/shape.h"
 #include "tscope/engine/tensor.h"
 
@@ -60,6 +61,11 @@ Tensor sum_to(const Tensor& x, const Shape& shape);
 Tensor matmul(const Tensor& a, const Tensor& b);
 // x W^T + b, with W of shape [out, in].
 Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias);
+
+// activation(x W^T + b) for x [..., in], W [out, in], b [out] as one op: cuBLASLt epilogues on
+// CUDA; on the CPU the values (and gradients) of linear followed by relu or gelu.
+Tensor linear_activation(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                         FusedActivation activation);
 
 struct Conv2dOptions {
   std::int64_t stride = 1;

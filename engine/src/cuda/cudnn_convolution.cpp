@@ -1,0 +1,320 @@
+// conv2d and its two gradients through cuDNN's convolution API (NCHW float32, cross-correlation,
+// as the CPU computes). The algorithm is cuDNN's heuristic pick (the *_v7 queries), made once per
+// geometry and device and cached; FMA-only algorithms unless TF32 is allowed, so results match
+// the CPU to fp32 rounding by default. Workspaces come from the device's caching allocator, so
+// they are counted in its statistics and traced under the op that needed them.
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+#include "cuda/cuda_kernels.h"
+#include "cuda/cudnn_check.h"
+#include "cuda/device_context.h"
+#include "tscope/engine/cuda.h"
+#include "tscope/engine/errors.h"
+#include "tscope/engine/factories.h"
+
+namespace tscope::engine::cuda {
+namespace {
+
+enum class Direction { kForward, kBackwardData, kBackwardFilter };
+
+const char* direction_name(Direction direction) {
+  switch (direction) {
+    case Direction::kForward:
+      return "conv2d";
+    case Direction::kBackwardData:
+      return "conv2d_backward_input";
+    case Direction::kBackwardFilter:
+      return "conv2d_backward_weight";
+  }
+  return "conv2d";
+}
+
+// One handle per device, on the device's compute stream; never destroyed, like the device state.
+cudnnHandle_t cudnn_handle(Device device) {
+  static std::mutex mutex;
+  static auto* handles = new std::map<int, cudnnHandle_t>();
+  const cudaStream_t stream = compute_stream(device);
+  const std::lock_guard lock(mutex);
+  auto [entry, inserted] = handles->try_emplace(device.index(), nullptr);
+  if (inserted) {
+    cudnnHandle_t handle = nullptr;
+    try {
+      TSCOPE_CUDA_CHECK(cudnnCreate(&handle));
+      TSCOPE_CUDA_CHECK(cudnnSetStream(handle, stream));
+    } catch (...) {
+      handles->erase(entry);
+      throw;
+    }
+    entry->second = handle;
+  }
+  return entry->second;
+}
+
+int to_cudnn_int(std::int64_t value, Direction direction) {
+  if (value > INT_MAX) {
+    throw EngineError(std::string(direction_name(direction)) + ": extent " + std::to_string(value) +
+                      " exceeds what cuDNN accepts");
+  }
+  return static_cast<int>(value);
+}
+
+template <typename Handle, auto kDestroy>
+struct DescriptorDeleter {
+  void operator()(Handle handle) const { kDestroy(handle); }
+};
+template <typename Handle, auto kDestroy>
+using Descriptor =
+    std::unique_ptr<std::remove_pointer_t<Handle>, DescriptorDeleter<Handle, kDestroy>>;
+using TensorDescriptor = Descriptor<cudnnTensorDescriptor_t, cudnnDestroyTensorDescriptor>;
+using FilterDescriptor = Descriptor<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor>;
+using ConvolutionDescriptor =
+    Descriptor<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>;
+
+TensorDescriptor tensor_descriptor(std::array<int, 4> extents) {
+  cudnnTensorDescriptor_t raw = nullptr;
+  TSCOPE_CUDA_CHECK(cudnnCreateTensorDescriptor(&raw));
+  TensorDescriptor descriptor(raw);
+  TSCOPE_CUDA_CHECK(cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, extents[0],
+                                               extents[1], extents[2], extents[3]));
+  return descriptor;
+}
+
+// The operands of one convolution as cuDNN sees them.
+struct ConvolutionSetup {
+  TensorDescriptor input;
+  FilterDescriptor filter;
+  ConvolutionDescriptor convolution;
+  TensorDescriptor output;
+};
+
+ConvolutionSetup convolution_setup(const Conv2dGeometry& geometry, std::int64_t out_channels,
+                                   Direction direction) {
+  auto extent = [direction](std::int64_t value) { return to_cudnn_int(value, direction); };
+  ConvolutionSetup setup;
+  setup.input = tensor_descriptor({extent(geometry.batch), extent(geometry.channels),
+                                   extent(geometry.height), extent(geometry.width)});
+  setup.output = tensor_descriptor({extent(geometry.batch), extent(out_channels),
+                                    extent(geometry.out_height), extent(geometry.out_width)});
+  cudnnFilterDescriptor_t filter = nullptr;
+  TSCOPE_CUDA_CHECK(cudnnCreateFilterDescriptor(&filter));
+  setup.filter.reset(filter);
+  TSCOPE_CUDA_CHECK(cudnnSetFilter4dDescriptor(
+      filter, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, extent(out_channels), extent(geometry.channels),
+      extent(geometry.kernel_height), extent(geometry.kernel_width)));
+  cudnnConvolutionDescriptor_t convolution = nullptr;
+  TSCOPE_CUDA_CHECK(cudnnCreateConvolutionDescriptor(&convolution));
+  setup.convolution.reset(convolution);
+  TSCOPE_CUDA_CHECK(cudnnSetConvolution2dDescriptor(
+      convolution, extent(geometry.padding), extent(geometry.padding), extent(geometry.stride),
+      extent(geometry.stride), 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  return setup;
+}
+
+struct AlgorithmChoice {
+  int algorithm = 0;
+  cudnnMathType_t math = CUDNN_FMA_MATH;
+  std::size_t workspace_bytes = 0;
+};
+
+// The first (fastest by cuDNN's estimate) usable result; TF32 tensor-core algorithms only when
+// the TF32 switch is on.
+template <typename Perf>
+AlgorithmChoice best_usable(const std::array<Perf, 16>& results, int count, bool allow_tf32,
+                            Direction direction) {
+  for (int i = 0; i < count; ++i) {
+    const Perf& result = results[static_cast<std::size_t>(i)];
+    if (result.status != CUDNN_STATUS_SUCCESS) continue;
+    if (!allow_tf32 && result.mathType != CUDNN_FMA_MATH) continue;
+    return {.algorithm = static_cast<int>(result.algo),
+            .math = result.mathType,
+            .workspace_bytes = result.memory};
+  }
+  throw EngineError(std::string(direction_name(direction)) + ": cuDNN offers no algorithm for " +
+                    (allow_tf32 ? "this geometry" : "this geometry without TF32"));
+}
+
+AlgorithmChoice query_algorithm(cudnnHandle_t handle, const ConvolutionSetup& setup,
+                                Direction direction, bool allow_tf32) {
+  // The math type set on the descriptor bounds what the heuristics propose.
+  TSCOPE_CUDA_CHECK(cudnnSetConvolutionMathType(setup.convolution.get(),
+                                                allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+  int count = 0;
+  switch (direction) {
+    case Direction::kForward: {
+      std::array<cudnnConvolutionFwdAlgoPerf_t, 16> results{};
+      TSCOPE_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
+          handle, setup.input.get(), setup.filter.get(), setup.convolution.get(),
+          setup.output.get(), static_cast<int>(results.size()), &count, results.data()));
+      return best_usable(results, count, allow_tf32, direction);
+    }
+    case Direction::kBackwardData: {
+      std::array<cudnnConvolutionBwdDataAlgoPerf_t, 16> results{};
+      TSCOPE_CUDA_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+          handle, setup.filter.get(), setup.output.get(), setup.convolution.get(),
+          setup.input.get(), static_cast<int>(results.size()), &count, results.data()));
+      return best_usable(results, count, allow_tf32, direction);
+    }
+    case Direction::kBackwardFilter: {
+      std::array<cudnnConvolutionBwdFilterAlgoPerf_t, 16> results{};
+      TSCOPE_CUDA_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+          handle, setup.input.get(), setup.output.get(), setup.convolution.get(),
+          setup.filter.get(), static_cast<int>(results.size()), &count, results.data()));
+      return best_usable(results, count, allow_tf32, direction);
+    }
+  }
+  throw EngineError("conv2d: unknown cuDNN direction");
+}
+
+using AlgorithmKey =
+    std::tuple<int, Direction, bool, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+               std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+
+// Heuristics are queried once per geometry: a training loop repeats the same few shapes.
+AlgorithmChoice cached_algorithm(cudnnHandle_t handle, const ConvolutionSetup& setup, Device device,
+                                 const Conv2dGeometry& geometry, std::int64_t out_channels,
+                                 Direction direction) {
+  static std::mutex mutex;
+  static auto* choices = new std::map<AlgorithmKey, AlgorithmChoice>();
+  const bool allow_tf32 = cuda_allow_tf32();
+  const AlgorithmKey key{
+      device.index(),        direction,       allow_tf32,       geometry.batch,
+      geometry.channels,     geometry.height, geometry.width,   geometry.kernel_height,
+      geometry.kernel_width, geometry.stride, geometry.padding, out_channels};
+  {
+    const std::lock_guard lock(mutex);
+    if (const auto found = choices->find(key); found != choices->end()) {
+      TSCOPE_CUDA_CHECK(cudnnSetConvolutionMathType(setup.convolution.get(), found->second.math));
+      return found->second;
+    }
+  }
+  const AlgorithmChoice choice = query_algorithm(handle, setup, direction, allow_tf32);
+  TSCOPE_CUDA_CHECK(cudnnSetConvolutionMathType(setup.convolution.get(), choice.math));
+  const std::lock_guard lock(mutex);
+  choices->emplace(key, choice);
+  return choice;
+}
+
+// Device memory for cuDNN's scratch space, as a tensor the caching allocator serves.
+Tensor workspace(std::size_t bytes, Device device) {
+  if (bytes == 0) return Tensor();
+  return empty({static_cast<std::int64_t>((bytes + sizeof(float) - 1) / sizeof(float))},
+               {.device = device});
+}
+
+void* workspace_data(const Tensor& scratch) {
+  return scratch.defined() ? scratch.raw_data() : nullptr;
+}
+
+void require_float32(const Tensor& lhs, const Tensor& rhs, Direction direction) {
+  if (lhs.dtype() != DType::kFloat32 || rhs.dtype() != DType::kFloat32) {
+    throw EngineError(std::string(direction_name(direction)) +
+                      " kernel: cuDNN convolution takes float32 tensors");
+  }
+}
+
+bool any_empty(std::initializer_list<std::int64_t> extents) {
+  return std::ranges::any_of(extents, [](std::int64_t extent) { return extent == 0; });
+}
+
+}  // namespace
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dGeometry& geometry) {
+  require_float32(input, weight, Direction::kForward);
+  const std::int64_t out_channels = weight.shape()[0];
+  const Device device = input.device();
+  if (any_empty({geometry.batch, out_channels, geometry.out_height, geometry.out_width})) {
+    return empty({geometry.batch, out_channels, geometry.out_height, geometry.out_width},
+                 {.device = device});
+  }
+  if (geometry.channels == 0) {
+    return zeros({geometry.batch, out_channels, geometry.out_height, geometry.out_width},
+                 {.device = device});
+  }
+  const Tensor x = dense(input);
+  const Tensor w = dense(weight);
+  Tensor out = empty({geometry.batch, out_channels, geometry.out_height, geometry.out_width},
+                     {.device = device});
+  const cudnnHandle_t handle = cudnn_handle(device);
+  const ConvolutionSetup setup = convolution_setup(geometry, out_channels, Direction::kForward);
+  const AlgorithmChoice choice =
+      cached_algorithm(handle, setup, device, geometry, out_channels, Direction::kForward);
+  const Tensor scratch = workspace(choice.workspace_bytes, device);
+  const float alpha = 1.0f;
+  const float beta = 0.0f;
+  TSCOPE_CUDA_CHECK(cudnnConvolutionForward(
+      handle, &alpha, setup.input.get(), x.raw_data(), setup.filter.get(), w.raw_data(),
+      setup.convolution.get(), static_cast<cudnnConvolutionFwdAlgo_t>(choice.algorithm),
+      workspace_data(scratch), choice.workspace_bytes, &beta, setup.output.get(), out.raw_data()));
+  return out;
+}
+
+Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,
+                             const Conv2dGeometry& geometry) {
+  require_float32(grad, weight, Direction::kBackwardData);
+  const std::int64_t out_channels = weight.shape()[0];
+  const Device device = grad.device();
+  const Shape input_shape{geometry.batch, geometry.channels, geometry.height, geometry.width};
+  if (any_empty({geometry.batch, geometry.channels, geometry.height, geometry.width})) {
+    return empty(input_shape, {.device = device});
+  }
+  if (any_empty({out_channels, geometry.out_height, geometry.out_width})) {
+    return zeros(input_shape, {.device = device});
+  }
+  const Tensor dy = dense(grad);
+  const Tensor w = dense(weight);
+  Tensor dx = empty(input_shape, {.device = device});
+  const cudnnHandle_t handle = cudnn_handle(device);
+  const ConvolutionSetup setup =
+      convolution_setup(geometry, out_channels, Direction::kBackwardData);
+  const AlgorithmChoice choice =
+      cached_algorithm(handle, setup, device, geometry, out_channels, Direction::kBackwardData);
+  const Tensor scratch = workspace(choice.workspace_bytes, device);
+  const float alpha = 1.0f;
+  const float beta = 0.0f;
+  TSCOPE_CUDA_CHECK(cudnnConvolutionBackwardData(
+      handle, &alpha, setup.filter.get(), w.raw_data(), setup.output.get(), dy.raw_data(),
+      setup.convolution.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(choice.algorithm),
+      workspace_data(scratch), choice.workspace_bytes, &beta, setup.input.get(), dx.raw_data()));
+  return dx;
+}
+
+Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& input,
+                              const Conv2dGeometry& geometry) {
+  require_float32(grad, input, Direction::kBackwardFilter);
+  const std::int64_t out_channels = grad.shape()[1];
+  const Device device = grad.device();
+  const Shape weight_shape{out_channels, geometry.channels, geometry.kernel_height,
+                           geometry.kernel_width};
+  if (any_empty({out_channels, geometry.channels})) return empty(weight_shape, {.device = device});
+  if (any_empty({geometry.batch, geometry.out_height, geometry.out_width})) {
+    return zeros(weight_shape, {.device = device});
+  }
+  const Tensor dy = dense(grad);
+  const Tensor x = dense(input);
+  Tensor dw = empty(weight_shape, {.device = device});
+  const cudnnHandle_t handle = cudnn_handle(device);
+  const ConvolutionSetup setup =
+      convolution_setup(geometry, out_channels, Direction::kBackwardFilter);
+  const AlgorithmChoice choice =
+      cached_algorithm(handle, setup, device, geometry, out_channels, Direction::kBackwardFilter);
+  const Tensor scratch = workspace(choice.workspace_bytes, device);
+  const float alpha = 1.0f;
+  const float beta = 0.0f;
+  TSCOPE_CUDA_CHECK(cudnnConvolutionBackwardFilter(
+      handle, &alpha, setup.input.get(), x.raw_data(), setup.output.get(), dy.raw_data(),
+      setup.convolution.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(choice.algorithm),
+      workspace_data(scratch), choice.workspace_bytes, &beta, setup.filter.get(), dw.raw_data()));
+  return dw;
+}
+
+}  // namespace tscope::engine::cuda
