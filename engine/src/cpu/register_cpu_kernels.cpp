@@ -51,10 +51,10 @@ void register_cpu_kernels(Dispatcher& dispatcher) {
   dispatcher.register_kernel<Conv2dLayoutKernel>(OpKind::kIm2col, kCpu, cpu::im2col);
   dispatcher.register_kernel<Conv2dLayoutKernel>(OpKind::kCol2im, kCpu, cpu::col2im);
   dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2d, kCpu, conv2d_by_gemm);
-  dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2dBackwardInput, kCpu,
-                                           conv2d_backward_input_by_gemm);
-  dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2dBackwardWeight, kCpu,
-                                           conv2d_backward_weight_by_gemm);
+  dispatcher.register_kernel<Conv2dBackwardKernel>(OpKind::kConv2dBackwardInput, kCpu,
+                                                   conv2d_backward_input_by_gemm);
+  dispatcher.register_kernel<Conv2dBackwardKernel>(OpKind::kConv2dBackwardWeight, kCpu,
+                                                   conv2d_backward_weight_by_gemm);
   dispatcher.register_kernel<LinearActivationKernel>(OpKind::kLinearActivation, kCpu,
                                                      linear_activation_by_ops);
   dispatcher.register_kernel<LinearWeightBiasBackwardKernel>(

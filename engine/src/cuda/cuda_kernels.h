@@ -42,7 +42,8 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor im2col(const Tensor& x, const Conv2dGeometry& geometry);
 Tensor col2im(const Tensor& cols, const Conv2dGeometry& geometry);
 // Through cuDNN (cuda/cudnn_convolution.cpp), in builds that found it.
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dGeometry& geometry);
+std::pair<Tensor, Tensor> conv2d(const Tensor& input, const Tensor& weight,
+                                 const Conv2dGeometry& geometry);
 Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,
                              const Conv2dGeometry& geometry);
 Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& input,

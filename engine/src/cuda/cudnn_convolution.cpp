@@ -228,17 +228,20 @@ bool any_empty(std::initializer_list<std::int64_t> extents) {
 
 }  // namespace
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dGeometry& geometry) {
+std::pair<Tensor, Tensor> conv2d(const Tensor& input, const Tensor& weight,
+                                 const Conv2dGeometry& geometry) {
   require_float32(input, weight, Direction::kForward);
   const std::int64_t out_channels = weight.shape()[0];
   const Device device = input.device();
   if (any_empty({geometry.batch, out_channels, geometry.out_height, geometry.out_width})) {
-    return empty({geometry.batch, out_channels, geometry.out_height, geometry.out_width},
-                 {.device = device});
+    return {empty({geometry.batch, out_channels, geometry.out_height, geometry.out_width},
+                  {.device = device}),
+            Tensor()};
   }
   if (geometry.channels == 0) {
-    return zeros({geometry.batch, out_channels, geometry.out_height, geometry.out_width},
-                 {.device = device});
+    return {zeros({geometry.batch, out_channels, geometry.out_height, geometry.out_width},
+                  {.device = device}),
+            Tensor()};
   }
   const Tensor x = dense(input);
   const Tensor w = dense(weight);
@@ -255,7 +258,8 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dGeometry& g
       handle, &alpha, setup.input.get(), x.raw_data(), setup.filter.get(), w.raw_data(),
       setup.convolution.get(), static_cast<cudnnConvolutionFwdAlgo_t>(choice.algorithm),
       workspace_data(scratch), choice.workspace_bytes, &beta, setup.output.get(), out.raw_data()));
-  return out;
+  // cuDNN's weight gradient reads the input itself.
+  return {out, Tensor()};
 }
 
 Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,

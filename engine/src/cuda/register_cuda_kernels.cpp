@@ -53,17 +53,17 @@ void register_cuda_kernels(Dispatcher& dispatcher) {
   dispatcher.register_kernel<Conv2dLayoutKernel>(OpKind::kCol2im, kCuda, cuda::col2im);
 #if TSCOPE_WITH_CUDNN
   dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2d, kCuda, cuda::conv2d);
-  dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2dBackwardInput, kCuda,
-                                           cuda::conv2d_backward_input);
-  dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2dBackwardWeight, kCuda,
-                                           cuda::conv2d_backward_weight);
+  dispatcher.register_kernel<Conv2dBackwardKernel>(OpKind::kConv2dBackwardInput, kCuda,
+                                                   cuda::conv2d_backward_input);
+  dispatcher.register_kernel<Conv2dBackwardKernel>(OpKind::kConv2dBackwardWeight, kCuda,
+                                                   cuda::conv2d_backward_weight);
 #else
   // Built without cuDNN: im2col + cuBLAS, composed as on the CPU.
   dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2d, kCuda, conv2d_by_gemm);
-  dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2dBackwardInput, kCuda,
-                                           conv2d_backward_input_by_gemm);
-  dispatcher.register_kernel<Conv2dKernel>(OpKind::kConv2dBackwardWeight, kCuda,
-                                           conv2d_backward_weight_by_gemm);
+  dispatcher.register_kernel<Conv2dBackwardKernel>(OpKind::kConv2dBackwardInput, kCuda,
+                                                   conv2d_backward_input_by_gemm);
+  dispatcher.register_kernel<Conv2dBackwardKernel>(OpKind::kConv2dBackwardWeight, kCuda,
+                                                   conv2d_backward_weight_by_gemm);
 #endif
   dispatcher.register_kernel<Pool2dKernel>(OpKind::kMaxPool2d, kCuda, cuda::max_pool2d);
   dispatcher.register_kernel<Pool2dBackwardKernel>(OpKind::kMaxPool2dBackward, kCuda,

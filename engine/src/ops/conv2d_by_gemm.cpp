@@ -29,15 +29,18 @@ GemmExtents gemm_extents(const Conv2dGeometry& geometry, std::int64_t out_channe
 
 }  // namespace
 
-Tensor conv2d_by_gemm(const Tensor& input, const Tensor& weight, const Conv2dGeometry& geometry) {
+std::pair<Tensor, Tensor> conv2d_by_gemm(const Tensor& input, const Tensor& weight,
+                                         const Conv2dGeometry& geometry) {
   // The caller's op records the gradient; the views below are internal.
   const NoGradGuard no_grad;
   const GemmExtents extents = gemm_extents(geometry, weight.shape()[0]);
   const Tensor cols = run_op<Conv2dLayoutKernel>(OpKind::kIm2col, input, geometry);
   const Tensor filters = weight.reshape({1, extents.out_channels, extents.patch})
                              .expand({extents.batch, extents.out_channels, extents.patch});
-  return run_op<BinaryKernel>(OpKind::kMatmul, filters, cols)
-      .reshape({extents.batch, extents.out_channels, geometry.out_height, geometry.out_width});
+  return {
+      run_op<BinaryKernel>(OpKind::kMatmul, filters, cols)
+          .reshape({extents.batch, extents.out_channels, geometry.out_height, geometry.out_width}),
+      cols};
 }
 
 Tensor conv2d_backward_input_by_gemm(const Tensor& grad, const Tensor& weight,
@@ -54,13 +57,10 @@ Tensor conv2d_backward_input_by_gemm(const Tensor& grad, const Tensor& weight,
   return run_op<Conv2dLayoutKernel>(OpKind::kCol2im, cols_grad, geometry);
 }
 
-Tensor conv2d_backward_weight_by_gemm(const Tensor& grad, const Tensor& input,
+Tensor conv2d_backward_weight_by_gemm(const Tensor& grad, const Tensor& cols,
                                       const Conv2dGeometry& geometry) {
   const NoGradGuard no_grad;
   const GemmExtents extents = gemm_extents(geometry, grad.shape()[1]);
-  // Unfolded again rather than kept from the forward pass, so the largest block of a
-  // convolution lives only inside its own op.
-  const Tensor cols = run_op<Conv2dLayoutKernel>(OpKind::kIm2col, input, geometry);
   const Tensor per_image = run_op<BinaryKernel>(
       OpKind::kMatmul, grad.reshape({extents.batch, extents.out_channels, extents.positions}),
       cols.transpose(1, 2));

@@ -6,10 +6,12 @@
 
 namespace tscope::engine {
 
-Tensor conv2d_by_gemm(const Tensor& input, const Tensor& weight, const Conv2dGeometry& geometry);
+// The output and the unfolded input, which the weight gradient reads.
+std::pair<Tensor, Tensor> conv2d_by_gemm(const Tensor& input, const Tensor& weight,
+                                         const Conv2dGeometry& geometry);
 Tensor conv2d_backward_input_by_gemm(const Tensor& grad, const Tensor& weight,
                                      const Conv2dGeometry& geometry);
-Tensor conv2d_backward_weight_by_gemm(const Tensor& grad, const Tensor& input,
+Tensor conv2d_backward_weight_by_gemm(const Tensor& grad, const Tensor& cols,
                                       const Conv2dGeometry& geometry);
 
 }  // namespace tscope::engine

@@ -44,18 +44,19 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
   geometry.out_width = output_extent(geometry.width, geometry.kernel_width, options.stride,
                                      options.padding, "conv2d");
   const std::int64_t out_channels = weight.shape()[0];
-  Tensor out = run_op<Conv2dKernel>(OpKind::kConv2d, input, weight, geometry);
-  record_if_needed(out, "Conv2dBackward", {input, weight},
-                   [input = input.detach(), weight = weight.detach(), geometry](
-                       const Tensor& grad, const GradNeeds& needs) {
-                     return std::vector<Tensor>{
-                         needs[0] ? run_op<Conv2dKernel>(OpKind::kConv2dBackwardInput, grad,
-                                                         weight, geometry)
-                                  : Tensor(),
-                         needs[1] ? run_op<Conv2dKernel>(OpKind::kConv2dBackwardWeight, grad,
-                                                         input, geometry)
-                                  : Tensor()};
-                   });
+  auto [out, saved] = run_op<Conv2dKernel>(OpKind::kConv2d, input, weight, geometry);
+  record_if_needed(
+      out, "Conv2dBackward", {input, weight},
+      [weight_grad_operand = saved.defined() ? saved : input.detach(), weight = weight.detach(),
+       geometry](const Tensor& grad, const GradNeeds& needs) {
+        return std::vector<Tensor>{
+            needs[0]
+                ? run_op<Conv2dBackwardKernel>(OpKind::kConv2dBackwardInput, grad, weight, geometry)
+                : Tensor(),
+            needs[1] ? run_op<Conv2dBackwardKernel>(OpKind::kConv2dBackwardWeight, grad,
+                                                    weight_grad_operand, geometry)
+                     : Tensor()};
+      });
   if (!bias) return out;
   if (bias->shape() != Shape{out_channels}) {
     throw EngineError("conv2d: bias must be [" + std::to_string(out_channels) + "], got " +

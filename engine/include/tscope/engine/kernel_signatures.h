@@ -53,11 +53,15 @@ using ArgReduceBackwardKernel = Tensor (*)(const Tensor& grad, const Tensor& ind
                                            std::int64_t dim, std::span<const std::int64_t> shape);
 // im2col ([N, C, H, W] -> [N, C*KH*KW, OH*OW]) and col2im (its adjoint).
 using Conv2dLayoutKernel = Tensor (*)(const Tensor& x, const Conv2dGeometry& geometry);
-// A convolution without bias (input [N, C, H, W], weight [OC, C, KH, KW] -> [N, OC, OH, OW]) and
-// its two gradients: with respect to the input from (grad, weight), to the weight from
-// (grad, input).
-using Conv2dKernel = Tensor (*)(const Tensor& lhs, const Tensor& rhs,
-                                const Conv2dGeometry& geometry);
+// A convolution without bias (input [N, C, H, W], weight [OC, C, KH, KW] -> [N, OC, OH, OW]): the
+// output, and what its weight gradient reads in place of the input (the unfolded input where a
+// backend keeps it; undefined where the input itself serves).
+using Conv2dKernel = std::pair<Tensor, Tensor> (*)(const Tensor& input, const Tensor& weight,
+                                                   const Conv2dGeometry& geometry);
+// The convolution's gradients: with respect to the input from (grad, weight), to the weight from
+// (grad, the forward's saved tensor or else its input).
+using Conv2dBackwardKernel = Tensor (*)(const Tensor& grad, const Tensor& operand,
+                                        const Conv2dGeometry& geometry);
 using Pool2dKernel = std::pair<Tensor, Tensor> (*)(const Tensor& x, const Pool2dGeometry& geometry);
 using Pool2dBackwardKernel = Tensor (*)(const Tensor& grad, const Tensor& indices,
                                         const Pool2dGeometry& geometry);
