@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "cuda_comparison.h"
 #include "tscope/engine/cuda.h"
 #include "tscope/engine/factories.h"
 #include "tscope/engine/ops.h"
@@ -17,22 +18,10 @@
 namespace tscope::engine {
 namespace {
 
-constexpr double kFp32Tolerance = 1e-4;
-constexpr double kTf32Tolerance = 1e-2;
-const Device kCuda = Device::cuda(0);
-
-double relative_error(const Tensor& reference, const Tensor& actual) {
-  const std::vector<float> expected = reference.to_vector<float>();
-  const std::vector<float> got = actual.to(Device::cpu()).to_vector<float>();
-  EXPECT_EQ(expected.size(), got.size());
-  double largest = 1e-6;
-  double difference = 0.0;
-  for (std::size_t i = 0; i < expected.size() && i < got.size(); ++i) {
-    largest = std::max(largest, static_cast<double>(std::fabs(expected[i])));
-    difference = std::max(difference, static_cast<double>(std::fabs(expected[i] - got[i])));
-  }
-  return difference / largest;
-}
+using testing::kCuda;
+using testing::kFp32Tolerance;
+using testing::kTf32Tolerance;
+using testing::relative_error;
 
 struct ConvCase {
   Shape input;
