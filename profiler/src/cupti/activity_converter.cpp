@@ -204,23 +204,23 @@ void ActivityConverter::add_kernel(const CUpti_ActivityKernel10& kernel) {
   add_span(stream_track(kernel.deviceId, kernel.streamId), span);
 }
 
-void ActivityConverter::add_copy(const CUpti_ActivityMemcpy6& copy) {
+template <typename CopyRecord>
+trace::SpanRecord ActivityConverter::copy_span(const CopyRecord& copy) {
   trace::SpanRecord span =
       gpu_span(copy.start, copy.end, copy.correlationId, copy.deviceId, copy.contextId);
   span.name = sink_.intern(copy_name(copy.copyKind, copy.srcKind, copy.dstKind));
   span.category = trace::Category::kMemcpy;
   span.copy = trace::CopyInfo{copy.bytes, copy_direction(copy.copyKind), memory_kind(copy.srcKind),
                               memory_kind(copy.dstKind)};
-  add_span(stream_track(copy.deviceId, copy.streamId), span);
+  return span;
+}
+
+void ActivityConverter::add_copy(const CUpti_ActivityMemcpy6& copy) {
+  add_span(stream_track(copy.deviceId, copy.streamId), copy_span(copy));
 }
 
 void ActivityConverter::add_peer_copy(const CUpti_ActivityMemcpyPtoP4& copy) {
-  trace::SpanRecord span =
-      gpu_span(copy.start, copy.end, copy.correlationId, copy.deviceId, copy.contextId);
-  span.name = sink_.intern(copy_name(copy.copyKind, copy.srcKind, copy.dstKind));
-  span.category = trace::Category::kMemcpy;
-  span.copy = trace::CopyInfo{copy.bytes, copy_direction(copy.copyKind), memory_kind(copy.srcKind),
-                              memory_kind(copy.dstKind)};
+  trace::SpanRecord span = copy_span(copy);
   span.args = {{sink_.intern("source_device"), std::int64_t{copy.srcDeviceId}},
                {sink_.intern("destination_device"), std::int64_t{copy.dstDeviceId}}};
   add_span(stream_track(copy.deviceId, copy.streamId), span);

@@ -52,6 +52,9 @@ class ActivityConverter {
   void add_kernel(const CUpti_ActivityKernel10& kernel);
   void add_copy(const CUpti_ActivityMemcpy6& copy);
   void add_peer_copy(const CUpti_ActivityMemcpyPtoP4& copy);
+  // The span of a memcpy or peer-copy record, whose fields are named alike.
+  template <typename CopyRecord>
+  trace::SpanRecord copy_span(const CopyRecord& copy);
   void add_memset(const CUpti_ActivityMemset4& memset);
   void add_synchronization(const CUpti_ActivitySynchronization2& sync);
   void add_call(const CUpti_ActivityAPI& call, trace::Category category);
