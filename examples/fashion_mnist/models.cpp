@@ -52,7 +52,7 @@ std::shared_ptr<Sequential> make_gelu_mlp(engine::Generator& generator, bool fus
   model->emplace_back<Linear>(kInputs, kHidden, generator, /*with_bias=*/false);
   model->emplace_back<engine::nn::BiasGeluDropout>(
       kHidden, kInputs, generator,
-      engine::nn::BiasGeluDropoutOptions{.p = 0.1, .fused = fused, .seed = generator.engine()()});
+      engine::nn::BiasGeluDropoutOptions{.p = 0.1, .fused = fused, .seed = generator.next_u64()});
   model->emplace_back<Linear>(kHidden, 10, generator);
   return model;
 }

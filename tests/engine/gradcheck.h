@@ -44,7 +44,7 @@ inline Tensor distinct_leaf(const Shape& shape, std::uint64_t seed, double spaci
   }
   Generator generator(seed);
   for (std::size_t i = values.size(); i > 1; --i) {
-    std::swap(values[i - 1], values[generator.engine()() % i]);
+    std::swap(values[i - 1], values[generator.next_u64() % i]);
   }
   return from_vector(values, shape);
 }

@@ -36,7 +36,10 @@ std::pair<Tensor, Tensor> bias_gelu_dropout(const Tensor& x, const Tensor& bias,
   const float* shift = bias.data<float>();
   float* result = out.data<float>();
   float* kept = mask.data<float>();
-  MaskDraw draw(1.0 - drop_probability, 1.0 / (1.0 - drop_probability), generator);
+  // Without dropout the generator is left as it was, on both devices.
+  MaskDraw draw(1.0 - drop_probability, 1.0 / (1.0 - drop_probability),
+                drop_probability == 0.0 ? PhiloxStream{}
+                                        : generator.reserve(static_cast<std::uint64_t>(x.numel())));
   const std::int64_t rows = x.numel() / features;
   // Row-major order, one draw per element: the same mask the unfused dropout draws from a seed.
   for (std::int64_t row = 0; row < rows; ++row) {

@@ -1,8 +1,9 @@
 #pragma once
-// One dropout-mask element per call: `scale` with probability `keep_probability`, else 0. Shared by
-// the mask kernel and the fused dropout kernels so that one seed gives one mask in both.
+// One dropout-mask element per call, drawn in order from a reserved Philox stream: `scale` with
+// probability `keep_probability`, else 0. Shared by the mask kernel and the fused dropout kernel,
+// so that one seed gives one mask in both, and the CUDA kernels' mask too.
 
-#include <random>
+#include <cstdint>
 
 #include "tscope/engine/generator.h"
 
@@ -10,16 +11,17 @@ namespace tscope::engine::cpu {
 
 class MaskDraw {
  public:
-  MaskDraw(double keep_probability, double scale, Generator& generator)
-      : keep_probability_(keep_probability), kept_(static_cast<float>(scale)), generator_(generator) {}
+  MaskDraw(double keep_probability, double scale, PhiloxStream stream)
+      : keep_probability_(static_cast<float>(keep_probability)),
+        kept_(static_cast<float>(scale)),
+        sequence_(stream) {}
 
-  float operator()() { return distribution_(generator_.engine()) < keep_probability_ ? kept_ : 0.0f; }
+  float operator()() { return philox_mask(sequence_.next(), keep_probability_, kept_); }
 
  private:
-  double keep_probability_;
+  float keep_probability_;
   float kept_;
-  Generator& generator_;
-  std::uniform_real_distribution<double> distribution_{0.0, 1.0};
+  PhiloxSequence sequence_;
 };
 
 }  // namespace tscope::engine::cpu

@@ -1,7 +1,6 @@
 // CPU kernels that fill a tensor from a seeded generator, element by element in row-major order
-// so a seed gives the same values whatever the tensor's strides.
-
-#include <random>
+// so a seed gives the same values whatever the tensor's strides. Element i takes draw i of the
+// reserved stream (draws 2i and 2i + 1 for a normal), as the CUDA kernels do.
 
 #include "cpu/cpu_kernels.h"
 #include "cpu/mask_draw.h"
@@ -21,19 +20,26 @@ void fill_random(Tensor& dst, const char* op_name, Draw draw) {
 }  // namespace
 
 void uniform(Tensor& dst, double low, double high, Generator& generator) {
-  std::uniform_real_distribution<float> distribution(static_cast<float>(low),
-                                                     static_cast<float>(high));
-  fill_random(dst, "uniform_", [&] { return distribution(generator.engine()); });
+  PhiloxSequence draws(generator.reserve(static_cast<std::uint64_t>(dst.numel())));
+  fill_random(dst, "uniform_",
+              [&, low_f = static_cast<float>(low), high_f = static_cast<float>(high)] {
+                return philox_uniform(draws.next(), low_f, high_f);
+              });
 }
 
 void normal(Tensor& dst, double mean, double stddev, Generator& generator) {
-  std::normal_distribution<float> distribution(static_cast<float>(mean),
-                                               static_cast<float>(stddev));
-  fill_random(dst, "normal_", [&] { return distribution(generator.engine()); });
+  PhiloxSequence draws(generator.reserve(2 * static_cast<std::uint64_t>(dst.numel())));
+  fill_random(dst, "normal_",
+              [&, mean_f = static_cast<float>(mean), stddev_f = static_cast<float>(stddev)] {
+                const std::uint32_t first = draws.next();
+                return philox_normal(first, draws.next(), mean_f, stddev_f);
+              });
 }
 
 void bernoulli_mask(Tensor& dst, double keep_probability, double scale, Generator& generator) {
-  fill_random(dst, "bernoulli_mask_", MaskDraw(keep_probability, scale, generator));
+  fill_random(dst, "bernoulli_mask_",
+              MaskDraw(keep_probability, scale,
+                       generator.reserve(static_cast<std::uint64_t>(dst.numel()))));
 }
 
 }  // namespace tscope::engine::cpu

@@ -147,16 +147,20 @@ Tensor softmax_gradient(const Tensor& grad, const Tensor& y, bool log, const cha
   return out;
 }
 
-// Runs the CPU kernel of `op` into a host tensor and copies the values to `dst`.
-void fill_from_host(OpKind op, Tensor& dst, double first, double second, Generator& generator) {
-  Tensor host = empty(dst.shape(), {.dtype = dst.dtype()});
-  run_op<RandomFillKernel>(op, host, first, second, generator);
+// Runs `launch` (a dense fill of numel elements) into dst, through a dense tensor where dst is a
+// strided view, so element i is the i-th in row-major order either way.
+template <typename Launch>
+void fill_dense(Tensor& dst, const char* op_name, Launch launch) {
+  cpu::require_dtype(dst, DType::kFloat32, op_name);
+  const cudaStream_t stream = compute_stream(dst.device());
   if (dst.is_contiguous()) {
-    backend::copy_between_devices(dst, host, false);
+    launch(floats(dst), stream);
+    TSCOPE_CUDA_CHECK_LAUNCH(op_name);
     return;
   }
-  Tensor staged = empty(dst.shape(), {.dtype = dst.dtype(), .device = dst.device()});
-  backend::copy_between_devices(staged, host, false);
+  Tensor staged = empty(dst.shape(), {.device = dst.device()});
+  launch(floats(staged), stream);
+  TSCOPE_CUDA_CHECK_LAUNCH(op_name);
   copy(dst, staged);
 }
 
@@ -418,31 +422,42 @@ void mul_scalar_inplace(Tensor& dst, double factor) {
 }
 
 void uniform(Tensor& dst, double low, double high, Generator& generator) {
-  fill_from_host(OpKind::kUniform, dst, low, high, generator);
+  const PhiloxStream draws = generator.reserve(static_cast<std::uint64_t>(dst.numel()));
+  fill_dense(dst, "uniform_", [&](float* out, cudaStream_t stream) {
+    launch_uniform(out, dst.numel(), static_cast<float>(low), static_cast<float>(high), draws,
+                   stream);
+  });
 }
 
 void normal(Tensor& dst, double mean, double stddev, Generator& generator) {
-  fill_from_host(OpKind::kNormal, dst, mean, stddev, generator);
+  const PhiloxStream draws = generator.reserve(2 * static_cast<std::uint64_t>(dst.numel()));
+  fill_dense(dst, "normal_", [&](float* out, cudaStream_t stream) {
+    launch_normal(out, dst.numel(), static_cast<float>(mean), static_cast<float>(stddev), draws,
+                  stream);
+  });
 }
 
 void bernoulli_mask(Tensor& dst, double keep_probability, double scale, Generator& generator) {
-  fill_from_host(OpKind::kBernoulliMask, dst, keep_probability, scale, generator);
+  const PhiloxStream draws = generator.reserve(static_cast<std::uint64_t>(dst.numel()));
+  fill_dense(dst, "bernoulli_mask_", [&](float* out, cudaStream_t stream) {
+    launch_bernoulli_mask(out, dst.numel(), static_cast<float>(keep_probability),
+                          static_cast<float>(scale), draws, stream);
+  });
 }
 
 std::pair<Tensor, Tensor> bias_gelu_dropout(const Tensor& x, const Tensor& bias,
                                             double drop_probability, Generator& generator) {
   const std::int64_t features = checked_bias_features(x, bias, "bias_gelu_dropout");
   const cudaStream_t stream = compute_stream(x.device());
+  // Without dropout the generator is left as it was, on both devices; every draw then keeps.
+  const PhiloxStream draws = drop_probability == 0.0
+                                 ? PhiloxStream{}
+                                 : generator.reserve(static_cast<std::uint64_t>(x.numel()));
   Tensor mask = empty(x.shape(), {.device = x.device()});
-  if (drop_probability == 0.0) {
-    fill(mask, 1.0);
-  } else {
-    fill_from_host(OpKind::kBernoulliMask, mask, 1.0 - drop_probability,
-                   1.0 / (1.0 - drop_probability), generator);
-  }
   Tensor out = empty(x.shape(), {.device = x.device()});
-  launch_bias_gelu_mask(floats(out), floats(x), floats(bias), floats(mask), features, x.numel(),
-                        stream);
+  launch_bias_gelu_dropout(floats(out), floats(mask), floats(x), floats(bias), features, x.numel(),
+                           static_cast<float>(1.0 - drop_probability),
+                           static_cast<float>(1.0 / (1.0 - drop_probability)), draws, stream);
   TSCOPE_CUDA_CHECK_LAUNCH("bias_gelu_dropout");
   return {std::move(out), std::move(mask)};
 }

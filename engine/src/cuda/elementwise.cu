@@ -4,23 +4,15 @@
 
 #include <cstdint>
 
+#include "cuda/grid.h"
 #include "cuda/launchers.h"
 
 namespace tscope::engine::cuda {
 namespace {
 
-constexpr int kThreads = 256;
-// Enough blocks to fill any current GPU; grid-stride loops cover the rest.
-constexpr std::int64_t kMaxBlocks = 65535;
-
 // The tanh form of GELU, with the constants of cpu/gelu_math.h.
 constexpr float kGeluScale = 0.7978845608028654f;
 constexpr float kGeluCubic = 0.044715f;
-
-unsigned int blocks_for(std::int64_t count) {
-  const std::int64_t blocks = (count + kThreads - 1) / kThreads;
-  return static_cast<unsigned int>(blocks < kMaxBlocks ? (blocks > 0 ? blocks : 1) : kMaxBlocks);
-}
 
 __device__ float gelu_value(float x) {
   return 0.5f * x * (1.0f + tanhf(kGeluScale * (x + kGeluCubic * x * x * x)));
@@ -178,11 +170,22 @@ __global__ void scale_add_strided(float* dst, float scale, const float* src, flo
   }
 }
 
-__global__ void bias_gelu_mask(float* out, const float* x, const float* bias, const float* mask,
-                               std::int64_t features, std::int64_t count) {
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    out[i] = gelu_value(x[i] + bias[i % features]) * mask[i];
+// Each thread takes groups of four elements, one Philox block each: element i keeps draw i of
+// the stream, as the CPU kernel's row-major walk does.
+__global__ void bias_gelu_dropout(float* out, float* mask, const float* x, const float* bias,
+                                  std::int64_t features, std::int64_t count, float keep_probability,
+                                  float scale, PhiloxStream stream) {
+  const std::int64_t groups = (count + 3) / 4;
+  for (std::int64_t group = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+       group < groups; group += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const PhiloxBlock draws = philox_block(stream, static_cast<std::uint64_t>(group));
+    for (int lane = 0; lane < 4; ++lane) {
+      const std::int64_t i = group * 4 + lane;
+      if (i >= count) break;
+      const float kept = philox_mask(draws.word[lane], keep_probability, scale);
+      mask[i] = kept;
+      out[i] = gelu_value(x[i] + bias[i % features]) * kept;
+    }
   }
 }
 
@@ -378,10 +381,12 @@ void launch_fill(void* dst, std::uint64_t value_bits, int element_bytes,
   }
 }
 
-void launch_bias_gelu_mask(float* out, const float* x, const float* bias, const float* mask,
-                           std::int64_t features, std::int64_t count, cudaStream_t stream) {
+void launch_bias_gelu_dropout(float* out, float* mask, const float* x, const float* bias,
+                              std::int64_t features, std::int64_t count, float keep_probability,
+                              float scale, PhiloxStream stream, cudaStream_t cuda_stream) {
   if (count == 0) return;
-  bias_gelu_mask<<<blocks_for(count), kThreads, 0, stream>>>(out, x, bias, mask, features, count);
+  bias_gelu_dropout<<<blocks_for((count + 3) / 4), kThreads, 0, cuda_stream>>>(
+      out, mask, x, bias, features, count, keep_probability, scale, stream);
 }
 
 void launch_bias_gelu_mask_backward(float* out, const float* grad, const float* x,

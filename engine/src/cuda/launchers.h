@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "tscope/engine/philox.h"
+
 namespace tscope::engine::cuda {
 
 inline constexpr int kMaxDims = 8;
@@ -77,13 +79,24 @@ void launch_adam_step(float* parameter, const float* gradient, float* first_mome
                       float* second_moment, const AdamScalars& scalars, std::int64_t count,
                       cudaStream_t stream);
 
-// out = gelu(x + bias[i % features]) * mask over dense tensors (the fused bias, GELU, dropout).
-void launch_bias_gelu_mask(float* out, const float* x, const float* bias, const float* mask,
-                           std::int64_t features, std::int64_t count, cudaStream_t stream);
+// The fused bias, GELU and dropout over dense tensors: mask[i] = philox_mask(draw i) and
+// out[i] = gelu(x[i] + bias[i % features]) * mask[i].
+void launch_bias_gelu_dropout(float* out, float* mask, const float* x, const float* bias,
+                              std::int64_t features, std::int64_t count, float keep_probability,
+                              float scale, PhiloxStream stream, cudaStream_t cuda_stream);
 // Its gradient with respect to x: grad * mask * gelu'(x + bias[i % features]).
 void launch_bias_gelu_mask_backward(float* out, const float* grad, const float* x,
                                     const float* bias, const float* mask, std::int64_t features,
                                     std::int64_t count, cudaStream_t stream);
+
+// Dense random fills with the distributions of tscope/engine/philox.h: element i takes draw i
+// of the stream (draws 2i and 2i + 1 for a normal), as the CPU kernels do.
+void launch_uniform(float* out, std::int64_t count, float low, float high, PhiloxStream stream,
+                    cudaStream_t cuda_stream);
+void launch_normal(float* out, std::int64_t count, float mean, float stddev, PhiloxStream stream,
+                   cudaStream_t cuda_stream);
+void launch_bernoulli_mask(float* out, std::int64_t count, float keep_probability, float scale,
+                           PhiloxStream stream, cudaStream_t cuda_stream);
 
 // Row-wise over a dense [rows, length] matrix.
 void launch_row_sum(float* out, const float* x, std::int64_t rows, std::int64_t length,
