@@ -253,6 +253,33 @@ TEST_F(CudaKernels, AdamStepsMatchTheCpu) {
   EXPECT_LT(relative_error(cpu_layer.weight(), gpu_layer.weight()), kFp32Tolerance);
 }
 
+TEST_F(CudaKernels, AdamOverMoreParametersThanOneLaunchTakesMatchesTheCpu) {
+  // 50 parameters of different sizes: two launches of the multi-tensor kernel.
+  std::vector<Tensor> on_cpu;
+  std::vector<Tensor> on_gpu;
+  for (int i = 0; i < 50; ++i) {
+    Tensor parameter = random({1 + 37 * i}).set_requires_grad(true);
+    on_gpu.push_back(parameter.to(kCuda).detach().set_requires_grad(true));
+    on_cpu.push_back(parameter);
+  }
+  optim::Adam cpu_adam(on_cpu, {.learning_rate = 0.01});
+  optim::Adam gpu_adam(on_gpu, {.learning_rate = 0.01});
+  for (int step = 0; step < 2; ++step) {
+    for (std::size_t i = 0; i < on_cpu.size(); ++i) {
+      const Tensor weights = random(on_cpu[i].shape());
+      sum(mul(on_cpu[i], weights)).backward();
+      sum(mul(on_gpu[i], weights.to(kCuda))).backward();
+    }
+    cpu_adam.step();
+    gpu_adam.step();
+    cpu_adam.zero_grad();
+    gpu_adam.zero_grad();
+  }
+  for (std::size_t i = 0; i < on_cpu.size(); ++i) {
+    EXPECT_LT(relative_error(on_cpu[i], on_gpu[i]), kFp32Tolerance) << "parameter " << i;
+  }
+}
+
 TEST_F(CudaKernels, MixingDevicesNamesBothDevices) {
   const Tensor on_cpu = random({3});
   try {

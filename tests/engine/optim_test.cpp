@@ -3,8 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <span>
+#include <string>
 #include <vector>
 
+#include "tscope/engine/dispatch.h"
+#include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 #include "tscope/engine/ops.h"
 #include "tscope/engine/optim/adam.h"
@@ -112,6 +116,43 @@ TEST(Optimizer, ParametersWithoutGradientAreLeftAlone) {
   adam.step();
   expect_values(unused, {5.0f});
   expect_values(used, {0.9f});
+}
+
+TEST(Adam, UpdatingAllParametersAtOnceEqualsUpdatingEachAlone) {
+  Tensor first = parameter_of({0.5f, -1.0f, 2.0f});
+  Tensor second = parameter_of({3.0f});
+  Tensor first_alone = parameter_of({0.5f, -1.0f, 2.0f});
+  Tensor second_alone = parameter_of({3.0f});
+  Adam together({first, second}, {.learning_rate = 0.05, .weight_decay = 0.01});
+  Adam first_only({first_alone}, {.learning_rate = 0.05, .weight_decay = 0.01});
+  Adam second_only({second_alone}, {.learning_rate = 0.05, .weight_decay = 0.01});
+  for (int step = 0; step < 3; ++step) {
+    const std::vector<float> gradient{0.25f * static_cast<float>(step + 1), -0.5f, 1.0f};
+    for (Adam* adam : {&together, &first_only, &second_only}) adam->zero_grad();
+    set_gradient_by_backward(first, gradient);
+    set_gradient_by_backward(first_alone, gradient);
+    set_gradient_by_backward(second, {-2.0f});
+    set_gradient_by_backward(second_alone, {-2.0f});
+    for (Adam* adam : {&together, &first_only, &second_only}) adam->step();
+  }
+  EXPECT_EQ(first.to_vector<float>(), first_alone.to_vector<float>());
+  EXPECT_EQ(second.to_vector<float>(), second_alone.to_vector<float>());
+}
+
+TEST(Adam, TheFusedStepRejectsListsOfDifferentLengths) {
+  std::vector<Tensor> parameters{parameter_of({1.0f}), parameter_of({2.0f})};
+  std::vector<Tensor> gradients{parameter_of({1.0f})};
+  std::vector<Tensor> moments{zeros({1}), zeros({1})};
+  std::vector<Tensor> more_moments{zeros({1}), zeros({1})};
+  try {
+    run_op<AdamStepKernel>(OpKind::kAdamStep, std::span<Tensor>(parameters),
+                           std::span<const Tensor>(gradients), std::span<Tensor>(moments),
+                           std::span<Tensor>(more_moments), AdamStepConfig{});
+    FAIL() << "expected EngineError";
+  } catch (const EngineError& error) {
+    EXPECT_NE(std::string(error.what()).find("2 parameters but 1 gradients"), std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(Optimizer, RejectsATensorThatDoesNotRequireGrad) {

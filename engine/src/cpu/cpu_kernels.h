@@ -63,8 +63,14 @@ std::pair<Tensor, Tensor> bias_gelu_dropout(const Tensor& x, const Tensor& bias,
 std::pair<Tensor, Tensor> bias_gelu_dropout_backward(const Tensor& grad, const Tensor& x,
                                                      const Tensor& bias, const Tensor& mask);
 
-void adam_step(Tensor& parameter, const Tensor& gradient, Tensor& first_moment,
-               Tensor& second_moment, const AdamStepConfig& config);
+void adam_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
+               std::span<Tensor> first_moments, std::span<Tensor> second_moments,
+               const AdamStepConfig& config);
+// Throws unless the four lists have one length and each parameter's gradient and moments are
+// contiguous float32 tensors of its shape (shared with the CUDA kernel).
+void check_adam_operands(std::span<const Tensor> parameters, std::span<const Tensor> gradients,
+                         std::span<const Tensor> first_moments,
+                         std::span<const Tensor> second_moments);
 
 // A contiguous tensor with x's values: x itself when already contiguous, else a copy.
 Tensor dense(const Tensor& x);

@@ -4,10 +4,12 @@
 
 #include "cuda/cuda_kernels.h"
 
+#include <algorithm>
 #include <bit>
 #include <initializer_list>
 #include <numeric>
 
+#include "cpu/cpu_kernels.h"
 #include "cpu/strided_loop.h"
 #include "cross_device.h"
 #include "cuda/cuda_check.h"
@@ -482,18 +484,12 @@ std::pair<Tensor, Tensor> bias_gelu_dropout_backward(const Tensor& grad, const T
   return {std::move(grad_input), std::move(grad_bias)};
 }
 
-void adam_step(Tensor& parameter, const Tensor& gradient, Tensor& first_moment,
-               Tensor& second_moment, const AdamStepConfig& config) {
-  for (const Tensor* tensor :
-       std::initializer_list<const Tensor*>{&parameter, &gradient, &first_moment, &second_moment}) {
-    cpu::require_dtype(*tensor, DType::kFloat32, "adam_step_");
-    if (!tensor->is_contiguous() || tensor->shape() != parameter.shape()) {
-      throw EngineError(
-          "adam_step_: parameter, gradient and moments must be contiguous tensors of shape " +
-          shape_to_string(parameter.shape()));
-    }
-  }
-  const cudaStream_t stream = compute_stream(parameter.device());
+void adam_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
+               std::span<Tensor> first_moments, std::span<Tensor> second_moments,
+               const AdamStepConfig& config) {
+  cpu::check_adam_operands(parameters, gradients, first_moments, second_moments);
+  if (parameters.empty()) return;
+  const cudaStream_t stream = compute_stream(parameters.front().device());
   const AdamScalars scalars{static_cast<float>(config.beta1),
                             static_cast<float>(config.beta2),
                             static_cast<float>(config.eps),
@@ -501,9 +497,21 @@ void adam_step(Tensor& parameter, const Tensor& gradient, Tensor& first_moment,
                             static_cast<float>(config.inverse_sqrt_correction2),
                             static_cast<float>(config.l2_decay),
                             static_cast<float>(config.decoupled_scale)};
-  launch_adam_step(floats(parameter), floats(gradient), floats(first_moment), floats(second_moment),
-                   scalars, parameter.numel(), stream);
-  TSCOPE_CUDA_CHECK_LAUNCH("adam_step_");
+  // One launch per kAdamTensorsPerLaunch parameters: a single one for the models here.
+  for (std::size_t start = 0; start < parameters.size(); start += kAdamTensorsPerLaunch) {
+    AdamTensorList list{};
+    const std::size_t end = std::min(parameters.size(), start + kAdamTensorsPerLaunch);
+    for (std::size_t i = start; i < end; ++i) {
+      list.parameter[list.size] = floats(parameters[i]);
+      list.gradient[list.size] = floats(gradients[i]);
+      list.first_moment[list.size] = floats(first_moments[i]);
+      list.second_moment[list.size] = floats(second_moments[i]);
+      list.count[list.size] = parameters[i].numel();
+      ++list.size;
+    }
+    launch_adam_step(list, scalars, stream);
+    TSCOPE_CUDA_CHECK_LAUNCH("adam_step_");
+  }
 }
 
 Tensor dense(const Tensor& x) {

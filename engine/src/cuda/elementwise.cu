@@ -198,9 +198,15 @@ __global__ void bias_gelu_mask_backward(float* out, const float* grad, const flo
   }
 }
 
-// The arithmetic of cpu::adam_step, in the same order, so both round alike.
-__global__ void adam_step(float* parameter, const float* gradient, float* first, float* second,
-                          AdamScalars s, std::int64_t count) {
+// The arithmetic of cpu::adam_step, in the same order, so both round alike. Block row y takes
+// tensor y of the list; its blocks stride over that tensor's elements.
+__global__ void adam_step(AdamTensorList tensors, AdamScalars s) {
+  const int t = static_cast<int>(blockIdx.y);
+  float* parameter = tensors.parameter[t];
+  const float* gradient = tensors.gradient[t];
+  float* first = tensors.first_moment[t];
+  float* second = tensors.second_moment[t];
+  const std::int64_t count = tensors.count[t];
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const float g = gradient[i] + s.l2_decay * parameter[i];
@@ -397,12 +403,15 @@ void launch_bias_gelu_mask_backward(float* out, const float* grad, const float* 
                                                                       features, count);
 }
 
-void launch_adam_step(float* parameter, const float* gradient, float* first_moment,
-                      float* second_moment, const AdamScalars& scalars, std::int64_t count,
+void launch_adam_step(const AdamTensorList& tensors, const AdamScalars& scalars,
                       cudaStream_t stream) {
-  if (count == 0) return;
-  adam_step<<<blocks_for(count), kThreads, 0, stream>>>(parameter, gradient, first_moment,
-                                                        second_moment, scalars, count);
+  std::int64_t largest = 0;
+  for (int t = 0; t < tensors.size; ++t)
+    largest = tensors.count[t] > largest ? tensors.count[t] : largest;
+  if (largest == 0) return;
+  // Blocks enough for the largest tensor; those past a smaller tensor's end exit at once.
+  const dim3 grid(blocks_for(largest), static_cast<unsigned int>(tensors.size));
+  adam_step<<<grid, kThreads, 0, stream>>>(tensors, scalars);
 }
 
 void launch_scale_add(float* dst, float scale, const float* src, float alpha,

@@ -74,9 +74,19 @@ struct AdamScalars {
   float l2_decay;
   float decoupled_scale;
 };
-// One fused Adam update over dense parameter, gradient and moments of `count` elements.
-void launch_adam_step(float* parameter, const float* gradient, float* first_moment,
-                      float* second_moment, const AdamScalars& scalars, std::int64_t count,
+// Up to kAdamTensorsPerLaunch dense parameters with their gradients and moments, passed to the
+// kernel by value (about 2 KB of its 4 KB parameter space), so a model's update is one launch.
+inline constexpr int kAdamTensorsPerLaunch = 48;
+struct AdamTensorList {
+  float* parameter[kAdamTensorsPerLaunch];
+  const float* gradient[kAdamTensorsPerLaunch];
+  float* first_moment[kAdamTensorsPerLaunch];
+  float* second_moment[kAdamTensorsPerLaunch];
+  std::int64_t count[kAdamTensorsPerLaunch];
+  int size;
+};
+// One fused Adam update of every tensor in the list: block row y walks tensor y.
+void launch_adam_step(const AdamTensorList& tensors, const AdamScalars& scalars,
                       cudaStream_t stream);
 
 // The fused bias, GELU and dropout over dense tensors: mask[i] = philox_mask(draw i) and

@@ -1,7 +1,9 @@
 #include "tscope/engine/optim/adam.h"
 
 #include <cmath>
+#include <span>
 #include <utility>
+#include <vector>
 
 #include "tscope/engine/autograd.h"
 #include "tscope/engine/dispatch.h"
@@ -36,24 +38,29 @@ void Adam::step() {
       .l2_decay = decoupled ? 0.0 : options_.weight_decay,
       .decoupled_scale = decoupled ? 1.0 - learning_rate() * options_.weight_decay : 1.0};
 
+  // One fused update of every parameter that has a gradient: a single op (one CUDA launch)
+  // instead of a chain of eight memory-bound elementwise ops per parameter.
+  std::vector<Tensor> updated;
+  std::vector<Tensor> gradients;
+  std::vector<Tensor> first;
+  std::vector<Tensor> second;
   const auto& params = parameters();
   for (std::size_t i = 0; i < params.size(); ++i) {
-    Tensor parameter = params[i];
-    const Tensor gradient = parameter.grad();
-    if (!gradient.defined()) {
-      continue;
+    const Tensor gradient = params[i].grad();
+    if (!gradient.defined()) continue;
+    if (!first_moments_[i].defined()) {
+      first_moments_[i] = zeros_like(params[i]);
+      second_moments_[i] = zeros_like(params[i]);
     }
-    Tensor& first = first_moments_[i];
-    Tensor& second = second_moments_[i];
-    if (!first.defined()) {
-      first = zeros_like(parameter);
-      second = zeros_like(parameter);
-    }
-    // One fused pass per parameter instead of a chain of eight memory-bound elementwise ops with
-    // their temporaries.
-    run_op<AdamStepKernel>(OpKind::kAdamStep, parameter, gradient.contiguous(), first, second,
-                           config);
+    updated.push_back(params[i]);
+    gradients.push_back(gradient.contiguous());
+    first.push_back(first_moments_[i]);
+    second.push_back(second_moments_[i]);
   }
+  if (updated.empty()) return;
+  run_op<AdamStepKernel>(OpKind::kAdamStep, std::span<Tensor>(updated),
+                         std::span<const Tensor>(gradients), std::span<Tensor>(first),
+                         std::span<Tensor>(second), config);
 }
 
 }  // namespace tscope::engine::optim

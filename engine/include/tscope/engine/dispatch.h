@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -113,6 +114,27 @@ namespace detail {
 [[noreturn]] void throw_device_mismatch(OpKind op, Device first, Device second);
 [[noreturn]] void throw_no_tensor_arguments(OpKind op);
 
+// Calls `visit` with each tensor an op argument holds: the tensor itself, every tensor of a
+// tensor list (std::span<Tensor> or std::span<const Tensor>), none for other arguments.
+template <typename Arg, typename Visit>
+void for_each_tensor(const Arg& arg, Visit&& visit) {
+  using Plain = std::remove_cvref_t<Arg>;
+  if constexpr (std::is_same_v<Plain, Tensor>) {
+    visit(arg);
+  } else if constexpr (std::is_same_v<Plain, std::span<Tensor>> ||
+                       std::is_same_v<Plain, std::span<const Tensor>>) {
+    for (const Tensor& tensor : arg)
+      visit(tensor);
+  }
+}
+
+// Whether an op argument is a tensor or a tensor list.
+template <typename Arg>
+inline constexpr bool holds_tensors_v =
+    std::is_same_v<std::remove_cvref_t<Arg>, Tensor> ||
+    std::is_same_v<std::remove_cvref_t<Arg>, std::span<Tensor>> ||
+    std::is_same_v<std::remove_cvref_t<Arg>, std::span<const Tensor>>;
+
 }  // namespace detail
 
 // Every op runs here: it checks that all tensor arguments share one device, marks the thread as
@@ -121,33 +143,31 @@ namespace detail {
 template <typename Kernel, typename... Args>
 decltype(auto) run_op(OpKind op, Args&&... args) {
   std::optional<Device> device;
-  auto check_device = [&](const auto& arg) {
-    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(arg)>, Tensor>) {
-      if (!arg.defined()) return;
-      if (!device) {
-        device = arg.device();
-      } else if (arg.device() != *device) {
-        detail::throw_device_mismatch(op, *device, arg.device());
-      }
+  auto check_device = [&](const Tensor& tensor) {
+    if (!tensor.defined()) return;
+    if (!device) {
+      device = tensor.device();
+    } else if (tensor.device() != *device) {
+      detail::throw_device_mismatch(op, *device, tensor.device());
     }
   };
-  (check_device(args), ...);
+  (detail::for_each_tensor(args, check_device), ...);
   if (!device) detail::throw_no_tensor_arguments(op);
   const CurrentOpScope scope(op_name(op));
   const Kernel kernel = dispatcher().lookup<Kernel>(op, device->type());
   OpProfile profile(op);
   if (!profile.recording()) return kernel(std::forward<Args>(args)...);
-  auto profile_read = [&](const auto& arg) {
-    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(arg)>, Tensor>) profile.add_read(arg);
-  };
-  (profile_read(args), ...);
+  auto profile_read = [&](const Tensor& tensor) { profile.add_read(tensor); };
+  (detail::for_each_tensor(args, profile_read), ...);
   if constexpr (std::is_void_v<std::invoke_result_t<Kernel, Args...>>) {
     kernel(std::forward<Args>(args)...);
-    // An in-place kernel writes its first tensor argument.
+    // An in-place kernel writes its first tensor argument (every tensor of it, for a list).
     bool written = false;
     auto profile_written = [&](const auto& arg) {
-      if constexpr (std::is_same_v<std::remove_cvref_t<decltype(arg)>, Tensor>) {
-        if (!written) profile.add_written(arg);
+      if constexpr (detail::holds_tensors_v<decltype(arg)>) {
+        if (!written) {
+          detail::for_each_tensor(arg, [&](const Tensor& tensor) { profile.add_written(tensor); });
+        }
         written = true;
       }
     };

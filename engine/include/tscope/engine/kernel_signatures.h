@@ -90,24 +90,29 @@ using LinearActivationKernel = std::pair<Tensor, Tensor> (*)(const Tensor& x, co
 // of its pre-activation [M, N].
 using LinearWeightBiasBackwardKernel = std::pair<Tensor, Tensor> (*)(const Tensor& grad,
                                                                      const Tensor& x);
-// One Adam update of a parameter from its gradient, in place, in one pass: with g = gradient +
-// l2_decay * parameter, m = beta1 m + (1 - beta1) g, v = beta2 v + (1 - beta2) g^2 and
-// parameter = parameter * decoupled_scale - step_size * m / (sqrt(v) * inverse_sqrt_correction2 + eps).
-struct AdamStepConfig {
-  double beta1 = 0.9;
-  double beta2 = 0.999;
-  double eps = 1e-8;
-  double step_size = 1e-3;  // learning rate / (1 - beta1^t)
-  double inverse_sqrt_correction2 = 1.0;  // 1 / sqrt(1 - beta2^t)
-  double l2_decay = 0.0;         // Adam's weight decay, folded into the gradient
-  double decoupled_scale = 1.0;  // AdamW's 1 - lr * weight decay
-};
-using AdamStepKernel = void (*)(Tensor& parameter, const Tensor& gradient, Tensor& first_moment,
-                                Tensor& second_moment, const AdamStepConfig& config);
 // Its gradients with respect to x and to bias (x's summed over the leading dims), in one pass.
 using BiasGeluDropoutBackwardKernel = std::pair<Tensor, Tensor> (*)(const Tensor& grad,
                                                                     const Tensor& x,
                                                                     const Tensor& bias,
                                                                     const Tensor& mask);
+
+// One Adam update of each parameter of a list from its gradient, in place, in one pass: with
+// g = gradient + l2_decay * parameter, m = beta1 m + (1 - beta1) g, v = beta2 v + (1 - beta2) g^2
+// and parameter = parameter * decoupled_scale
+//                 - step_size * m / (sqrt(v) * inverse_sqrt_correction2 + eps).
+struct AdamStepConfig {
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double step_size = 1e-3;                // learning rate / (1 - beta1^t)
+  double inverse_sqrt_correction2 = 1.0;  // 1 / sqrt(1 - beta2^t)
+  double l2_decay = 0.0;                  // Adam's weight decay, folded into the gradient
+  double decoupled_scale = 1.0;           // AdamW's 1 - lr * weight decay
+};
+// The lists run in parallel: parameter i updates from gradient i and moments i. One call covers
+// a whole model, which CUDA updates in one launch instead of one per parameter.
+using AdamStepKernel = void (*)(std::span<Tensor> parameters, std::span<const Tensor> gradients,
+                                std::span<Tensor> first_moments, std::span<Tensor> second_moments,
+                                const AdamStepConfig& config);
 
 }  // namespace tscope::engine
