@@ -157,6 +157,12 @@ for n, label in ((1 << 20, "4 MiB"), (1 << 26, "256 MiB")):
     target = 0.8 if n == 1 << 26 else 0.0
     compare(f"add {label} vs D2D copy", f"BM_EngineAddCuda/{n}", f"BM_DeviceToDeviceCopy/{n}",
             "GB/s", "GB/s", target)
+fused, unfused = counter("BM_LinearReluCuda/1", "real_time"), counter("BM_LinearReluCuda/0", "real_time")
+if fused is None or unfused is None:
+    rows.append(("linear+ReLU fused vs two ops", "missing (bench.log)", "-", "-", "FAIL"))
+else:
+    rows.append(("linear+ReLU 4096x1024 (ms)", f"fused {fused:.2f}", f"two ops {unfused:.2f}",
+                 f"{unfused / fused:.2f}x (> 1)", "PASS" if fused < unfused else "FAIL"))
 for batch in (64, 512):
     gpu_step = counter(f"BM_CnnTrainingStepCuda/{batch}", "real_time")
     cpu_step = counter(f"BM_CnnTrainingStepCpu/{batch}", "real_time")

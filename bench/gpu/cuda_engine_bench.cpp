@@ -1,6 +1,7 @@
 // The engine's CUDA backend against references measured in the same binary: matmul against
-// cuBLAS called directly, elementwise add against a device-to-device copy of the same bytes, and
-// a CNN training step on the GPU against the same step on the CPU. Each benchmark skips, naming
+// cuBLAS called directly, elementwise add against a device-to-device copy of the same bytes, the
+// fused linear + ReLU against the two ops it replaces, and a CNN training step on the GPU against
+// the same step on the CPU. Each benchmark skips, naming
 // the reason, where no CUDA device answers.
 
 #include <benchmark/benchmark.h>
@@ -135,6 +136,29 @@ BENCHMARK(BM_DeviceToDeviceCopy)
     ->Arg(1 << 26)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
+
+// A hidden layer's forward, x [4096, 1024] -> [4096, 1024] with ReLU: linear then relu as two ops
+// (range 0), or linear_activation as one cuBLASLt GEMM with a bias + ReLU epilogue (range 1).
+void BM_LinearReluCuda(benchmark::State& state) {
+  if (!device_answers(state)) return;
+  const bool fused = state.range(0) == 1;
+  constexpr std::int64_t kRows = 4096;
+  constexpr std::int64_t kFeatures = 1024;
+  engine::Generator generator(0);
+  const Tensor x = engine::randn({kRows, kFeatures}, generator, {.device = kCuda});
+  const Tensor weight = engine::randn({kFeatures, kFeatures}, generator, {.device = kCuda});
+  const Tensor bias = engine::randn({kFeatures}, generator, {.device = kCuda});
+  for (auto _ : state) {
+    for (int launch = 0; launch < kLaunchesPerIteration; ++launch) {
+      benchmark::DoNotOptimize(
+          fused ? engine::linear_activation(x, weight, bias, engine::FusedActivation::kRelu)
+                : engine::relu(engine::linear(x, weight, bias)));
+    }
+    engine::cuda_synchronize(kCuda);
+  }
+  set_flop_rate(state, 2.0 * kRows * kFeatures * kFeatures * kLaunchesPerIteration);
+}
+BENCHMARK(BM_LinearReluCuda)->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // The example's CNN with Adam on one fixed batch of random images, on `device`.
 void run_cnn_steps(benchmark::State& state, Device device) {

@@ -7,6 +7,7 @@
 #include "tscope/engine/nn/conv2d.h"
 #include "tscope/engine/nn/flatten.h"
 #include "tscope/engine/nn/linear.h"
+#include "tscope/engine/nn/linear_activation.h"
 #include "tscope/engine/nn/max_pool2d.h"
 
 namespace tscope::examples {
@@ -14,32 +15,47 @@ namespace tscope::examples {
 using engine::nn::Conv2d;
 using engine::nn::Flatten;
 using engine::nn::Linear;
+using engine::nn::LinearActivation;
 using engine::nn::MaxPool2d;
 using engine::nn::ReLU;
 using engine::nn::Sequential;
 
-std::shared_ptr<Sequential> make_mlp(engine::Generator& generator) {
+namespace {
+
+// A hidden layer: Linear then ReLU, or both as one fused op.
+void add_relu_layer(Sequential& model, std::int64_t in_features, std::int64_t out_features,
+                    engine::Generator& generator, bool fused) {
+  if (fused) {
+    model.emplace_back<LinearActivation>(in_features, out_features, engine::FusedActivation::kRelu,
+                                         generator);
+    return;
+  }
+  model.emplace_back<Linear>(in_features, out_features, generator);
+  model.emplace_back<ReLU>();
+}
+
+}  // namespace
+
+std::shared_ptr<Sequential> make_mlp(engine::Generator& generator, bool fused) {
   auto model = std::make_shared<Sequential>();
   model->emplace_back<Flatten>();
-  model->emplace_back<Linear>(28 * 28, 256, generator);
-  model->emplace_back<ReLU>();
-  model->emplace_back<Linear>(256, 128, generator);
-  model->emplace_back<ReLU>();
+  add_relu_layer(*model, 28 * 28, 256, generator, fused);
+  add_relu_layer(*model, 256, 128, generator, fused);
   model->emplace_back<Linear>(128, 10, generator);
   return model;
 }
 
-std::shared_ptr<Sequential> make_cnn(engine::Generator& generator) {
+std::shared_ptr<Sequential> make_cnn(engine::Generator& generator, bool fused) {
   auto model = std::make_shared<Sequential>();
-  model->emplace_back<Conv2d>(1, 16, 5, generator, engine::Conv2dOptions{.stride = 1, .padding = 2});
+  model->emplace_back<Conv2d>(1, 16, 5, generator,
+                              engine::Conv2dOptions{.stride = 1, .padding = 2});
   model->emplace_back<ReLU>();
   model->emplace_back<MaxPool2d>(2);  // 16 x 14 x 14
   model->emplace_back<Conv2d>(16, 32, 5, generator);
   model->emplace_back<ReLU>();
   model->emplace_back<MaxPool2d>(2);  // 32 x 5 x 5
   model->emplace_back<Flatten>();
-  model->emplace_back<Linear>(32 * 5 * 5, 128, generator);
-  model->emplace_back<ReLU>();
+  add_relu_layer(*model, 32 * 5 * 5, 128, generator, fused);
   model->emplace_back<Linear>(128, 10, generator);
   return model;
 }
@@ -60,9 +76,9 @@ std::shared_ptr<Sequential> make_gelu_mlp(engine::Generator& generator, bool fus
 std::shared_ptr<Sequential> make_model(ModelKind kind, engine::Generator& generator, bool fused) {
   switch (kind) {
     case ModelKind::kMlp:
-      return make_mlp(generator);
+      return make_mlp(generator, fused);
     case ModelKind::kCnn:
-      return make_cnn(generator);
+      return make_cnn(generator, fused);
     case ModelKind::kGeluMlp:
       return make_gelu_mlp(generator, fused);
   }

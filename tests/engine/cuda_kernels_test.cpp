@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "tscope/engine/autograd.h"
 #include "cuda_comparison.h"
+#include "tscope/engine/autograd.h"
 #include "tscope/engine/cuda.h"
 #include "tscope/engine/factories.h"
 #include "tscope/engine/nn/linear.h"

@@ -16,6 +16,7 @@
 #include "tscope/engine/nn/flatten.h"
 #include "tscope/engine/nn/layer_norm.h"
 #include "tscope/engine/nn/linear.h"
+#include "tscope/engine/nn/linear_activation.h"
 #include "tscope/engine/nn/max_pool2d.h"
 #include "tscope/engine/nn/sequential.h"
 #include "tscope/engine/ops.h"
@@ -92,8 +93,8 @@ TEST(Init, ConvFanInCountsChannelsAndKernel) {
   Conv2d layer(6, 16, 5, generator);
   const auto weights = layer.weight().to_vector<float>();
   const double bound = 1.0 / std::sqrt(6.0 * 5 * 5);
-  const float largest = *std::max_element(weights.begin(), weights.end(),
-                                          [](float a, float b) { return std::abs(a) < std::abs(b); });
+  const float largest = *std::max_element(
+      weights.begin(), weights.end(), [](float a, float b) { return std::abs(a) < std::abs(b); });
   EXPECT_LE(std::abs(largest), bound);
   EXPECT_GT(std::abs(largest), 0.9 * bound);
 }
@@ -124,6 +125,33 @@ TEST(Linear, ForwardComputesInputTimesWeightTransposedPlusBias) {
   EXPECT_EQ(output.to_vector<float>(), (std::vector<float>{3.5f, 6.5f}));
 }
 
+TEST(LinearActivation, EqualsLinearThenTheActivationFromTheSameSeed) {
+  for (const FusedActivation activation : {FusedActivation::kRelu, FusedActivation::kGelu}) {
+    Generator fused_init(4);
+    Generator unfused_init(4);
+    LinearActivation fused(6, 5, activation, fused_init);
+    Linear unfused(6, 5, unfused_init);
+    EXPECT_EQ(fused.parameters().size(), 2u);
+    Generator inputs(5);
+    const Tensor x = randn({3, 6}, inputs);
+    const Tensor pre_activation = unfused(x);
+    const Tensor expected =
+        activation == FusedActivation::kRelu ? relu(pre_activation) : gelu(pre_activation);
+    const Tensor actual = fused(x);
+    EXPECT_EQ(actual.to_vector<float>(), expected.to_vector<float>());
+    sum(mul(actual, actual)).backward();
+    sum(mul(expected, expected)).backward();
+    for (std::size_t i = 0; i < 2; ++i) {
+      const std::vector<float> fused_grad = fused.parameters()[i].grad().to_vector<float>();
+      const std::vector<float> unfused_grad = unfused.parameters()[i].grad().to_vector<float>();
+      ASSERT_EQ(fused_grad.size(), unfused_grad.size());
+      for (std::size_t j = 0; j < fused_grad.size(); ++j) {
+        EXPECT_NEAR(fused_grad[j], unfused_grad[j], 1e-5f) << "parameter " << i << " element " << j;
+      }
+    }
+  }
+}
+
 TEST(Conv2d, PaddingOneKeepsTheSpatialSize) {
   Generator generator(0);
   Conv2d layer(3, 4, 3, generator, {.stride = 1, .padding = 1});
@@ -132,8 +160,8 @@ TEST(Conv2d, PaddingOneKeepsTheSpatialSize) {
 
 TEST(MaxPool2d, TakesTheMaximumOfEachWindow) {
   MaxPool2d pool(2);
-  const Tensor input = from_vector(std::vector<float>{1, 5, 2, 0, 3, 4, 8, 7, 0, 0, 1, 1, 9, 0, 1, 2},
-                                   {1, 1, 4, 4});
+  const Tensor input =
+      from_vector(std::vector<float>{1, 5, 2, 0, 3, 4, 8, 7, 0, 0, 1, 1, 9, 0, 1, 2}, {1, 1, 4, 4});
   EXPECT_EQ(pool(input).to_vector<float>(), (std::vector<float>{5, 8, 9, 2}));
 }
 
@@ -178,8 +206,10 @@ TEST(LayerNorm, StartsAsPlainNormalisation) {
   const auto values = norm(floats({1.0f, 2.0f, 3.0f, 6.0f}, {1, 4})).to_vector<float>();
   double mean = 0.0;
   double variance = 0.0;
-  for (const float v : values) mean += v / 4.0;
-  for (const float v : values) variance += (v - mean) * (v - mean) / 4.0;
+  for (const float v : values)
+    mean += v / 4.0;
+  for (const float v : values)
+    variance += (v - mean) * (v - mean) / 4.0;
   EXPECT_NEAR(mean, 0.0, 1e-6);
   EXPECT_NEAR(variance, 1.0, 1e-4);
 }

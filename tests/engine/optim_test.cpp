@@ -128,12 +128,14 @@ TEST(Adam, UpdatingAllParametersAtOnceEqualsUpdatingEachAlone) {
   Adam second_only({second_alone}, {.learning_rate = 0.05, .weight_decay = 0.01});
   for (int step = 0; step < 3; ++step) {
     const std::vector<float> gradient{0.25f * static_cast<float>(step + 1), -0.5f, 1.0f};
-    for (Adam* adam : {&together, &first_only, &second_only}) adam->zero_grad();
+    for (Adam* adam : {&together, &first_only, &second_only})
+      adam->zero_grad();
     set_gradient_by_backward(first, gradient);
     set_gradient_by_backward(first_alone, gradient);
     set_gradient_by_backward(second, {-2.0f});
     set_gradient_by_backward(second_alone, {-2.0f});
-    for (Adam* adam : {&together, &first_only, &second_only}) adam->step();
+    for (Adam* adam : {&together, &first_only, &second_only})
+      adam->step();
   }
   EXPECT_EQ(first.to_vector<float>(), first_alone.to_vector<float>());
   EXPECT_EQ(second.to_vector<float>(), second_alone.to_vector<float>());
