@@ -1,7 +1,8 @@
 // Engine (CPU) speed against references measured in the same binary: matmul against raw
 // cblas_sgemm at the same sizes, elementwise add against a plain loop over preallocated memory,
-// and conv2d at a LeNet-sized and a larger layer. Wall-clock time throughout, because OpenBLAS
-// computes on worker threads that the main thread's CPU time does not see.
+// conv2d at a LeNet-sized and a larger layer, and the fused layer_norm against the ops it replaced.
+// Wall-clock time throughout, because OpenBLAS computes on worker threads that the main thread's
+// CPU time does not see.
 
 #include <benchmark/benchmark.h>
 #include <cblas.h>
@@ -97,6 +98,44 @@ void BM_Conv2dEngine(benchmark::State& state) {
                                              kernel * kernel));
 }
 
+// Layer normalisation of [rows, cols] with weight and bias, forward and backward: the fused op
+// against the chain of separate ops (sub, mean, mul, add, sqrt, div, mul, add) it replaced.
+template <bool kFused>
+void layer_norm_step(benchmark::State& state) {
+  const std::int64_t rows = state.range(0);
+  const std::int64_t cols = state.range(1);
+  Generator generator(4);
+  const Tensor x = randn({rows, cols}, generator).set_requires_grad(true);
+  const Tensor weight = randn({cols}, generator).set_requires_grad(true);
+  const Tensor bias = randn({cols}, generator).set_requires_grad(true);
+  const Tensor upstream = randn({rows, cols}, generator);
+  for (auto _ : state) {
+    Tensor out;
+    if constexpr (kFused) {
+      out = layer_norm(x, {cols}, weight, bias);
+    } else {
+      const Tensor centred = sub(x, mean(x, {1}, true));
+      const Tensor variance = mean(mul(centred, centred), {1}, true);
+      out = add(mul(div(centred, sqrt(add(variance, 1e-5))), weight), bias);
+    }
+    out.backward(upstream);
+    benchmark::DoNotOptimize(x.grad().raw_data());
+    x.set_grad(Tensor());
+    weight.set_grad(Tensor());
+    bias.set_grad(Tensor());
+  }
+  state.SetBytesProcessed(state.iterations() * 5 * rows * cols *
+                          static_cast<std::int64_t>(sizeof(float)));
+}
+
+void BM_LayerNormFused(benchmark::State& state) {
+  layer_norm_step<true>(state);
+}
+
+void BM_LayerNormComposed(benchmark::State& state) {
+  layer_norm_step<false>(state);
+}
+
 BENCHMARK(BM_MatmulEngine)
     ->Arg(256)
     ->Arg(1024)
@@ -121,6 +160,10 @@ BENCHMARK(BM_Conv2dEngine)
     ->Args({32, 64, 32, 128, 3, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// A transformer's hidden size on a batch of 256 tokens.
+BENCHMARK(BM_LayerNormFused)->Args({256, 1024})->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_LayerNormComposed)->Args({256, 1024})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 }  // namespace tscope::engine

@@ -1,44 +1,20 @@
 #!/usr/bin/env bash
-# Device checks of the engine's CUDA backend, in one call on a GPU machine that has no package
-# registry (see docs/cuda.md, "Running the device checks"):
-#   1. the binaries: built there when TSCOPE_BUILD_DIR is set and cmake exists, else taken from a
-#      bundle made on the build machine with `check.sh bundle BUILD_DIR` (stripped binaries and
-#      the shared libraries they need, without cuBLAS and the driver, which the GPU machine's CUDA
-#      image holds and which are too large to carry);
+# Device checks of the engine's CUDA backend on a GPU machine (see docs/cuda.md, "Running the
+# device checks"; bench/gpu/device_check.sh runs this and the CUPTI checks in one call):
+#   1. the binaries from a carry folder (bench/gpu/carry.sh), or built there when
+#      TSCOPE_BUILD_DIR is set and cmake exists;
 #   2. engine_cuda_tests: every CUDA kernel and gradient against its CPU reference, the device
 #      allocator, pinned copies (must all pass, none skipped);
 #   3. bench_gpu_engine: matmul against cuBLAS called directly (target: at least 90%), elementwise
-#      add against a device-to-device copy on 256 MiB tensors (target: at least 80%), the CNN
-#      training step on the GPU against the CPU.
+#      add against a device-to-device copy on 256 MiB tensors (target: at least 80%), the fused
+#      linear + ReLU against the two ops, the CNN training step on the GPU against the CPU.
 # Prints one table; the logs and the raw JSON stay under $OUT.
 #
-#   bench/gpu/check.sh bundle BUILD_DIR     on the build machine: writes BUILD_DIR/gpu-carry
-#   bench/gpu/check.sh [BUNDLE]             on the GPU machine (default: build-cuda/gpu-carry)
+#   bench/gpu/check.sh [CARRY_DIR]     (default: build-cuda/gpu-carry)
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-programs=(tests/engine/engine_cuda_tests bench/bench_gpu_engine)
-
-bundle() {
-  local build=$1 carry=$1/gpu-carry
-  rm -rf "$carry"
-  mkdir -p "$carry/bin" "$carry/lib"
-  local program
-  for program in "${programs[@]}"; do
-    [[ -x $build/$program ]] || { echo "missing $build/$program: build it first" >&2; exit 2; }
-    strip --strip-debug -o "$carry/bin/$(basename "$program")" "$build/$program"
-    # What the loader resolves, except the C library, the driver and the CUDA libraries.
-    ldd "$build/$program" | awk '$3 ~ /^\// {print $3}' |
-      grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libcuda|libnvidia-[^/]*|libcublas[^/]*|libcudart[^/]*)\.so' |
-      xargs -r cp -Ln -t "$carry/lib/"
-  done
-  echo "bundle written to $carry ($(du -sh "$carry" | cut -f1)); carry that path"
-}
-
-if [[ ${1:-} == bundle ]]; then
-  bundle "${2:?usage: check.sh bundle BUILD_DIR}"
-  exit 0
-fi
+source "$repo/bench/gpu/carry.sh"
 
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
@@ -48,44 +24,23 @@ carry=${1:-$repo/build-cuda/gpu-carry}
 if [[ -n ${TSCOPE_BUILD_DIR:-} ]] && command -v cmake >/dev/null; then
   cmake -S "$repo" -B "$TSCOPE_BUILD_DIR" -G Ninja -DTSCOPE_GUI=OFF -DCMAKE_CUDA_ARCHITECTURES=90-real \
     >"$out/configure.log" 2>&1
-  cmake --build "$TSCOPE_BUILD_DIR" --target engine_cuda_tests bench_gpu_engine >"$out/build.log" 2>&1
-  bundle "$TSCOPE_BUILD_DIR" >"$out/bundle.log"
+  cmake --build "$TSCOPE_BUILD_DIR" --target engine_cuda_tests bench_gpu_engine tscope \
+    train_fashion_mnist tscope_inject profiler_cupti_tests >"$out/build.log" 2>&1
   carry=$TSCOPE_BUILD_DIR/gpu-carry
+  pack_carry "$TSCOPE_BUILD_DIR" "$carry" >"$out/bundle.log"
   built="built in $TSCOPE_BUILD_DIR"
 else
-  built="carried bundle $carry"
+  built="carried $carry"
 fi
 [[ -x $carry/bin/engine_cuda_tests ]] || {
-  echo "no engine_cuda_tests in $carry/bin: make a bundle first (see the header)" >&2
+  echo "no engine_cuda_tests in $carry/bin: pack a carry first (bench/gpu/device_check.sh pack)" >&2
   exit 2
 }
-
-# cuBLAS from the machine: the toolkit's folder, else the one PyTorch's wheels installed.
-cuda_libs=()
-for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-  [[ -e $dir/libcublas.so.13 ]] && cuda_libs+=("$dir")
-done
-if ((${#cuda_libs[@]} == 0)) && command -v python3 >/dev/null; then
-  while IFS= read -r dir; do cuda_libs+=("$dir"); done < <(python3 - <<'PY' 2>/dev/null || true
-import importlib, os
-for name in ("nvidia.cublas", "nvidia.cu13"):
-    try:
-        module = importlib.import_module(name)
-    except ImportError:
-        continue
-    for base in module.__path__:
-        for sub in ("lib", "lib64"):
-            if os.path.exists(os.path.join(base, sub, "libcublas.so.13")):
-                print(os.path.join(base, sub))
-PY
-  )
-fi
-library_path=$carry/lib
-for dir in "${cuda_libs[@]}"; do library_path+=":$dir"; done
-export LD_LIBRARY_PATH=$library_path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-if ldd "$carry/bin/engine_cuda_tests" | grep -q 'not found'; then
-  ldd "$carry/bin/engine_cuda_tests" | grep 'not found' >&2
-  echo "libraries missing on this machine (searched: ${cuda_libs[*]:-no cuBLAS folder})" >&2
+cuda_folders=$(use_carry "$carry")
+missing=$(missing_libraries "$carry/bin/engine_cuda_tests")
+if [[ -n $missing ]]; then
+  echo "$missing" >&2
+  echo "libraries missing on this machine (CUDA libraries searched in: $cuda_folders)" >&2
   exit 2
 fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt" 2>/dev/null ||

@@ -1,84 +1,36 @@
 #!/usr/bin/env bash
-# Device validation of CUPTI capture, in one call on a GPU machine (see docs/PERFORMANCE.md,
-# "CUPTI capture"):
-#   1. the binaries: built here when cmake and a compiler exist (TSCOPE_BUILD_DIR), else taken
-#      from a bundle made on the build machine with `cupti_check.sh bundle BUILD_DIR` (binaries
-#      and the shared libraries they need, for machines without a package registry);
+# Device validation of CUPTI capture on a GPU machine (see docs/PERFORMANCE.md, "CUPTI capture";
+# bench/gpu/device_check.sh runs this and the engine's checks in one call):
+#   1. the binaries from a carry folder (bench/gpu/carry.sh);
 #   2. the CUPTI conversion tests;
 #   3. the engine's Fashion-MNIST training on the GPU under `tscope record` (the IDX files in
-#      $FASHION_MNIST_DIR; skipped when train_fashion_mnist was not built before bundling);
+#      $FASHION_MNIST_DIR, which the carry holds);
 #   4. bench/gpu/torch_train.py under `tscope record` and under torch.profiler: kernel count,
 #      kernel names and total kernel time of the measured steps (targets: counts and names equal,
 #      time within 5%);
 #   5. the same script's median step time with and without CUPTI capture (target: at most 5%
 #      overhead).
-# Prints one table and leaves the traces and logs under $OUT.
+# Prints one table and leaves the traces and logs under $OUT. A failed step is a FAIL row; the
+# steps after it still run.
 #
-#   bench/gpu/cupti_check.sh bundle BUILD_DIR     on the build machine: writes BUILD_DIR/carry
-#   bench/gpu/cupti_check.sh [BUNDLE_OR_BUILD]    on the GPU machine (default: build-cupti/carry)
-set -euo pipefail
+#   bench/gpu/cupti_check.sh [CARRY_DIR]    (default: build-cuda/gpu-carry)
+set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-programs=(bin/tscope lib/libtscope_inject.so tests/profiler/profiler_cupti_tests)
-# Carried when built: the engine's row is skipped without it.
-optional_programs=(bin/train_fashion_mnist)
-
-bundle() {
-  local build=$1 carry=$1/carry
-  rm -rf "$carry"
-  mkdir -p "$carry/bin" "$carry/lib"
-  local program
-  for program in "${programs[@]}" "${optional_programs[@]}"; do
-    if [[ ! -e $build/$program ]]; then
-      for required in "${programs[@]}"; do
-        [[ $program != "$required" ]] || { echo "missing $build/$program: build it first" >&2; exit 2; }
-      done
-      echo "not carried: $program (not built)"
-      continue
-    fi
-    case $program in
-      lib/*) cp "$build/$program" "$carry/lib/" ;;
-      *) cp "$build/$program" "$carry/bin/" ;;
-    esac
-    # Everything the loader resolves except the C library and the driver, which the GPU machine
-    # has in the versions its kernel module needs.
-    ldd "$build/$program" | awk '$3 ~ /^\// {print $3}' |
-      grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libcuda|libnvidia-ml)\.so' |
-      xargs -r cp -Ln -t "$carry/lib/"
-  done
-  cp -Ln /usr/local/cuda/lib64/libcupti.so.* "$carry/lib/" 2>/dev/null || true
-  # Debug information is most of a RelWithDebInfo binary; the device run does not need it.
-  strip --strip-debug "$carry"/bin/* "$carry"/lib/libtscope_inject.so
-  echo "bundle written to $carry ($(du -sh "$carry" | cut -f1))"
-}
-
-if [[ ${1:-} == bundle ]]; then
-  bundle "${2:?usage: cupti_check.sh bundle BUILD_DIR}"
-  exit 0
-fi
+source "$repo/bench/gpu/carry.sh"
 
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
-carry=${1:-$repo/build-cupti/carry}
+carry=${1:-$repo/build-cuda/gpu-carry}
 steps=${STEPS:-50}
 rows=()
 row() { rows+=("$(printf '%-34s | %-38s | %-16s | %s' "$1" "$2" "$3" "$4")"); }
 
 # 1. Binaries.
-if [[ -n ${TSCOPE_BUILD_DIR:-} ]] && command -v cmake >/dev/null; then
-  cmake -S "$repo" -B "$TSCOPE_BUILD_DIR" -G Ninja -DTSCOPE_GUI=OFF -DTSCOPE_BENCH=OFF \
-    >"$out/configure.log" 2>&1
-  cmake --build "$TSCOPE_BUILD_DIR" --target tscope tscope_inject profiler_cupti_tests \
-    train_fashion_mnist >"$out/build.log" 2>&1
-  bundle "$TSCOPE_BUILD_DIR" >"$out/bundle.log"
-  carry=$TSCOPE_BUILD_DIR/carry
-  row "build" "built in $TSCOPE_BUILD_DIR" "-" "ok"
-else
-  row "build" "carried bundle $carry" "-" "ok"
-fi
-export LD_LIBRARY_PATH=$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+row "carry" "$carry" "-" "ok"
+use_carry "$carry" >"$out/cuda_folders.txt"
 tscope=$carry/bin/tscope
-[[ -x $tscope ]] || { echo "no tscope in $carry/bin: make a bundle first (see the header)" >&2; exit 2; }
+[[ -x $tscope ]] || { echo "no tscope in $carry/bin: pack a carry first (bench/gpu/device_check.sh pack)" >&2; exit 2; }
 if command -v nvidia-smi >/dev/null; then
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt" 2>&1 || true
 else
@@ -101,7 +53,7 @@ category_count() { awk -v name="$2" '$1 == name && NF == 2 {print $2; exit}' "$1
 train=$carry/bin/train_fashion_mnist
 if [[ -x $train ]] && "$train" --help 2>&1 | grep -q -- '--device'; then
   if "$tscope" record -o "$out/engine_gpu.tsc" -- "$train" --device cuda --steps "$steps" \
-    --data-dir "${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}" \
+    --data-dir "$FASHION_MNIST_DIR" \
     >"$out/engine_gpu.log" 2>&1; then
     "$tscope" info "$out/engine_gpu.tsc" >"$out/engine_gpu.info"
     flows=$(awk '/^events:/ {print $(NF-1)}' "$out/engine_gpu.info")
@@ -139,7 +91,18 @@ torch_train=(python3 "$repo/bench/gpu/torch_train.py" --steps "$steps")
 "$tscope" export --chrome "$out/torch_tscope.json" "$out/torch_tscope.tsc"
 python3 "$repo/bench/gpu/compare_kernels.py" "$out/torch_tscope.json" "$out/torch_profiler.json" \
   >"$out/compare.json"
-field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+field() {
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" \
+    2>/dev/null || echo missing
+}
+# PASS when VALUE is a number no larger than LIMIT.
+at_most() {
+  python3 -c 'import sys
+try:
+    print("PASS" if float(sys.argv[1]) <= float(sys.argv[2]) else "FAIL")
+except ValueError:
+    print("FAIL")' "$1" "$2"
+}
 ours=$(field "$out/compare.json" tscope_kernels)
 theirs=$(field "$out/compare.json" torch_kernels)
 row "torch: kernel count" "tscope $ours, torch.profiler $theirs" "equal" \
@@ -151,7 +114,7 @@ row "torch: kernel names" "only tscope: $only_ours; only torch: $only_theirs" "s
 gap=$(field "$out/compare.json" kernel_time_gap)
 row "torch: total kernel time" \
   "$(field "$out/compare.json" tscope_kernel_us) us vs $(field "$out/compare.json" torch_kernel_us) us" \
-  "within 5%" "$(python3 -c "print('PASS' if $gap <= 0.05 else 'FAIL')") ($gap)"
+  "within 5%" "$(at_most "$gap" 0.05) ($gap)"
 row "torch: CUPTI dropped records" "$(info_value "$out/torch_tscope.info" cupti_dropped_records)" \
   "0" "$([[ $(info_value "$out/torch_tscope.info" cupti_dropped_records) == 0 ]] && echo PASS || echo FAIL)"
 
@@ -161,11 +124,14 @@ for round in 2 3; do
   "$tscope" record -o "$out/torch_overhead_$round.tsc" -- "${torch_train[@]}" \
     --result "$out/torch_tscope_$round.json" >>"$out/torch_tscope.log" 2>&1
 done
-best() { python3 -c 'import json,sys; print(min(json.load(open(p))["median_step_ms"] for p in sys.argv[1:]))' "$@"; }
+best() {
+  python3 -c 'import json,sys; print(min(json.load(open(p))["median_step_ms"] for p in sys.argv[1:]))' \
+    "$@" 2>/dev/null || echo missing
+}
 plain=$(best "$out"/torch_plain_*.json)
 recorded=$(best "$out"/torch_tscope_[23].json)
-overhead=$(python3 -c "print(round(($recorded - $plain) / $plain, 4))")
+overhead=$(python3 -c "print(round(($recorded - $plain) / $plain, 4))" 2>/dev/null || echo missing)
 row "torch: step time overhead" "${plain} ms plain, ${recorded} ms recorded" "<= 5%" \
-  "$(python3 -c "print('PASS' if $overhead <= 0.05 else 'FAIL')") ($overhead)"
+  "$(at_most "$overhead" 0.05) ($overhead)"
 
 print_table

@@ -173,6 +173,92 @@ TEST_F(CudaKernels, LayerNormMatchesTheCpu) {
             kFp32Tolerance);
 }
 
+using LeafFn = std::function<Tensor(const std::vector<Tensor>&)>;
+
+// The output of `op` over copies of `host_leaves` on `device`, then the gradient of its sum
+// weighted by `host_weights` with respect to each leaf.
+std::vector<Tensor> output_and_gradients(const LeafFn& op, const std::vector<Tensor>& host_leaves,
+                                         const Tensor& host_weights, Device device) {
+  std::vector<Tensor> leaves;
+  for (const Tensor& leaf : host_leaves)
+    leaves.push_back(leaf.to(device).detach().set_requires_grad(true));
+  const Tensor out = op(leaves);
+  sum(mul(out, host_weights.to(device))).backward();
+  std::vector<Tensor> results{out};
+  for (const Tensor& leaf : leaves)
+    results.push_back(leaf.grad());
+  return results;
+}
+
+void expect_output_and_gradients_match(const LeafFn& op, const std::vector<Tensor>& host_leaves,
+                                       const Tensor& host_weights) {
+  const std::vector<Tensor> expected =
+      output_and_gradients(op, host_leaves, host_weights, Device::cpu());
+  const std::vector<Tensor> actual = output_and_gradients(op, host_leaves, host_weights, kCuda);
+  ASSERT_EQ(expected.size(), actual.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    SCOPED_TRACE(i == 0 ? "output" : "gradient of leaf " + std::to_string(i - 1));
+    EXPECT_EQ(actual[i].device(), kCuda);
+    EXPECT_EQ(actual[i].shape(), expected[i].shape());
+    EXPECT_LT(relative_error(expected[i], actual[i]), kFp32Tolerance);
+  }
+}
+
+TEST_F(CudaKernels, FusedLayerNormAndItsGradientsMatchTheCpu) {
+  // Rows a warp takes (45 and 100 are not multiples of 32) and rows a block takes (4097); 37 rows
+  // leave the last block of warp rows part-filled, 2000 rows sum the weight gradient in the
+  // largest number of chunks.
+  for (const Shape& shape :
+       {Shape{37, 45}, Shape{37, 100}, Shape{2000, 45}, Shape{37, 1024}, Shape{5, 4097}}) {
+    const std::int64_t rows = shape[0];
+    const std::int64_t cols = shape[1];
+    SCOPED_TRACE("rows " + std::to_string(rows) + ", cols " + std::to_string(cols));
+    expect_output_and_gradients_match(
+        [cols](const std::vector<Tensor>& leaves) {
+          return layer_norm(leaves[0], {cols}, leaves[1], leaves[2]);
+        },
+        {random(shape), random({cols}), random({cols})}, random(shape));
+  }
+}
+
+TEST_F(CudaKernels, FusedLayerNormMatchesTheCpuOverTwoDimsWithoutWeightOrBias) {
+  expect_output_and_gradients_match(
+      [](const std::vector<Tensor>& leaves) {
+        return layer_norm(leaves[0], {3, 50}, std::nullopt, std::nullopt);
+      },
+      {random({6, 3, 50})}, random({6, 3, 50}));
+}
+
+TEST_F(CudaKernels, FusedCrossEntropyAndItsGradientMatchTheCpu) {
+  for (const Shape& shape : {Shape{37, 10}, Shape{37, 45}, Shape{300, 100}, Shape{5, 4097}}) {
+    const std::int64_t rows = shape[0];
+    const std::int64_t classes = shape[1];
+    SCOPED_TRACE("rows " + std::to_string(rows) + ", classes " + std::to_string(classes));
+    std::vector<std::int64_t> labels;
+    for (std::int64_t row = 0; row < rows; ++row)
+      labels.push_back((row * 7 + 3) % classes);
+    const Tensor targets = from_vector(labels, {rows});
+    expect_output_and_gradients_match(
+        [&targets](const std::vector<Tensor>& leaves) {
+          return cross_entropy(leaves[0], targets.to(leaves[0].device()));
+        },
+        {mul(random(shape), 3.0)}, full({}, 0.5));
+  }
+}
+
+TEST_F(CudaKernels, FusedCrossEntropyIsNaNForATargetOutsideTheClasses) {
+  // A device cannot throw: the CPU raises EngineError, the device's loss and that row's gradient
+  // are NaN.
+  const Tensor logits = random({3, 4}).to(kCuda).detach().set_requires_grad(true);
+  const Tensor targets = from_vector(std::vector<std::int64_t>{0, 4, 1}, {3}).to(kCuda);
+  const Tensor loss = cross_entropy(logits, targets);
+  EXPECT_TRUE(std::isnan(loss.to(Device::cpu()).item<float>()));
+  loss.backward();
+  const std::vector<float> grad = logits.grad().to(Device::cpu()).to_vector<float>();
+  EXPECT_TRUE(std::isnan(grad[4]));
+  EXPECT_FALSE(std::isnan(grad[0]));
+}
+
 TEST_F(CudaKernels, DropoutDrawsTheCpuMaskFromTheSameSeed) {
   const Tensor x = random({50, 50});
   Generator on_cpu(7);

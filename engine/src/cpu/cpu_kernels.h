@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <span>
+#include <tuple>
 #include <utility>
 
 #include "tscope/engine/kernel_signatures.h"
@@ -49,6 +50,15 @@ Tensor softmax_backward(const Tensor& grad, const Tensor& y);
 Tensor log_softmax_backward(const Tensor& grad, const Tensor& y);
 Tensor nll_loss(const Tensor& log_probs, const Tensor& targets);
 Tensor nll_loss_backward(const Tensor& grad, const Tensor& targets, std::int64_t classes);
+std::pair<Tensor, Tensor> cross_entropy(const Tensor& logits, const Tensor& targets);
+Tensor cross_entropy_backward(const Tensor& grad, const Tensor& logits, const Tensor& targets,
+                              const Tensor& log_sum_exp);
+std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& x, const Tensor& weight,
+                                              const Tensor& bias, double eps);
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const Tensor& x,
+                                                       const Tensor& weight, const Tensor& mean,
+                                                       const Tensor& rstd,
+                                                       const LayerNormGradNeeds& needs);
 
 void copy(Tensor& dst, const Tensor& src);
 void fill(Tensor& dst, double value);

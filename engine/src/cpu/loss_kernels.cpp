@@ -1,7 +1,10 @@
-// Mean negative log-likelihood over a batch of log-probabilities, with targets checked against
-// the number of classes.
+// Mean negative log-likelihood over a batch of log-probabilities, and the fused cross-entropy
+// from logits, with targets checked against the number of classes.
+
+#include <cmath>
 
 #include "cpu/cpu_kernels.h"
+#include "cpu/softmax_math.h"
 #include "cpu/strided_loop.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
@@ -9,9 +12,10 @@
 namespace tscope::engine::cpu {
 namespace {
 
-void check_target(std::int64_t row, std::int64_t target, std::int64_t classes) {
+void check_target(std::int64_t row, std::int64_t target, std::int64_t classes,
+                  const char* op_name) {
   if (target < 0 || target >= classes) {
-    throw EngineError("nll_loss: target " + std::to_string(target) + " of sample " +
+    throw EngineError(std::string(op_name) + ": target " + std::to_string(target) + " of sample " +
                       std::to_string(row) + " is outside [0, " + std::to_string(classes) + ")");
   }
 }
@@ -28,7 +32,7 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& targets) {
   double total = 0.0;
   for (std::int64_t row = 0; row < batch; ++row) {
     const std::int64_t target = labels.data<std::int64_t>()[row];
-    check_target(row, target, classes);
+    check_target(row, target, classes, "nll_loss");
     total -= scores.data<float>()[row * classes + target];
   }
   Tensor out = empty({}, {.device = log_probs.device()});
@@ -45,8 +49,58 @@ Tensor nll_loss_backward(const Tensor& grad, const Tensor& targets, std::int64_t
   const float per_sample = -*grad.data<float>() / static_cast<float>(batch);
   for (std::int64_t row = 0; row < batch; ++row) {
     const std::int64_t target = labels.data<std::int64_t>()[row];
-    check_target(row, target, classes);
+    check_target(row, target, classes, "nll_loss");
     out.data<float>()[row * classes + target] = per_sample;
+  }
+  return out;
+}
+
+std::pair<Tensor, Tensor> cross_entropy(const Tensor& logits, const Tensor& targets) {
+  require_dtype(logits, DType::kFloat32, "cross_entropy");
+  require_dtype(targets, DType::kInt64, "cross_entropy");
+  const Tensor scores = dense(logits);
+  const Tensor labels = dense(targets);
+  const std::int64_t batch = scores.shape()[0];
+  const std::int64_t classes = scores.shape()[1];
+  Tensor log_sum_exp = empty({batch}, {.device = logits.device()});
+  double total = 0.0;
+  for (std::int64_t row = 0; row < batch; ++row) {
+    const std::int64_t target = labels.data<std::int64_t>()[row];
+    check_target(row, target, classes, "cross_entropy");
+    const float* row_scores = scores.data<float>() + row * classes;
+    const auto [row_max, log_total] = row_log_normaliser(row_scores, classes);
+    // -log_softmax at the target, as log_softmax + nll_loss compute it but unrounded.
+    total += log_total - static_cast<double>(row_scores[target] - row_max);
+    log_sum_exp.data<float>()[row] = static_cast<float>(static_cast<double>(row_max) + log_total);
+  }
+  Tensor loss = empty({}, {.device = logits.device()});
+  *loss.data<float>() = static_cast<float>(total / static_cast<double>(batch));
+  return {std::move(loss), std::move(log_sum_exp)};
+}
+
+Tensor cross_entropy_backward(const Tensor& grad, const Tensor& logits, const Tensor& targets,
+                              const Tensor& log_sum_exp) {
+  require_dtype(grad, DType::kFloat32, "cross_entropy_backward");
+  require_dtype(logits, DType::kFloat32, "cross_entropy_backward");
+  require_dtype(targets, DType::kInt64, "cross_entropy_backward");
+  require_dtype(log_sum_exp, DType::kFloat32, "cross_entropy_backward");
+  const Tensor scores = dense(logits);
+  const Tensor labels = dense(targets);
+  const Tensor normalisers = dense(log_sum_exp);
+  const std::int64_t batch = scores.shape()[0];
+  const std::int64_t classes = scores.shape()[1];
+  Tensor out = empty(scores.shape(), {.device = logits.device()});
+  const double per_sample = static_cast<double>(*grad.data<float>()) / static_cast<double>(batch);
+  for (std::int64_t row = 0; row < batch; ++row) {
+    const std::int64_t target = labels.data<std::int64_t>()[row];
+    check_target(row, target, classes, "cross_entropy_backward");
+    const float* row_scores = scores.data<float>() + row * classes;
+    const double normaliser = normalisers.data<float>()[row];
+    float* result = out.data<float>() + row * classes;
+    for (std::int64_t i = 0; i < classes; ++i) {
+      const double probability = std::exp(static_cast<double>(row_scores[i]) - normaliser);
+      result[i] = static_cast<float>(per_sample * (probability - (i == target ? 1.0 : 0.0)));
+    }
   }
   return out;
 }

@@ -64,6 +64,12 @@ void register_cpu_kernels(Dispatcher& dispatcher) {
                                                    cpu::max_pool2d_backward);
   dispatcher.register_kernel<NllBackwardKernel>(OpKind::kNllLossBackward, kCpu,
                                                 cpu::nll_loss_backward);
+  dispatcher.register_kernel<CrossEntropyKernel>(OpKind::kCrossEntropy, kCpu, cpu::cross_entropy);
+  dispatcher.register_kernel<CrossEntropyBackwardKernel>(OpKind::kCrossEntropyBackward, kCpu,
+                                                         cpu::cross_entropy_backward);
+  dispatcher.register_kernel<LayerNormKernel>(OpKind::kLayerNorm, kCpu, cpu::layer_norm);
+  dispatcher.register_kernel<LayerNormBackwardKernel>(OpKind::kLayerNormBackward, kCpu,
+                                                      cpu::layer_norm_backward);
 
   dispatcher.register_kernel<InplaceBinaryKernel>(OpKind::kCopy, kCpu, cpu::copy);
   dispatcher.register_kernel<InplaceScalarKernel>(OpKind::kFill, kCpu, cpu::fill);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cpu/cpu_kernels.h"
+#include "cpu/softmax_math.h"
 #include "cpu/strided_loop.h"
 #include "tscope/engine/factories.h"
 
@@ -25,17 +26,6 @@ Tensor map_rows(const Tensor& first, const Tensor& second, const char* op_name, 
            rhs.data<float>() + r * length, length);
   }
   return out;
-}
-
-// Returns the row maximum and log(sum(exp(x - max))).
-std::pair<float, double> row_log_normaliser(const float* x, std::int64_t length) {
-  float row_max = x[0];
-  for (std::int64_t i = 1; i < length; ++i)
-    row_max = std::max(row_max, x[i]);
-  double total = 0.0;
-  for (std::int64_t i = 0; i < length; ++i)
-    total += std::exp(static_cast<double>(x[i] - row_max));
-  return {row_max, std::log(total)};
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "cpu/cpu_kernels.h"
+#include "cpu/layer_norm_operands.h"
 #include "cpu/strided_loop.h"
 #include "cross_device.h"
 #include "cuda/cuda_check.h"
@@ -46,6 +47,11 @@ float* floats(const Tensor& tensor) {
 
 std::int64_t* int64s(const Tensor& tensor) {
   return static_cast<std::int64_t*>(tensor.raw_data());
+}
+
+// An operand a kernel takes as optional: null where the tensor is undefined.
+float* floats_or_null(const Tensor& tensor) {
+  return tensor.defined() ? floats(tensor) : nullptr;
 }
 
 Tensor map_unary(const Tensor& x, UnaryOp op, double scalar, const char* name) {
@@ -364,6 +370,95 @@ Tensor nll_loss_backward(const Tensor& grad, const Tensor& targets, std::int64_t
   launch_nll_loss_backward(floats(out), floats(grad), int64s(labels), batch, classes, stream);
   TSCOPE_CUDA_CHECK_LAUNCH("nll_loss_backward");
   return out;
+}
+
+std::pair<Tensor, Tensor> cross_entropy(const Tensor& logits, const Tensor& targets) {
+  cpu::require_dtype(logits, DType::kFloat32, "cross_entropy");
+  cpu::require_dtype(targets, DType::kInt64, "cross_entropy");
+  const cudaStream_t stream = compute_stream(logits.device());
+  const Tensor scores = dense(logits);
+  const Tensor labels = dense(targets);
+  const std::int64_t rows = scores.shape()[0];
+  Tensor row_losses = empty({rows}, {.device = logits.device()});
+  Tensor log_sum_exp = empty({rows}, {.device = logits.device()});
+  launch_cross_entropy(floats(row_losses), floats(log_sum_exp), floats(scores), int64s(labels),
+                       rows, scores.shape()[1], stream);
+  TSCOPE_CUDA_CHECK_LAUNCH("cross_entropy");
+  Tensor loss = empty({}, {.device = logits.device()});
+  launch_mean_of_rows(floats(loss), floats(row_losses), rows, stream);
+  TSCOPE_CUDA_CHECK_LAUNCH("cross_entropy");
+  return {std::move(loss), std::move(log_sum_exp)};
+}
+
+Tensor cross_entropy_backward(const Tensor& grad, const Tensor& logits, const Tensor& targets,
+                              const Tensor& log_sum_exp) {
+  cpu::require_dtype(grad, DType::kFloat32, "cross_entropy_backward");
+  cpu::require_dtype(logits, DType::kFloat32, "cross_entropy_backward");
+  cpu::require_dtype(targets, DType::kInt64, "cross_entropy_backward");
+  cpu::require_dtype(log_sum_exp, DType::kFloat32, "cross_entropy_backward");
+  const cudaStream_t stream = compute_stream(logits.device());
+  const Tensor scores = dense(logits);
+  const Tensor labels = dense(targets);
+  const Tensor normalisers = dense(log_sum_exp);
+  Tensor out = empty(scores.shape(), {.device = logits.device()});
+  launch_cross_entropy_backward(floats(out), floats(grad), floats(scores), int64s(labels),
+                                floats(normalisers), scores.shape()[0], scores.shape()[1], stream);
+  TSCOPE_CUDA_CHECK_LAUNCH("cross_entropy_backward");
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& x, const Tensor& weight,
+                                              const Tensor& bias, double eps) {
+  cpu::check_layer_norm_operands(x, weight, bias, "layer_norm");
+  const cudaStream_t stream = compute_stream(x.device());
+  const std::int64_t rows = x.size(0);
+  Tensor mean = empty({rows}, {.device = x.device()});
+  Tensor rstd = empty({rows}, {.device = x.device()});
+  Tensor out = empty(x.shape(), {.device = x.device()});
+  launch_layer_norm(floats(out), floats(mean), floats(rstd), floats(x), floats_or_null(weight),
+                    floats_or_null(bias), rows, x.size(1), eps, stream);
+  TSCOPE_CUDA_CHECK_LAUNCH("layer_norm");
+  return {std::move(out), std::move(mean), std::move(rstd)};
+}
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const Tensor& x,
+                                                       const Tensor& weight, const Tensor& mean,
+                                                       const Tensor& rstd,
+                                                       const LayerNormGradNeeds& needs) {
+  cpu::check_layer_norm_backward_operands(grad, x, weight, mean, rstd);
+  const cudaStream_t stream = compute_stream(x.device());
+  const std::int64_t rows = x.size(0);
+  const std::int64_t cols = x.size(1);
+  Tensor grad_input;
+  if (needs.input) {
+    grad_input = empty(x.shape(), {.device = x.device()});
+    launch_layer_norm_input_grad(floats(grad_input), floats(grad), floats(x),
+                                 floats_or_null(weight), floats(mean), floats(rstd), rows, cols,
+                                 stream);
+    TSCOPE_CUDA_CHECK_LAUNCH("layer_norm_backward");
+  }
+  Tensor grad_weight;
+  Tensor grad_bias;
+  if (needs.weight || needs.bias) {
+    const std::int64_t chunks = layer_norm_row_chunks(rows);
+    const Tensor weight_partials =
+        needs.weight ? empty({chunks, cols}, {.device = x.device()}) : Tensor();
+    const Tensor bias_partials =
+        needs.bias ? empty({chunks, cols}, {.device = x.device()}) : Tensor();
+    launch_layer_norm_column_partials(floats_or_null(weight_partials),
+                                      floats_or_null(bias_partials), floats(grad), floats(x),
+                                      floats(mean), floats(rstd), rows, cols, stream);
+    TSCOPE_CUDA_CHECK_LAUNCH("layer_norm_backward");
+    auto column_sums = [&](const Tensor& partials) {
+      Tensor sums = empty({cols}, {.device = x.device()});
+      launch_sum_column_partials(floats(sums), floats(partials), chunks, cols, stream);
+      TSCOPE_CUDA_CHECK_LAUNCH("layer_norm_backward");
+      return sums;
+    };
+    if (needs.weight) grad_weight = column_sums(weight_partials);
+    if (needs.bias) grad_bias = column_sums(bias_partials);
+  }
+  return {std::move(grad_input), std::move(grad_weight), std::move(grad_bias)};
 }
 
 void copy(Tensor& dst, const Tensor& src) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <tuple>
 #include <utility>
 
 #include "tscope/engine/kernel_signatures.h"
@@ -59,6 +60,19 @@ Tensor log_softmax_backward(const Tensor& grad, const Tensor& y);
 // A target outside [0, classes) makes the loss NaN (a device cannot throw); the CPU kernel throws.
 Tensor nll_loss(const Tensor& log_probs, const Tensor& targets);
 Tensor nll_loss_backward(const Tensor& grad, const Tensor& targets, std::int64_t classes);
+// One block or warp per row, as the CPU kernels; a target outside [0, classes) makes the loss and
+// its row's gradient NaN, where the CPU kernels throw.
+std::pair<Tensor, Tensor> cross_entropy(const Tensor& logits, const Tensor& targets);
+Tensor cross_entropy_backward(const Tensor& grad, const Tensor& logits, const Tensor& targets,
+                              const Tensor& log_sum_exp);
+// One block or warp per row (cuda/fused_rows.cu); the weight and bias gradients are column sums
+// in a fixed order, so every run gives the same bits.
+std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& x, const Tensor& weight,
+                                              const Tensor& bias, double eps);
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const Tensor& x,
+                                                       const Tensor& weight, const Tensor& mean,
+                                                       const Tensor& rstd,
+                                                       const LayerNormGradNeeds& needs);
 
 void copy(Tensor& dst, const Tensor& src);
 void fill(Tensor& dst, double value);

@@ -125,6 +125,42 @@ void launch_nll_loss(float* out, const float* log_probs, const std::int64_t* tar
 // out (zeroed [batch, classes]) gets -grad / batch at each target.
 void launch_nll_loss_backward(float* out, const float* grad, const std::int64_t* targets,
                               std::int64_t batch, std::int64_t classes, cudaStream_t stream);
+
+// Fused row kernels (fused_rows.cu) over dense [rows, cols] matrices. Layer normalisation: out,
+// and each row's mean and rstd; weight and bias [cols] may be null.
+void launch_layer_norm(float* out, float* mean, float* rstd, const float* x, const float* weight,
+                       const float* bias, std::int64_t rows, std::int64_t cols, double eps,
+                       cudaStream_t stream);
+// Its gradient with respect to x; weight may be null.
+void launch_layer_norm_input_grad(float* grad_input, const float* grad, const float* x,
+                                  const float* weight, const float* mean, const float* rstd,
+                                  std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+// Its weight and bias gradients in two deterministic steps: partial column sums per chunk of
+// rows into [layer_norm_row_chunks(rows), cols] (either output may be null), then the sum of each
+// column's partials.
+inline constexpr int kLayerNormRowLanes = 8;
+inline constexpr std::int64_t kLayerNormMaxRowChunks = 128;
+inline std::int64_t layer_norm_row_chunks(std::int64_t rows) {
+  const std::int64_t chunks = (rows + kLayerNormRowLanes - 1) / kLayerNormRowLanes;
+  return chunks < 1 ? 1 : (chunks < kLayerNormMaxRowChunks ? chunks : kLayerNormMaxRowChunks);
+}
+void launch_layer_norm_column_partials(float* weight_partials, float* bias_partials,
+                                       const float* grad, const float* x, const float* mean,
+                                       const float* rstd, std::int64_t rows, std::int64_t cols,
+                                       cudaStream_t stream);
+void launch_sum_column_partials(float* out, const float* partials, std::int64_t chunks,
+                                std::int64_t cols, cudaStream_t stream);
+// Cross-entropy from logits [rows, classes]: each row's loss (NaN when its target is outside
+// [0, classes)) and log-sum-exp; then the mean of the rows' losses into out[0].
+void launch_cross_entropy(float* row_losses, float* log_sum_exp, const float* logits,
+                          const std::int64_t* targets, std::int64_t rows, std::int64_t classes,
+                          cudaStream_t stream);
+void launch_mean_of_rows(float* out, const float* row_losses, std::int64_t rows,
+                         cudaStream_t stream);
+// grad[0] * (softmax(logits) - onehot(target)) / rows; a row with an invalid target gets NaN.
+void launch_cross_entropy_backward(float* grad_logits, const float* grad, const float* logits,
+                                   const std::int64_t* targets, const float* log_sum_exp,
+                                   std::int64_t rows, std::int64_t classes, cudaStream_t stream);
 // out (zeroed) gets grad at offset base + index * step for each element, layout over grad's shape
 // with operand 0 = out, 1 = grad, 2 = indices.
 void launch_scatter_max_grad(float* out, const float* grad, const std::int64_t* indices,

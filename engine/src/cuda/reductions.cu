@@ -5,12 +5,12 @@
 #include <cmath>
 #include <cstdint>
 
+#include "cuda/grid.h"
 #include "cuda/launchers.h"
 
 namespace tscope::engine::cuda {
 namespace {
 
-constexpr int kThreads = 256;
 constexpr int kWarp = 32;
 
 unsigned int row_blocks(std::int64_t rows) {

@@ -70,6 +70,12 @@ void register_cuda_kernels(Dispatcher& dispatcher) {
                                                    cuda::max_pool2d_backward);
   dispatcher.register_kernel<NllBackwardKernel>(OpKind::kNllLossBackward, kCuda,
                                                 cuda::nll_loss_backward);
+  dispatcher.register_kernel<CrossEntropyKernel>(OpKind::kCrossEntropy, kCuda, cuda::cross_entropy);
+  dispatcher.register_kernel<CrossEntropyBackwardKernel>(OpKind::kCrossEntropyBackward, kCuda,
+                                                         cuda::cross_entropy_backward);
+  dispatcher.register_kernel<LayerNormKernel>(OpKind::kLayerNorm, kCuda, cuda::layer_norm);
+  dispatcher.register_kernel<LayerNormBackwardKernel>(OpKind::kLayerNormBackward, kCuda,
+                                                      cuda::layer_norm_backward);
 
   dispatcher.register_kernel<InplaceBinaryKernel>(OpKind::kCopy, kCuda, cuda::copy);
   dispatcher.register_kernel<InplaceScalarKernel>(OpKind::kFill, kCuda, cuda::fill);

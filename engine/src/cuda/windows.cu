@@ -4,17 +4,11 @@
 
 #include <cstdint>
 
+#include "cuda/grid.h"
 #include "cuda/launchers.h"
 
 namespace tscope::engine::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-unsigned int grid_for(std::int64_t count) {
-  const std::int64_t blocks = (count + kThreads - 1) / kThreads;
-  return static_cast<unsigned int>(blocks < 65535 ? (blocks > 0 ? blocks : 1) : 65535);
-}
 
 #define TSCOPE_GRID_STRIDE_LOOP(index, count)                                                 \
   for (std::int64_t index = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; \
@@ -101,27 +95,27 @@ void launch_im2col(float* cols, const float* x, const WindowGeometry& g, cudaStr
   const std::int64_t count =
       g.batch * g.channels * g.kernel_height * g.kernel_width * g.out_height * g.out_width;
   if (count == 0) return;
-  im2col<<<grid_for(count), kThreads, 0, stream>>>(cols, x, g, count);
+  im2col<<<blocks_for(count), kThreads, 0, stream>>>(cols, x, g, count);
 }
 
 void launch_col2im(float* x, const float* cols, const WindowGeometry& g, cudaStream_t stream) {
   const std::int64_t count = g.batch * g.channels * g.height * g.width;
   if (count == 0) return;
-  col2im<<<grid_for(count), kThreads, 0, stream>>>(x, cols, g, count);
+  col2im<<<blocks_for(count), kThreads, 0, stream>>>(x, cols, g, count);
 }
 
 void launch_max_pool(float* out, std::int64_t* indices, const float* x, const WindowGeometry& g,
                      cudaStream_t stream) {
   const std::int64_t count = g.batch * g.channels * g.out_height * g.out_width;
   if (count == 0) return;
-  max_pool<<<grid_for(count), kThreads, 0, stream>>>(out, indices, x, g, count);
+  max_pool<<<blocks_for(count), kThreads, 0, stream>>>(out, indices, x, g, count);
 }
 
 void launch_max_pool_backward(float* out, const float* grad, const std::int64_t* indices,
                               const WindowGeometry& g, cudaStream_t stream) {
   const std::int64_t count = g.batch * g.channels * g.out_height * g.out_width;
   if (count == 0) return;
-  max_pool_backward<<<grid_for(count), kThreads, 0, stream>>>(out, grad, indices, g, count);
+  max_pool_backward<<<blocks_for(count), kThreads, 0, stream>>>(out, grad, indices, g, count);
 }
 
 }  // namespace tscope::engine::cuda

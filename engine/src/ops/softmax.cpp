@@ -1,4 +1,5 @@
-// Softmax, log-softmax (over any dim, computed over the last) and cross-entropy from logits.
+// Softmax, log-softmax (over any dim, computed over the last) and cross-entropy from logits, fused
+// into one op forward and one backward.
 
 #include "autograd/graph.h"
 #include "tscope/engine/dispatch.h"
@@ -46,15 +47,15 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets) {
         shape_to_string(logits.shape()) + " and " + std::string(dtype_name(targets.dtype())) + " " +
         shape_to_string(targets.shape()));
   }
-  const Tensor log_probs = log_softmax(logits, 1);
-  Tensor loss = run_op<BinaryKernel>(OpKind::kNllLoss, log_probs, targets);
-  record_if_needed(
-      loss, "NllLossBackward", {log_probs, targets},
-      [targets = targets.detach(), classes = logits.shape()[1]](const Tensor& grad,
-                                                                const GradNeeds&) {
-        return std::vector<Tensor>{
-            run_op<NllBackwardKernel>(OpKind::kNllLossBackward, grad, targets, classes), Tensor()};
-      });
+  auto [loss, log_sum_exp] = run_op<CrossEntropyKernel>(OpKind::kCrossEntropy, logits, targets);
+  record_if_needed(loss, "CrossEntropyBackward", {logits, targets},
+                   [logits = logits.detach(), targets = targets.detach(),
+                    log_sum_exp = log_sum_exp](const Tensor& grad, const GradNeeds&) {
+                     return std::vector<Tensor>{
+                         run_op<CrossEntropyBackwardKernel>(OpKind::kCrossEntropyBackward, grad,
+                                                            logits, targets, log_sum_exp),
+                         Tensor()};
+                   });
   return loss;
 }
 

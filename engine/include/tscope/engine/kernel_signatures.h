@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <tuple>
 #include <utility>
 
 #include "tscope/engine/generator.h"
@@ -68,6 +69,30 @@ using Pool2dBackwardKernel = Tensor (*)(const Tensor& grad, const Tensor& indice
 // Gradient of the mean negative log-likelihood with respect to log-probabilities [N, C].
 using NllBackwardKernel = Tensor (*)(const Tensor& grad, const Tensor& targets,
                                      std::int64_t classes);
+// Mean cross-entropy of logits [N, C] against int64 targets [N] in [0, C), in one pass: the loss
+// and each row's log-sum-exp [N], from which the gradient recomputes the softmax.
+using CrossEntropyKernel = std::pair<Tensor, Tensor> (*)(const Tensor& logits,
+                                                         const Tensor& targets);
+// grad * (softmax(logits) - onehot(targets)) / N, with grad the loss's scalar gradient.
+using CrossEntropyBackwardKernel = Tensor (*)(const Tensor& grad, const Tensor& logits,
+                                              const Tensor& targets, const Tensor& log_sum_exp);
+// Layer normalisation of each row of contiguous x [rows, cols], then weight and bias [cols] where
+// they are defined: the output [rows, cols] and each row's mean and rstd = 1 / sqrt(variance +
+// eps) [rows], the variance biased (divided by cols).
+using LayerNormKernel = std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor& x,
+                                                               const Tensor& weight,
+                                                               const Tensor& bias, double eps);
+// Which gradients of layer normalisation a backward pass computes; the others come back undefined.
+struct LayerNormGradNeeds {
+  bool input = true;
+  bool weight = true;
+  bool bias = true;
+};
+// Its gradients with respect to x [rows, cols], weight and bias [cols], from the forward's saved
+// mean and rstd (weight undefined where the forward had none).
+using LayerNormBackwardKernel = std::tuple<Tensor, Tensor, Tensor> (*)(
+    const Tensor& grad, const Tensor& x, const Tensor& weight, const Tensor& mean,
+    const Tensor& rstd, const LayerNormGradNeeds& needs);
 // dst = f(dst, src), src broadcast to dst's shape
 using InplaceBinaryKernel = void (*)(Tensor& dst, const Tensor& src);
 using InplaceBinaryScalarKernel = void (*)(Tensor& dst, const Tensor& src, double scalar);

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <tuple>
 #include <utility>
 
 #include "tscope/engine/tensor.h"
@@ -29,6 +30,9 @@ class OpProfile {
   void add_result(const std::pair<Tensor, Tensor>& tensors) {
     add_written(tensors.first);
     add_written(tensors.second);
+  }
+  void add_result(const std::tuple<Tensor, Tensor, Tensor>& tensors) {
+    std::apply([this](const auto&... each) { (add_written(each), ...); }, tensors);
   }
   // Records the op's span with its detail. The tensors added must still be alive.
   void finish();

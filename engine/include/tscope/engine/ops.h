@@ -80,7 +80,8 @@ Tensor max_pool2d(const Tensor& input, std::int64_t kernel_size,
 
 Tensor softmax(const Tensor& x, std::int64_t dim = -1);
 Tensor log_softmax(const Tensor& x, std::int64_t dim = -1);
-// logits [N, C], targets int64 [N] in [0, C); mean over the batch.
+// logits [N, C], targets int64 [N] in [0, C); mean over the batch. One op forward and one
+// backward (log_softmax and nll_loss fused).
 Tensor cross_entropy(const Tensor& logits, const Tensor& targets);
 // Zeroes each element with probability p and scales the rest by 1/(1-p); identity unless training.
 Tensor dropout(const Tensor& x, double p, bool training, Generator& generator);
@@ -88,7 +89,8 @@ Tensor dropout(const Tensor& x, double p, bool training, Generator& generator);
 // state it gives exactly what the three separate ops give.
 Tensor bias_gelu_dropout(const Tensor& x, const Tensor& bias, double p, bool training,
                          Generator& generator);
-// Normalises over the last normalized_shape.size() dims, then applies weight and bias.
+// Normalises over the last normalized_shape.size() dims (biased variance), then applies weight
+// and bias, each of the normalized shape. One op forward and one backward.
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape,
                   const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
                   double eps = 1e-5);

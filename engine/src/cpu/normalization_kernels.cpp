@@ -1,0 +1,149 @@
+// Layer normalisation over the rows of a contiguous [rows, cols] matrix and its gradients, each in
+// one kernel where the composed ops take eight. A row's mean and variance are summed in double in
+// two passes (the mean first, then the squared deviations from it), which stays accurate when the
+// mean is large against the spread, where E[x^2] - E[x]^2 would cancel.
+
+#include <cmath>
+#include <vector>
+
+#include "cpu/cpu_kernels.h"
+#include "cpu/layer_norm_operands.h"
+#include "cpu/strided_loop.h"
+#include "tscope/engine/errors.h"
+#include "tscope/engine/factories.h"
+
+namespace tscope::engine::cpu {
+
+void check_layer_norm_operands(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                               const char* op_name) {
+  require_dtype(x, DType::kFloat32, op_name);
+  auto fits = [&](const Tensor& affine) {
+    if (!affine.defined()) return true;
+    require_dtype(affine, DType::kFloat32, op_name);
+    return affine.is_contiguous() && affine.dim() == 1 && affine.size(0) == x.size(1);
+  };
+  if (x.dim() != 2 || !x.is_contiguous() || !fits(weight) || !fits(bias)) {
+    throw EngineError(std::string(op_name) +
+                      ": expects contiguous x [rows, cols] and weight and bias [cols] or none, "
+                      "got x " +
+                      shape_to_string(x.shape()));
+  }
+}
+
+void check_layer_norm_backward_operands(const Tensor& grad, const Tensor& x, const Tensor& weight,
+                                        const Tensor& mean, const Tensor& rstd) {
+  constexpr const char* kOpName = "layer_norm_backward";
+  check_layer_norm_operands(x, weight, Tensor(), kOpName);
+  require_dtype(grad, DType::kFloat32, kOpName);
+  require_dtype(mean, DType::kFloat32, kOpName);
+  require_dtype(rstd, DType::kFloat32, kOpName);
+  const Shape rows{x.size(0)};
+  if (!grad.is_contiguous() || grad.shape() != x.shape() || !mean.is_contiguous() ||
+      !rstd.is_contiguous() || mean.shape() != rows || rstd.shape() != rows) {
+    throw EngineError("layer_norm_backward: expects grad contiguous " + shape_to_string(x.shape()) +
+                      " and mean and rstd contiguous " + shape_to_string(rows) + ", got " +
+                      shape_to_string(grad.shape()) + ", " + shape_to_string(mean.shape()) +
+                      " and " + shape_to_string(rstd.shape()));
+  }
+}
+
+namespace {
+
+const float* floats_or_null(const Tensor& tensor) {
+  return tensor.defined() ? tensor.data<float>() : nullptr;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& x, const Tensor& weight,
+                                              const Tensor& bias, double eps) {
+  check_layer_norm_operands(x, weight, bias, "layer_norm");
+  const std::int64_t rows = x.size(0);
+  const std::int64_t cols = x.size(1);
+  const auto count = static_cast<double>(cols);
+  Tensor mean = empty({rows}, {.device = x.device()});
+  Tensor rstd = empty({rows}, {.device = x.device()});
+  Tensor out = empty(x.shape(), {.device = x.device()});
+  const float* scale = floats_or_null(weight);
+  const float* shift = floats_or_null(bias);
+  for (std::int64_t row = 0; row < rows; ++row) {
+    const float* input = x.data<float>() + row * cols;
+    float* result = out.data<float>() + row * cols;
+    double total = 0.0;
+    for (std::int64_t i = 0; i < cols; ++i)
+      total += input[i];
+    const double row_mean = total / count;
+    double squares = 0.0;
+    for (std::int64_t i = 0; i < cols; ++i) {
+      const double centred = input[i] - row_mean;
+      squares += centred * centred;
+    }
+    const double row_rstd = 1.0 / std::sqrt(squares / count + eps);
+    for (std::int64_t i = 0; i < cols; ++i) {
+      double value = (input[i] - row_mean) * row_rstd;
+      if (scale != nullptr) value *= scale[i];
+      if (shift != nullptr) value += shift[i];
+      result[i] = static_cast<float>(value);
+    }
+    mean.data<float>()[row] = static_cast<float>(row_mean);
+    rstd.data<float>()[row] = static_cast<float>(row_rstd);
+  }
+  return {std::move(out), std::move(mean), std::move(rstd)};
+}
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const Tensor& x,
+                                                       const Tensor& weight, const Tensor& mean,
+                                                       const Tensor& rstd,
+                                                       const LayerNormGradNeeds& needs) {
+  check_layer_norm_backward_operands(grad, x, weight, mean, rstd);
+  const std::int64_t rows = x.size(0);
+  const std::int64_t cols = x.size(1);
+  const auto count = static_cast<double>(cols);
+  const float* scale = floats_or_null(weight);
+  Tensor grad_input = needs.input ? empty(x.shape(), {.device = x.device()}) : Tensor();
+  std::vector<double> weight_sums(needs.weight ? static_cast<std::size_t>(cols) : 0, 0.0);
+  std::vector<double> bias_sums(needs.bias ? static_cast<std::size_t>(cols) : 0, 0.0);
+  for (std::int64_t row = 0; row < rows; ++row) {
+    const float* upstream = grad.data<float>() + row * cols;
+    const float* input = x.data<float>() + row * cols;
+    const double row_mean = mean.data<float>()[row];
+    const double row_rstd = rstd.data<float>()[row];
+    auto normalised = [&](std::int64_t i) { return (input[i] - row_mean) * row_rstd; };
+    auto scaled_grad = [&](std::int64_t i) {
+      return scale != nullptr ? static_cast<double>(upstream[i]) * scale[i] : upstream[i];
+    };
+    if (needs.input) {
+      // d/dx of (x - mean) * rstd: the gradient less its row mean, less its projection on the
+      // normalised row, all times rstd.
+      double grad_total = 0.0;
+      double grad_dot = 0.0;
+      for (std::int64_t i = 0; i < cols; ++i) {
+        grad_total += scaled_grad(i);
+        grad_dot += scaled_grad(i) * normalised(i);
+      }
+      const double grad_mean = grad_total / count;
+      const double grad_projection = grad_dot / count;
+      float* result = grad_input.data<float>() + row * cols;
+      for (std::int64_t i = 0; i < cols; ++i) {
+        result[i] = static_cast<float>(
+            row_rstd * (scaled_grad(i) - grad_mean - normalised(i) * grad_projection));
+      }
+    }
+    for (std::size_t i = 0; i < weight_sums.size(); ++i) {
+      const auto col = static_cast<std::int64_t>(i);
+      weight_sums[i] += upstream[col] * normalised(col);
+    }
+    for (std::size_t i = 0; i < bias_sums.size(); ++i)
+      bias_sums[i] += upstream[i];
+  }
+  auto column_sums = [&](const std::vector<double>& sums) {
+    Tensor result = empty({cols}, {.device = x.device()});
+    for (std::size_t i = 0; i < sums.size(); ++i)
+      result.data<float>()[i] = static_cast<float>(sums[i]);
+    return result;
+  };
+  return {std::move(grad_input), needs.weight ? column_sums(weight_sums) : Tensor(),
+          needs.bias ? column_sums(bias_sums) : Tensor()};
+}
+
+}  // namespace tscope::engine::cpu
