@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "event_classes.h"
+#include "fused_alternatives.h"
 #include "tscope/analyzer/units.h"
 
 namespace tscope::analyzer {
@@ -30,6 +31,7 @@ struct ChainOccurrence {
   double gap_ns = 0;
   double fused_ns = 0;  // the estimated time of one kernel doing the same work
   bool same_launcher = false;
+  bool fed_by_matmul = false;  // the first member takes a matrix product's output
 };
 
 struct ChainTotals {
@@ -39,6 +41,7 @@ struct ChainTotals {
   double fused_ns = 0;
   bool same_launcher = false;
   bool from_dataflow = false;
+  bool fed_by_matmul = true;  // in every occurrence
   std::vector<EventRef> evidence;
 };
 
@@ -53,6 +56,31 @@ const trace::OpInfo* op_info(const trace::Trace& trace, const trace::SpanColumns
 bool is_memory_bound(const trace::OpInfo& op) {
   const double bytes = static_cast<double>(op.bytes_read + op.bytes_written);
   return bytes > 0 && static_cast<double>(op.flops) / bytes < kMemoryBoundFlopsPerByte;
+}
+
+std::int64_t element_count(const std::vector<std::int64_t>& shape) {
+  std::int64_t count = 1;
+  for (const std::int64_t extent : shape) count *= extent;
+  return count;
+}
+
+// Whether `add` adds a bias vector [N] to the product of `matmul` ([..., M, K] x [..., K, N]).
+// Shapes decide, since the product often reaches the add through a view with an id of its own.
+bool adds_bias_to_product(const trace::OpInfo& add, const trace::OpInfo& matmul) {
+  if (add.input_shapes.size() != 2 || matmul.input_shapes.size() != 2) return false;
+  const std::vector<std::int64_t>& a = matmul.input_shapes[0];
+  const std::vector<std::int64_t>& b = matmul.input_shapes[1];
+  if (a.empty() || b.empty() || a.back() == 0) return false;
+  const std::int64_t product_elements = element_count(a) / a.back() * b.back();
+  for (std::size_t bias = 0; bias < 2; ++bias) {
+    const std::vector<std::int64_t>& vector = add.input_shapes[bias];
+    const std::vector<std::int64_t>& matrix = add.input_shapes[1 - bias];
+    if (vector.size() == 1 && !matrix.empty() && vector[0] == matrix.back() &&
+        element_count(matrix) == product_elements) {
+      return true;
+    }
+  }
+  return false;
 }
 
 bool reads_output_of(const trace::OpInfo& consumer, const trace::OpInfo& producer) {
@@ -129,7 +157,16 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
       continue;
     }
     if (!chain.members.empty() && enclosing[k] != chain_range) flush();
-    if (chain.members.empty()) chain_range = enclosing[k];
+    if (chain.members.empty()) {
+      chain_range = enclosing[k];
+      // A matmul just before, in the same range, whose product the first op reads or adds a bias
+      // vector to.
+      const trace::OpInfo* before =
+          k > 0 && enclosing[k - 1] == enclosing[k] ? op_info(trace, spans, leaves[k - 1]) : nullptr;
+      chain.fed_by_matmul = before != nullptr && trace.string(spans.name[leaves[k - 1]]) == "matmul" &&
+                            (reads_output_of(*op, *before) ||
+                             (trace.string(spans.name[i]) == "add" && adds_bias_to_product(*op, *before)));
+    }
     if (!ops.empty() && !reads_output_of(*op, *ops.back())) {
       // An op making a side input for the next one (dropout's mask, say) belongs to the chain
       // when that next op reads both it and the chain's last output.
@@ -260,6 +297,7 @@ std::vector<Finding> find_fusion_opportunities(const AnalysisContext& context) {
     totals.gap_ns += chain.gap_ns;
     totals.fused_ns += chain.fused_ns;
     totals.same_launcher |= chain.same_launcher;
+    totals.fed_by_matmul &= chain.fed_by_matmul;
     totals.from_dataflow = has_dataflow;
     if (totals.evidence.empty()) {
       totals.evidence.assign(chain.members.begin(),
@@ -302,9 +340,15 @@ std::vector<Finding> find_fusion_opportunities(const AnalysisContext& context) {
                               : "runs right after the previous one on the same stream") +
         ", so intermediate results make a round trip through memory. One fused kernel would "
         "read the inputs and write the output once.";
-    finding.recommendation = "Replace the chain with one fused kernel (a fused op, torch.compile, or a "
-                             "hand-written kernel): saves about " + format_duration(saving) + " (" +
-                             format_percent(share) + ") per step.";
+    std::vector<std::string_view> member_names;
+    for (const StringId name : names) member_names.push_back(trace.string(name));
+    const std::string alternative =
+        totals.from_dataflow ? fused_alternative(member_names, totals.fed_by_matmul) : std::string();
+    finding.recommendation =
+        "Replace the chain with " +
+        (alternative.empty() ? std::string("one fused kernel (a fused op, torch.compile, or a hand-written kernel)")
+                             : alternative) +
+        ": saves about " + format_duration(saving) + " (" + format_percent(share) + ") per step.";
     findings.push_back(std::move(finding));
   }
   std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {

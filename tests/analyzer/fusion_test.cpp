@@ -64,6 +64,45 @@ TEST(FusionTest, OpsThatDoNotConsumeEachOthersOutputAreNoChain) {
   EXPECT_EQ(findings[0].metric("chain_length"), 2);  // only gelu -> dropout remains connected
 }
 
+// Per 10 ms step: a matmul, then bias add -> ReLU, each 1 ms moving 8 MiB; the add reads the
+// product when `after_matmul`, else a tensor from elsewhere (a residual connection, say).
+trace::Trace bias_relu_trace(bool after_matmul) {
+  SyntheticTrace trace;
+  std::uint64_t tensor = 1;
+  for (int step = 0; step < 4; ++step) {
+    const trace::TimeNs start = step * 10 * kMs;
+    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, start, start + 10 * kMs);
+    const std::uint64_t input = tensor++;
+    const std::uint64_t product = tensor++;
+    trace.op("matmul", start, start + 2 * kMs, {input}, {product}, 4 * kMiB, 4 * kMiB, 1'000'000'000);
+    const std::uint64_t biased = tensor++;
+    trace.op("add", start + 2 * kMs + 100 * kUs, start + 3 * kMs + 100 * kUs,
+             {after_matmul ? product : tensor++}, {biased}, 4 * kMiB, 4 * kMiB, kMiB);
+    trace.op("relu", start + 3 * kMs + 200 * kUs, start + 4 * kMs + 200 * kUs, {biased}, {tensor++}, 4 * kMiB,
+             4 * kMiB, kMiB);
+  }
+  return trace.finish();
+}
+
+TEST(FusionTest, BiasAndActivationAfterAMatmulPointToTheFusedLinearLayer) {
+  const trace::Trace trace = bias_relu_trace(true);
+  const std::vector<Finding> findings = find_fusion_opportunities(AnalysisContext(trace, {}));
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_NE(findings[0].title.find("add -> relu"), std::string::npos) << findings[0].title;
+  EXPECT_NE(findings[0].recommendation.find("nn::LinearActivation"), std::string::npos)
+      << findings[0].recommendation;
+}
+
+TEST(FusionTest, BiasAndActivationNotFedByAMatmulGetTheGeneralAdvice) {
+  const trace::Trace trace = bias_relu_trace(false);
+  const std::vector<Finding> findings = find_fusion_opportunities(AnalysisContext(trace, {}));
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].recommendation.find("LinearActivation"), std::string::npos)
+      << findings[0].recommendation;
+  EXPECT_NE(findings[0].recommendation.find("one fused kernel"), std::string::npos)
+      << findings[0].recommendation;
+}
+
 TEST(FusionTest, Gp100RecurringElementwiseKernelChainsAreFound) {
   const auto path = tscope::testing::shared_data_path("traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
   TSCOPE_REQUIRE_FILE(path);

@@ -128,6 +128,8 @@ TEST_F(PlantedProblems, UnfusedBiasGeluDropoutIsAFusionChainInEveryStep) {
                                            std::string::npos;
   });
   ASSERT_NE(chain, findings.end()) << "no bias + GELU + dropout chain";
+  EXPECT_NE(chain->recommendation.find("bias_gelu_dropout"), std::string::npos)
+      << chain->recommendation;
   EXPECT_EQ(chain->metric("chain_length"), 4);
   EXPECT_EQ(chain->metric("occurrences"), kSteps);
   EXPECT_GT(chain->metric("saving_ns_per_step"), 0);
@@ -138,6 +140,22 @@ TEST_F(PlantedProblems, FusedBiasGeluDropoutLeavesNoForwardChain) {
   for (const Finding& finding : findings_of(trace)) {
     EXPECT_EQ(finding.title.find("gelu ->"), std::string::npos) << finding.title;
   }
+}
+
+TEST_F(PlantedProblems, UnfusedLinearLayersPointToTheFusedOneWhichLeavesNoChain) {
+  const auto bias_relu_chain = [](const Finding& finding) {
+    return finding.kind == "fusion" && finding.title.find(": add -> relu") != std::string::npos;
+  };
+  const std::vector<Finding> unfused = findings_of(train("--model mlp --steps 12"));
+  const auto chain = std::find_if(unfused.begin(), unfused.end(), bias_relu_chain);
+  ASSERT_NE(chain, unfused.end()) << "no bias + ReLU chain in the MLP";
+  // Two hidden layers, each once per step.
+  EXPECT_EQ(chain->metric("occurrences_per_step"), 2);
+  EXPECT_NE(chain->recommendation.find("nn::LinearActivation"), std::string::npos)
+      << chain->recommendation;
+
+  const std::vector<Finding> fused = findings_of(train("--model mlp --steps 12 --fused"));
+  EXPECT_EQ(std::find_if(fused.begin(), fused.end(), bias_relu_chain), fused.end());
 }
 
 TEST_F(PlantedProblems, CleanRunHasNothingAboveLow) {

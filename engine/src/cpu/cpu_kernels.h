@@ -68,6 +68,10 @@ void uniform(Tensor& dst, double low, double high, Generator& generator);
 void normal(Tensor& dst, double mean, double stddev, Generator& generator);
 void bernoulli_mask(Tensor& dst, double keep_probability, double scale, Generator& generator);
 
+// The product through the matmul op, then the bias and activation in one pass over it.
+std::pair<Tensor, Tensor> linear_activation(const Tensor& x, const Tensor& weight,
+                                            const Tensor& bias, FusedActivation activation);
+
 std::pair<Tensor, Tensor> bias_gelu_dropout(const Tensor& x, const Tensor& bias,
                                             double drop_probability, Generator& generator);
 std::pair<Tensor, Tensor> bias_gelu_dropout_backward(const Tensor& grad, const Tensor& x,

@@ -56,7 +56,7 @@ void register_cpu_kernels(Dispatcher& dispatcher) {
   dispatcher.register_kernel<Conv2dBackwardKernel>(OpKind::kConv2dBackwardWeight, kCpu,
                                                    conv2d_backward_weight_by_gemm);
   dispatcher.register_kernel<LinearActivationKernel>(OpKind::kLinearActivation, kCpu,
-                                                     linear_activation_by_ops);
+                                                     cpu::linear_activation);
   dispatcher.register_kernel<LinearWeightBiasBackwardKernel>(
       OpKind::kLinearWeightBiasBackward, kCpu, linear_weight_bias_backward_by_ops);
   dispatcher.register_kernel<Pool2dKernel>(OpKind::kMaxPool2d, kCpu, cpu::max_pool2d);

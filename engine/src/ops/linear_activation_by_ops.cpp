@@ -1,5 +1,5 @@
-// Each step runs as the op that linear followed by relu or gelu would run, with the same
-// operand layouts (the weight read transposed, in place), so the results are bit-identical.
+// The fused linear layer's weight and bias gradients on the CPU: the matmul and sum ops the
+// unfused layer's backward runs, with the same operand layouts, so the results are bit-identical.
 
 #include "ops/linear_activation_by_ops.h"
 
@@ -10,20 +10,6 @@
 #include "tscope/engine/dispatch.h"
 
 namespace tscope::engine {
-
-std::pair<Tensor, Tensor> linear_activation_by_ops(const Tensor& x, const Tensor& weight,
-                                                   const Tensor& bias, FusedActivation activation) {
-  // The caller's op records the gradient.
-  const NoGradGuard no_grad;
-  const Tensor product =
-      run_op<BinaryKernel>(OpKind::kMatmul, x.unsqueeze(0), weight.transpose(0, 1).unsqueeze(0))
-          .squeeze(0);
-  const Tensor pre_activation = run_op<BinaryKernel>(OpKind::kAdd, product, bias);
-  if (activation == FusedActivation::kRelu) {
-    return {run_op<UnaryKernel>(OpKind::kRelu, pre_activation), Tensor()};
-  }
-  return {run_op<UnaryKernel>(OpKind::kGelu, pre_activation), pre_activation};
-}
 
 std::pair<Tensor, Tensor> linear_weight_bias_backward_by_ops(const Tensor& grad, const Tensor& x) {
   const NoGradGuard no_grad;
