@@ -1,6 +1,7 @@
 // Engine (CPU) speed against references measured in the same binary: matmul against raw
 // cblas_sgemm at the same sizes, elementwise add against a plain loop over preallocated memory,
-// conv2d at a LeNet-sized and a larger layer, and the fused layer_norm against the ops it replaced.
+// conv2d at a LeNet-sized and a larger layer, and the fused layer_norm and linear + ReLU against
+// the ops they replace.
 // Wall-clock time throughout, because OpenBLAS computes on worker threads that the main thread's
 // CPU time does not see.
 
@@ -128,6 +129,32 @@ void layer_norm_step(benchmark::State& state) {
                           static_cast<std::int64_t>(sizeof(float)));
 }
 
+// A hidden layer's forward, relu(x W^T + b) for x [rows, features] and W [features, features]:
+// the fused op (the GEMM, then bias and ReLU in one pass) against linear then relu.
+template <bool kFused>
+void linear_relu_forward(benchmark::State& state) {
+  const std::int64_t rows = state.range(0);
+  const std::int64_t features = state.range(1);
+  Generator generator(5);
+  const Tensor x = randn({rows, features}, generator);
+  const Tensor weight = randn({features, features}, generator);
+  const Tensor bias = randn({features}, generator);
+  for (auto _ : state) {
+    const Tensor out = kFused ? linear_activation(x, weight, bias, FusedActivation::kRelu)
+                              : relu(linear(x, weight, bias));
+    benchmark::DoNotOptimize(out.raw_data());
+  }
+  set_flops(state, 2.0 * static_cast<double>(rows * features * features));
+}
+
+void BM_LinearReluFused(benchmark::State& state) {
+  linear_relu_forward<true>(state);
+}
+
+void BM_LinearReluUnfused(benchmark::State& state) {
+  linear_relu_forward<false>(state);
+}
+
 void BM_LayerNormFused(benchmark::State& state) {
   layer_norm_step<true>(state);
 }
@@ -159,6 +186,18 @@ BENCHMARK(BM_Conv2dEngine)
     ->Args({64, 1, 28, 6, 5, 2})
     ->Args({32, 64, 32, 128, 3, 1})
     ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The example MLP's second layer at batch 512, and a wider layer where the GEMM dominates less.
+BENCHMARK(BM_LinearReluFused)
+    ->Args({512, 256})
+    ->Args({4096, 256})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+BENCHMARK(BM_LinearReluUnfused)
+    ->Args({512, 256})
+    ->Args({4096, 256})
+    ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
 // A transformer's hidden size on a batch of 256 tokens.
