@@ -118,6 +118,12 @@ if fused is None or unfused is None:
 else:
     rows.append(("linear+ReLU 4096x1024 (ms)", f"fused {fused:.2f}", f"two ops {unfused:.2f}",
                  f"{unfused / fused:.2f}x (> 1)", "PASS" if fused < unfused else "FAIL"))
+measured, heuristic = counter("BM_CnnTrainingStepCudaMeasuredAlgorithms/512", "real_time"), counter("BM_CnnTrainingStepCuda/512", "real_time")
+if measured is None or heuristic is None:
+    rows.append(("CNN step 512: cuDNN search", "missing (bench.log)", "-", "-", "FAIL"))
+else:
+    rows.append(("CNN step 512: cuDNN search (ms)", f"measured {measured:.2f}", f"heuristic {heuristic:.2f}",
+                 f"{heuristic / measured:.2f}x", "-"))
 for batch in (64, 512):
     gpu_step = counter(f"BM_CnnTrainingStepCuda/{batch}", "real_time")
     cpu_step = counter(f"BM_CnnTrainingStepCpu/{batch}", "real_time")

@@ -39,6 +39,10 @@ void set_cuda_allow_tf32(bool /*allow*/) {}
 bool cuda_allow_tf32() {
   return false;
 }
+void set_cudnn_benchmark(bool /*measure*/) {}
+bool cudnn_benchmark() {
+  return false;
+}
 
 namespace backend {
 

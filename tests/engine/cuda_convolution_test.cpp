@@ -133,6 +133,28 @@ TEST_F(CudaConvolution, InputWeightAndBiasGradientsMatchTheCpuForEveryGeometry) 
   }
 }
 
+TEST_F(CudaConvolution, MeasuredAlgorithmSearchMatchesTheCpuWithGradients) {
+  // The search runs each direction on the op's own buffers; the results must still be the op's.
+  set_cudnn_benchmark(true);
+  for (const ConvCase& c : kCases) {
+    const Tensor input = random(c.input).set_requires_grad(true);
+    const Tensor weight = random(c.weight).set_requires_grad(true);
+    const Tensor input_gpu = input.to(kCuda).detach().set_requires_grad(true);
+    const Tensor weight_gpu = weight.to(kCuda).detach().set_requires_grad(true);
+    const Tensor expected = conv2d(input, weight, std::nullopt, c.options);
+    const Tensor actual = conv2d(input_gpu, weight_gpu, std::nullopt, c.options);
+    EXPECT_LT(relative_error(expected, actual), kFp32Tolerance) << shape_to_string(c.input);
+    const Tensor loss_weights = random(expected.shape());
+    sum(mul(expected, loss_weights)).backward();
+    sum(mul(actual, loss_weights.to(kCuda))).backward();
+    EXPECT_LT(relative_error(input.grad(), input_gpu.grad()), kFp32Tolerance)
+        << shape_to_string(c.input);
+    EXPECT_LT(relative_error(weight.grad(), weight_gpu.grad()), kFp32Tolerance)
+        << shape_to_string(c.weight);
+  }
+  set_cudnn_benchmark(false);
+}
+
 TEST_F(CudaConvolution, NonContiguousInputsMatchTheCpu) {
   const Tensor input = random({2, 10, 10, 3}).permute({0, 3, 1, 2});
   const Tensor weight = random({4, 3, 3, 3});

@@ -1,8 +1,10 @@
 // conv2d and its two gradients through cuDNN's convolution API (NCHW float32, cross-correlation,
-// as the CPU computes). The algorithm is cuDNN's heuristic pick (the *_v7 queries), made once per
-// geometry and device and cached; FMA-only algorithms unless TF32 is allowed, so results match
-// the CPU to fp32 rounding by default. Workspaces come from the device's caching allocator, so
-// they are counted in its statistics and traced under the op that needed them.
+// as the CPU computes). The algorithm is cuDNN's heuristic pick (the *_v7 queries) or, with
+// set_cudnn_benchmark(true), the fastest in a measured search (the cudnnFind*Ex calls, which time
+// each candidate on the op's own buffers); either way it is chosen once per geometry and device
+// and cached. FMA-only algorithms unless TF32 is allowed, so results match the CPU to fp32
+// rounding by default. Workspaces come from the device's caching allocator, so they are counted
+// in its statistics and traced under the op that needed them.
 
 #include <algorithm>
 #include <array>
@@ -11,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -143,67 +146,6 @@ AlgorithmChoice best_usable(const std::array<Perf, 16>& results, int count, bool
                     (allow_tf32 ? "this geometry" : "this geometry without TF32"));
 }
 
-AlgorithmChoice query_algorithm(cudnnHandle_t handle, const ConvolutionSetup& setup,
-                                Direction direction, bool allow_tf32) {
-  // The math type set on the descriptor bounds what the heuristics propose.
-  TSCOPE_CUDA_CHECK(cudnnSetConvolutionMathType(setup.convolution.get(),
-                                                allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
-  int count = 0;
-  switch (direction) {
-    case Direction::kForward: {
-      std::array<cudnnConvolutionFwdAlgoPerf_t, 16> results{};
-      TSCOPE_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
-          handle, setup.input.get(), setup.filter.get(), setup.convolution.get(),
-          setup.output.get(), static_cast<int>(results.size()), &count, results.data()));
-      return best_usable(results, count, allow_tf32, direction);
-    }
-    case Direction::kBackwardData: {
-      std::array<cudnnConvolutionBwdDataAlgoPerf_t, 16> results{};
-      TSCOPE_CUDA_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-          handle, setup.filter.get(), setup.output.get(), setup.convolution.get(),
-          setup.input.get(), static_cast<int>(results.size()), &count, results.data()));
-      return best_usable(results, count, allow_tf32, direction);
-    }
-    case Direction::kBackwardFilter: {
-      std::array<cudnnConvolutionBwdFilterAlgoPerf_t, 16> results{};
-      TSCOPE_CUDA_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-          handle, setup.input.get(), setup.output.get(), setup.convolution.get(),
-          setup.filter.get(), static_cast<int>(results.size()), &count, results.data()));
-      return best_usable(results, count, allow_tf32, direction);
-    }
-  }
-  throw EngineError("conv2d: unknown cuDNN direction");
-}
-
-using AlgorithmKey =
-    std::tuple<int, Direction, bool, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-               std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
-
-// Heuristics are queried once per geometry: a training loop repeats the same few shapes.
-AlgorithmChoice cached_algorithm(cudnnHandle_t handle, const ConvolutionSetup& setup, Device device,
-                                 const Conv2dGeometry& geometry, std::int64_t out_channels,
-                                 Direction direction) {
-  static std::mutex mutex;
-  static auto* choices = new std::map<AlgorithmKey, AlgorithmChoice>();
-  const bool allow_tf32 = cuda_allow_tf32();
-  const AlgorithmKey key{
-      device.index(),        direction,       allow_tf32,       geometry.batch,
-      geometry.channels,     geometry.height, geometry.width,   geometry.kernel_height,
-      geometry.kernel_width, geometry.stride, geometry.padding, out_channels};
-  {
-    const std::lock_guard lock(mutex);
-    if (const auto found = choices->find(key); found != choices->end()) {
-      TSCOPE_CUDA_CHECK(cudnnSetConvolutionMathType(setup.convolution.get(), found->second.math));
-      return found->second;
-    }
-  }
-  const AlgorithmChoice choice = query_algorithm(handle, setup, direction, allow_tf32);
-  TSCOPE_CUDA_CHECK(cudnnSetConvolutionMathType(setup.convolution.get(), choice.math));
-  const std::lock_guard lock(mutex);
-  choices->emplace(key, choice);
-  return choice;
-}
-
 // Device memory for cuDNN's scratch space, as a tensor the caching allocator serves.
 Tensor workspace(std::size_t bytes, Device device) {
   if (bytes == 0) return Tensor();
@@ -213,6 +155,138 @@ Tensor workspace(std::size_t bytes, Device device) {
 
 void* workspace_data(const Tensor& scratch) {
   return scratch.defined() ? scratch.raw_data() : nullptr;
+}
+
+// The three tensors of a convolution call in descriptor order (input, filter, output), as device
+// pointers. A measured search runs the direction for real, so the one it writes is overwritten.
+struct ConvolutionBuffers {
+  void* input = nullptr;
+  void* filter = nullptr;
+  void* output = nullptr;
+};
+
+// The most workspace a measured search lets a candidate use: enough for the FFT and Winograd
+// algorithms at the sizes here, and never more than the caching allocator can give.
+constexpr std::size_t kSearchWorkspaceBytes = std::size_t{256} << 20;
+
+// What the search may take without running the device or the allocator's cap out of memory (an
+// out-of-memory there would be recorded as the program's own): half the free device memory and
+// the room left under the cap, at most kSearchWorkspaceBytes. A candidate needing more is skipped.
+std::size_t search_workspace_bytes(Device device) {
+  compute_stream(device);  // makes the device current for cudaMemGetInfo
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  TSCOPE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  std::size_t bytes = std::min(kSearchWorkspaceBytes, free_bytes / 2);
+  const CachingAllocator& allocator = cuda_allocator(device.index());
+  if (const std::optional<std::size_t> capacity = allocator.capacity()) {
+    const std::size_t reserved = allocator.caching_stats().reserved_bytes;
+    // Rounding and segment sizes can take up to kLargeRounding more than asked for.
+    const std::size_t room = *capacity > reserved + CachingAllocator::kLargeRounding
+                                 ? *capacity - reserved - CachingAllocator::kLargeRounding
+                                 : 0;
+    bytes = std::min(bytes, room);
+  }
+  return bytes;
+}
+
+AlgorithmChoice query_algorithm(cudnnHandle_t handle, const ConvolutionSetup& setup,
+                                Direction direction, bool allow_tf32, bool measure,
+                                const ConvolutionBuffers& buffers, Device device) {
+  // The math type set on the descriptor bounds what the heuristics and the search propose.
+  TSCOPE_CUDA_CHECK(cudnnSetConvolutionMathType(setup.convolution.get(),
+                                                allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+  const std::size_t scratch_bytes = measure ? search_workspace_bytes(device) : 0;
+  const Tensor scratch = workspace(scratch_bytes, device);
+  int count = 0;
+  switch (direction) {
+    case Direction::kForward: {
+      std::array<cudnnConvolutionFwdAlgoPerf_t, 16> results{};
+      if (measure) {
+        TSCOPE_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
+            handle, setup.input.get(), buffers.input, setup.filter.get(), buffers.filter,
+            setup.convolution.get(), setup.output.get(), buffers.output,
+            static_cast<int>(results.size()), &count, results.data(), workspace_data(scratch),
+            scratch_bytes));
+      } else {
+        TSCOPE_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
+            handle, setup.input.get(), setup.filter.get(), setup.convolution.get(),
+            setup.output.get(), static_cast<int>(results.size()), &count, results.data()));
+      }
+      return best_usable(results, count, allow_tf32, direction);
+    }
+    case Direction::kBackwardData: {
+      std::array<cudnnConvolutionBwdDataAlgoPerf_t, 16> results{};
+      if (measure) {
+        TSCOPE_CUDA_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
+            handle, setup.filter.get(), buffers.filter, setup.output.get(), buffers.output,
+            setup.convolution.get(), setup.input.get(), buffers.input,
+            static_cast<int>(results.size()), &count, results.data(), workspace_data(scratch),
+            scratch_bytes));
+      } else {
+        TSCOPE_CUDA_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+            handle, setup.filter.get(), setup.output.get(), setup.convolution.get(),
+            setup.input.get(), static_cast<int>(results.size()), &count, results.data()));
+      }
+      return best_usable(results, count, allow_tf32, direction);
+    }
+    case Direction::kBackwardFilter: {
+      std::array<cudnnConvolutionBwdFilterAlgoPerf_t, 16> results{};
+      if (measure) {
+        TSCOPE_CUDA_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+            handle, setup.input.get(), buffers.input, setup.output.get(), buffers.output,
+            setup.convolution.get(), setup.filter.get(), buffers.filter,
+            static_cast<int>(results.size()), &count, results.data(), workspace_data(scratch),
+            scratch_bytes));
+      } else {
+        TSCOPE_CUDA_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+            handle, setup.input.get(), setup.output.get(), setup.convolution.get(),
+            setup.filter.get(), static_cast<int>(results.size()), &count, results.data()));
+      }
+      return best_usable(results, count, allow_tf32, direction);
+    }
+  }
+  throw EngineError("conv2d: unknown cuDNN direction");
+}
+
+using AlgorithmKey =
+    std::tuple<int, Direction, bool, bool, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+               std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+
+// Algorithms are chosen once per geometry: a training loop repeats the same few shapes.
+AlgorithmChoice cached_algorithm(cudnnHandle_t handle, const ConvolutionSetup& setup, Device device,
+                                 const Conv2dGeometry& geometry, std::int64_t out_channels,
+                                 Direction direction, const ConvolutionBuffers& buffers) {
+  static std::mutex mutex;
+  static auto* choices = new std::map<AlgorithmKey, AlgorithmChoice>();
+  const bool allow_tf32 = cuda_allow_tf32();
+  const bool measure = cudnn_benchmark();
+  const AlgorithmKey key{device.index(),
+                         direction,
+                         allow_tf32,
+                         measure,
+                         geometry.batch,
+                         geometry.channels,
+                         geometry.height,
+                         geometry.width,
+                         geometry.kernel_height,
+                         geometry.kernel_width,
+                         geometry.stride,
+                         geometry.padding,
+                         out_channels};
+  {
+    const std::lock_guard lock(mutex);
+    if (const auto found = choices->find(key); found != choices->end()) {
+      TSCOPE_CUDA_CHECK(cudnnSetConvolutionMathType(setup.convolution.get(), found->second.math));
+      return found->second;
+    }
+  }
+  const AlgorithmChoice choice =
+      query_algorithm(handle, setup, direction, allow_tf32, measure, buffers, device);
+  TSCOPE_CUDA_CHECK(cudnnSetConvolutionMathType(setup.convolution.get(), choice.math));
+  const std::lock_guard lock(mutex);
+  choices->emplace(key, choice);
+  return choice;
 }
 
 void require_float32(const Tensor& lhs, const Tensor& rhs, Direction direction) {
@@ -250,7 +324,8 @@ std::pair<Tensor, Tensor> conv2d(const Tensor& input, const Tensor& weight,
   const cudnnHandle_t handle = cudnn_handle(device);
   const ConvolutionSetup setup = convolution_setup(geometry, out_channels, Direction::kForward);
   const AlgorithmChoice choice =
-      cached_algorithm(handle, setup, device, geometry, out_channels, Direction::kForward);
+      cached_algorithm(handle, setup, device, geometry, out_channels, Direction::kForward,
+                       {x.raw_data(), w.raw_data(), out.raw_data()});
   const Tensor scratch = workspace(choice.workspace_bytes, device);
   const float alpha = 1.0f;
   const float beta = 0.0f;
@@ -281,7 +356,8 @@ Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,
   const ConvolutionSetup setup =
       convolution_setup(geometry, out_channels, Direction::kBackwardData);
   const AlgorithmChoice choice =
-      cached_algorithm(handle, setup, device, geometry, out_channels, Direction::kBackwardData);
+      cached_algorithm(handle, setup, device, geometry, out_channels, Direction::kBackwardData,
+                       {dx.raw_data(), w.raw_data(), dy.raw_data()});
   const Tensor scratch = workspace(choice.workspace_bytes, device);
   const float alpha = 1.0f;
   const float beta = 0.0f;
@@ -310,7 +386,8 @@ Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& input,
   const ConvolutionSetup setup =
       convolution_setup(geometry, out_channels, Direction::kBackwardFilter);
   const AlgorithmChoice choice =
-      cached_algorithm(handle, setup, device, geometry, out_channels, Direction::kBackwardFilter);
+      cached_algorithm(handle, setup, device, geometry, out_channels, Direction::kBackwardFilter,
+                       {x.raw_data(), dw.raw_data(), dy.raw_data()});
   const Tensor scratch = workspace(choice.workspace_bytes, device);
   const float alpha = 1.0f;
   const float beta = 0.0f;

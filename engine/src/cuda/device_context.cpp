@@ -103,6 +103,7 @@ std::array<DeviceState, kMaxDevices>& device_states() {
 }
 
 std::atomic<bool> allow_tf32{false};
+std::atomic<bool> measure_cudnn_algorithms{false};
 
 DeviceState& state_for(Device device) {
   require_cuda_device(device);
@@ -200,6 +201,14 @@ void set_cuda_allow_tf32(bool allow) {
 
 bool cuda_allow_tf32() {
   return cuda::allow_tf32.load(std::memory_order_relaxed);
+}
+
+void set_cudnn_benchmark(bool measure) {
+  cuda::measure_cudnn_algorithms.store(measure, std::memory_order_relaxed);
+}
+
+bool cudnn_benchmark() {
+  return cuda::measure_cudnn_algorithms.load(std::memory_order_relaxed);
 }
 
 }  // namespace tscope::engine

@@ -42,4 +42,10 @@ CachingAllocator& cuda_allocator(int index);
 void set_cuda_allow_tf32(bool allow);
 bool cuda_allow_tf32();
 
+// Convolutions choose their cuDNN algorithms by timing each candidate on the first call of every
+// geometry (cudnnFind*, as torch.backends.cudnn.benchmark) when on; by cuDNN's heuristics when
+// off, the default. The search costs time once per geometry and its pick may differ run to run.
+void set_cudnn_benchmark(bool measure);
+bool cudnn_benchmark();
+
 }  // namespace tscope::engine
