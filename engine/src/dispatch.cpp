@@ -61,7 +61,8 @@ constexpr std::array<std::string_view, kOpCount> kOpNames = {"add",
                                                              "bias_gelu_dropout_backward",
                                                              "linear_activation",
                                                              "linear_weight_bias_backward",
-                                                             "adam_step_"};
+                                                             "adam_step_",
+                                                             "sgd_step_"};
 
 std::string_view device_type_name(DeviceType device) {
   return device == DeviceType::kCpu ? "cpu" : "cuda";

@@ -18,6 +18,7 @@
 #include "tscope/engine/nn/linear.h"
 #include "tscope/engine/ops.h"
 #include "tscope/engine/optim/adam.h"
+#include "tscope/engine/optim/sgd.h"
 #include "tscope/engine/transfer.h"
 
 namespace tscope::engine {
@@ -364,6 +365,28 @@ TEST_F(CudaKernels, AdamOverMoreParametersThanOneLaunchTakesMatchesTheCpu) {
   for (std::size_t i = 0; i < on_cpu.size(); ++i) {
     EXPECT_LT(relative_error(on_cpu[i], on_gpu[i]), kFp32Tolerance) << "parameter " << i;
   }
+}
+
+TEST_F(CudaKernels, SgdWithMomentumAndWeightDecayMatchesTheCpu) {
+  Generator cpu_init(6);
+  Generator gpu_init(6);
+  nn::Linear cpu_layer(20, 10, cpu_init);
+  nn::Linear gpu_layer(20, 10, gpu_init);
+  to_device(gpu_layer, kCuda);
+  const optim::SgdOptions options{.learning_rate = 0.05, .momentum = 0.9, .weight_decay = 0.01};
+  optim::Sgd cpu_sgd(cpu_layer.parameters(), options);
+  optim::Sgd gpu_sgd(gpu_layer.parameters(), options);
+  for (int step = 0; step < 3; ++step) {
+    const Tensor input = random({8, 20});
+    sum(mul(cpu_layer(input), cpu_layer(input))).backward();
+    sum(mul(gpu_layer(input.to(kCuda)), gpu_layer(input.to(kCuda)))).backward();
+    cpu_sgd.step();
+    gpu_sgd.step();
+    cpu_sgd.zero_grad();
+    gpu_sgd.zero_grad();
+  }
+  EXPECT_LT(relative_error(cpu_layer.weight(), gpu_layer.weight()), kFp32Tolerance);
+  EXPECT_LT(relative_error(*cpu_layer.bias(), *gpu_layer.bias()), kFp32Tolerance);
 }
 
 TEST_F(CudaKernels, MixingDevicesNamesBothDevices) {

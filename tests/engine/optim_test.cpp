@@ -118,6 +118,36 @@ TEST(Optimizer, ParametersWithoutGradientAreLeftAlone) {
   expect_values(used, {0.9f});
 }
 
+TEST(Sgd, UpdatingAllParametersAtOnceEqualsTheComposedUpdate) {
+  // The fused sgd_step_ against the rule written out with the engine's elementwise ops.
+  Tensor first = parameter_of({0.5f, -1.0f, 2.0f});
+  Tensor second = parameter_of({3.0f});
+  std::vector<Tensor> reference{parameter_of({0.5f, -1.0f, 2.0f}), parameter_of({3.0f})};
+  std::vector<Tensor> reference_buffers(2);
+  Sgd sgd({first, second}, {.learning_rate = 0.05, .momentum = 0.9, .weight_decay = 0.01});
+  for (int step = 0; step < 3; ++step) {
+    const std::vector<std::vector<float>> gradients{
+        {0.25f * static_cast<float>(step + 1), -0.5f, 1.0f}, {-2.0f}};
+    sgd.zero_grad();
+    set_gradient_by_backward(first, gradients[0]);
+    set_gradient_by_backward(second, gradients[1]);
+    sgd.step();
+    for (std::size_t i = 0; i < reference.size(); ++i) {
+      const Tensor g =
+          add(from_vector(gradients[i], reference[i].shape()), mul(reference[i], 0.01));
+      reference_buffers[i] =
+          reference_buffers[i].defined() ? add(mul(reference_buffers[i], 0.9), g) : g;
+      reference[i] = add(reference[i], mul(reference_buffers[i], -0.05));
+    }
+  }
+  const std::vector<float> first_expected = reference[0].to_vector<float>();
+  const std::vector<float> first_actual = first.to_vector<float>();
+  for (std::size_t i = 0; i < first_expected.size(); ++i) {
+    EXPECT_NEAR(first_actual[i], first_expected[i], 1e-6) << "element " << i;
+  }
+  EXPECT_NEAR(second.to_vector<float>()[0], reference[1].to_vector<float>()[0], 1e-6);
+}
+
 TEST(Adam, UpdatingAllParametersAtOnceEqualsUpdatingEachAlone) {
   Tensor first = parameter_of({0.5f, -1.0f, 2.0f});
   Tensor second = parameter_of({3.0f});
@@ -152,7 +182,8 @@ TEST(Adam, TheFusedStepRejectsListsOfDifferentLengths) {
                            std::span<Tensor>(more_moments), AdamStepConfig{});
     FAIL() << "expected EngineError";
   } catch (const EngineError& error) {
-    EXPECT_NE(std::string(error.what()).find("2 parameters but 1 gradients"), std::string::npos)
+    EXPECT_NE(std::string(error.what()).find("adam_step_: 2 parameters but 1 gradients"),
+              std::string::npos)
         << error.what();
   }
 }

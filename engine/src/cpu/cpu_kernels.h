@@ -2,6 +2,7 @@
 // The CPU implementations registered in the dispatcher; each matches a kernel signature.
 
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <tuple>
 #include <utility>
@@ -80,11 +81,14 @@ std::pair<Tensor, Tensor> bias_gelu_dropout_backward(const Tensor& grad, const T
 void adam_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
                std::span<Tensor> first_moments, std::span<Tensor> second_moments,
                const AdamStepConfig& config);
-// Throws unless the four lists have one length and each parameter's gradient and moments are
-// contiguous float32 tensors of its shape (shared with the CUDA kernel).
-void check_adam_operands(std::span<const Tensor> parameters, std::span<const Tensor> gradients,
-                         std::span<const Tensor> first_moments,
-                         std::span<const Tensor> second_moments);
+void sgd_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
+              std::span<Tensor> momentum_buffers, const SgdStepConfig& config);
+// Throws unless the gradients and every state list run parallel to the parameters and each
+// parameter's gradient and states are contiguous float32 tensors of its shape (shared with the
+// CUDA kernels).
+void check_optimizer_operands(const char* op_name, std::span<const Tensor> parameters,
+                              std::span<const Tensor> gradients,
+                              std::initializer_list<std::span<const Tensor>> states);
 
 // A contiguous tensor with x's values: x itself when already contiguous, else a copy.
 Tensor dense(const Tensor& x);

@@ -1,5 +1,6 @@
-// Optimizer updates as single kernels: one pass over each parameter, its gradient and its state,
-// where composing them from elementwise ops takes eight passes and six temporaries.
+// Optimizer updates as single kernels over a list of parameters: one pass over each parameter,
+// its gradient and its state, where composing them from elementwise ops takes up to eight passes
+// and six temporaries per parameter (Adam) or three passes and a temporary (SGD).
 
 #include <cmath>
 #include <initializer_list>
@@ -11,34 +12,41 @@
 
 namespace tscope::engine::cpu {
 
-void check_adam_operands(std::span<const Tensor> parameters, std::span<const Tensor> gradients,
-                         std::span<const Tensor> first_moments,
-                         std::span<const Tensor> second_moments) {
-  if (gradients.size() != parameters.size() || first_moments.size() != parameters.size() ||
-      second_moments.size() != parameters.size()) {
-    throw EngineError("adam_step_: " + std::to_string(parameters.size()) + " parameters but " +
-                      std::to_string(gradients.size()) + " gradients and " +
-                      std::to_string(first_moments.size()) + "/" +
-                      std::to_string(second_moments.size()) + " moments");
+void check_optimizer_operands(const char* op_name, std::span<const Tensor> parameters,
+                              std::span<const Tensor> gradients,
+                              std::initializer_list<std::span<const Tensor>> states) {
+  bool parallel = gradients.size() == parameters.size();
+  for (const std::span<const Tensor> state : states)
+    parallel &= state.size() == parameters.size();
+  if (!parallel) {
+    std::string sizes;
+    for (const std::span<const Tensor> state : states)
+      sizes += "/" + std::to_string(state.size());
+    throw EngineError(std::string(op_name) + ": " + std::to_string(parameters.size()) +
+                      " parameters but " + std::to_string(gradients.size()) +
+                      " gradients and state lists of " + (sizes.empty() ? "-" : sizes.substr(1)));
   }
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     const Shape& shape = parameters[i].shape();
-    for (const Tensor* tensor :
-         {&parameters[i], &gradients[i], &first_moments[i], &second_moments[i]}) {
-      require_dtype(*tensor, DType::kFloat32, "adam_step_");
-      if (!tensor->is_contiguous() || tensor->shape() != shape) {
-        throw EngineError("adam_step_: parameter " + std::to_string(i) +
-                          ", its gradient and moments must be contiguous tensors of shape " +
+    const auto check = [&](const Tensor& tensor) {
+      require_dtype(tensor, DType::kFloat32, op_name);
+      if (!tensor.is_contiguous() || tensor.shape() != shape) {
+        throw EngineError(std::string(op_name) + ": parameter " + std::to_string(i) +
+                          ", its gradient and state must be contiguous tensors of shape " +
                           shape_to_string(shape));
       }
-    }
+    };
+    check(parameters[i]);
+    check(gradients[i]);
+    for (const std::span<const Tensor> state : states)
+      check(state[i]);
   }
 }
 
 void adam_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
                std::span<Tensor> first_moments, std::span<Tensor> second_moments,
                const AdamStepConfig& config) {
-  check_adam_operands(parameters, gradients, first_moments, second_moments);
+  check_optimizer_operands("adam_step_", parameters, gradients, {first_moments, second_moments});
   const auto beta1 = static_cast<float>(config.beta1);
   const auto beta2 = static_cast<float>(config.beta2);
   const auto eps = static_cast<float>(config.eps);
@@ -58,6 +66,33 @@ void adam_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
       second[i] = beta2 * second[i] + (1.0f - beta2) * g * g;
       const float denominator = std::sqrt(second[i]) * inverse_sqrt_correction2 + eps;
       values[i] = values[i] * decoupled_scale - step_size * first[i] / denominator;
+    }
+  }
+}
+
+void sgd_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
+              std::span<Tensor> momentum_buffers, const SgdStepConfig& config) {
+  const bool momentum = config.momentum != 0.0;
+  if (momentum) {
+    check_optimizer_operands("sgd_step_", parameters, gradients, {momentum_buffers});
+  } else {
+    check_optimizer_operands("sgd_step_", parameters, gradients, {});
+  }
+  const auto alpha = static_cast<float>(-config.learning_rate);
+  const auto beta = static_cast<float>(config.momentum);
+  const auto decay = static_cast<float>(config.weight_decay);
+  for (std::size_t p = 0; p < parameters.size(); ++p) {
+    float* values = parameters[p].data<float>();
+    const float* gradient = gradients[p].data<float>();
+    float* buffer = momentum ? momentum_buffers[p].data<float>() : nullptr;
+    const std::int64_t count = parameters[p].numel();
+    for (std::int64_t i = 0; i < count; ++i) {
+      float g = decay != 0.0f ? gradient[i] + values[i] * decay : gradient[i];
+      if (momentum) {
+        buffer[i] = buffer[i] * beta + g;
+        g = buffer[i];
+      }
+      values[i] = values[i] + alpha * g;
     }
   }
 }

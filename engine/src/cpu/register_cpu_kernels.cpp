@@ -85,6 +85,7 @@ void register_cpu_kernels(Dispatcher& dispatcher) {
   dispatcher.register_kernel<BiasGeluDropoutBackwardKernel>(OpKind::kBiasGeluDropoutBackward, kCpu,
                                                             cpu::bias_gelu_dropout_backward);
   dispatcher.register_kernel<AdamStepKernel>(OpKind::kAdamStep, kCpu, cpu::adam_step);
+  dispatcher.register_kernel<SgdStepKernel>(OpKind::kSgdStep, kCpu, cpu::sgd_step);
 }
 
 }  // namespace tscope::engine

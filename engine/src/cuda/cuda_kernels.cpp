@@ -172,6 +172,27 @@ void fill_dense(Tensor& dst, const char* op_name, Launch launch) {
   copy(dst, staged);
 }
 
+// Calls `launch` with the parameters in chunks of kParametersPerLaunch (one chunk for the models
+// here), each parameter with its gradient and its state tensors (none where a list is empty).
+template <typename Launch>
+void for_each_parameter_chunk(std::span<Tensor> parameters, std::span<const Tensor> gradients,
+                              std::span<Tensor> first_states, std::span<Tensor> second_states,
+                              Launch launch) {
+  for (std::size_t start = 0; start < parameters.size(); start += kParametersPerLaunch) {
+    ParameterChunk chunk{};
+    const std::size_t end = std::min(parameters.size(), start + kParametersPerLaunch);
+    for (std::size_t i = start; i < end; ++i) {
+      chunk.parameter[chunk.size] = floats(parameters[i]);
+      chunk.gradient[chunk.size] = floats(gradients[i]);
+      chunk.first_state[chunk.size] = first_states.empty() ? nullptr : floats(first_states[i]);
+      chunk.second_state[chunk.size] = second_states.empty() ? nullptr : floats(second_states[i]);
+      chunk.count[chunk.size] = parameters[i].numel();
+      ++chunk.size;
+    }
+    launch(chunk);
+  }
+}
+
 // The ops layer passes contiguous x [..., F] and bias [F]; checked as the CPU kernel does.
 std::int64_t checked_bias_features(const Tensor& x, const Tensor& bias, const char* op_name) {
   cpu::require_dtype(x, DType::kFloat32, op_name);
@@ -582,7 +603,8 @@ std::pair<Tensor, Tensor> bias_gelu_dropout_backward(const Tensor& grad, const T
 void adam_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
                std::span<Tensor> first_moments, std::span<Tensor> second_moments,
                const AdamStepConfig& config) {
-  cpu::check_adam_operands(parameters, gradients, first_moments, second_moments);
+  cpu::check_optimizer_operands("adam_step_", parameters, gradients,
+                                {first_moments, second_moments});
   if (parameters.empty()) return;
   const cudaStream_t stream = compute_stream(parameters.front().device());
   const AdamScalars scalars{static_cast<float>(config.beta1),
@@ -592,21 +614,31 @@ void adam_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
                             static_cast<float>(config.inverse_sqrt_correction2),
                             static_cast<float>(config.l2_decay),
                             static_cast<float>(config.decoupled_scale)};
-  // One launch per kAdamTensorsPerLaunch parameters: a single one for the models here.
-  for (std::size_t start = 0; start < parameters.size(); start += kAdamTensorsPerLaunch) {
-    AdamTensorList list{};
-    const std::size_t end = std::min(parameters.size(), start + kAdamTensorsPerLaunch);
-    for (std::size_t i = start; i < end; ++i) {
-      list.parameter[list.size] = floats(parameters[i]);
-      list.gradient[list.size] = floats(gradients[i]);
-      list.first_moment[list.size] = floats(first_moments[i]);
-      list.second_moment[list.size] = floats(second_moments[i]);
-      list.count[list.size] = parameters[i].numel();
-      ++list.size;
-    }
-    launch_adam_step(list, scalars, stream);
-    TSCOPE_CUDA_CHECK_LAUNCH("adam_step_");
+  for_each_parameter_chunk(parameters, gradients, first_moments, second_moments,
+                           [&](const ParameterChunk& chunk) {
+                             launch_adam_step(chunk, scalars, stream);
+                             TSCOPE_CUDA_CHECK_LAUNCH("adam_step_");
+                           });
+}
+
+void sgd_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
+              std::span<Tensor> momentum_buffers, const SgdStepConfig& config) {
+  const bool momentum = config.momentum != 0.0;
+  if (momentum) {
+    cpu::check_optimizer_operands("sgd_step_", parameters, gradients, {momentum_buffers});
+  } else {
+    cpu::check_optimizer_operands("sgd_step_", parameters, gradients, {});
   }
+  if (parameters.empty()) return;
+  const cudaStream_t stream = compute_stream(parameters.front().device());
+  const SgdScalars scalars{static_cast<float>(-config.learning_rate),
+                           static_cast<float>(config.momentum),
+                           static_cast<float>(config.weight_decay)};
+  for_each_parameter_chunk(parameters, gradients, momentum_buffers, {},
+                           [&](const ParameterChunk& chunk) {
+                             launch_sgd_step(chunk, scalars, stream);
+                             TSCOPE_CUDA_CHECK_LAUNCH("sgd_step_");
+                           });
 }
 
 Tensor dense(const Tensor& x) {

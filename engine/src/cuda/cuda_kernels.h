@@ -98,10 +98,13 @@ std::pair<Tensor, Tensor> linear_activation(const Tensor& x, const Tensor& weigh
                                             const Tensor& bias, FusedActivation activation);
 std::pair<Tensor, Tensor> linear_weight_bias_backward(const Tensor& grad, const Tensor& x);
 
-// One Adam update of every parameter in one launch (per 48 parameters), as cpu::adam_step.
+// One Adam or SGD update of every parameter in one launch (per 48 parameters), as
+// cpu::adam_step and cpu::sgd_step.
 void adam_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
                std::span<Tensor> first_moments, std::span<Tensor> second_moments,
                const AdamStepConfig& config);
+void sgd_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
+              std::span<Tensor> momentum_buffers, const SgdStepConfig& config);
 
 // A contiguous tensor with x's values: x itself when already contiguous, else a device copy.
 Tensor dense(const Tensor& x);

@@ -199,14 +199,14 @@ __global__ void bias_gelu_mask_backward(float* out, const float* grad, const flo
 }
 
 // The arithmetic of cpu::adam_step, in the same order, so both round alike. Block row y takes
-// tensor y of the list; its blocks stride over that tensor's elements.
-__global__ void adam_step(AdamTensorList tensors, AdamScalars s) {
+// parameter y of the chunk; its blocks stride over that parameter's elements.
+__global__ void adam_step(ParameterChunk chunk, AdamScalars s) {
   const int t = static_cast<int>(blockIdx.y);
-  float* parameter = tensors.parameter[t];
-  const float* gradient = tensors.gradient[t];
-  float* first = tensors.first_moment[t];
-  float* second = tensors.second_moment[t];
-  const std::int64_t count = tensors.count[t];
+  float* parameter = chunk.parameter[t];
+  const float* gradient = chunk.gradient[t];
+  float* first = chunk.first_state[t];
+  float* second = chunk.second_state[t];
+  const std::int64_t count = chunk.count[t];
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const float g = gradient[i] + s.l2_decay * parameter[i];
@@ -217,6 +217,34 @@ __global__ void adam_step(AdamTensorList tensors, AdamScalars s) {
     const float denominator = sqrtf(v) * s.inverse_sqrt_correction2 + s.eps;
     parameter[i] = parameter[i] * s.decoupled_scale - s.step_size * m / denominator;
   }
+}
+
+// The arithmetic of cpu::sgd_step, in the same order.
+template <bool kMomentum>
+__global__ void sgd_step(ParameterChunk chunk, SgdScalars s) {
+  const int t = static_cast<int>(blockIdx.y);
+  float* parameter = chunk.parameter[t];
+  const float* gradient = chunk.gradient[t];
+  float* buffer = chunk.first_state[t];
+  const std::int64_t count = chunk.count[t];
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    float g = s.weight_decay != 0.0f ? gradient[i] + parameter[i] * s.weight_decay : gradient[i];
+    if constexpr (kMomentum) {
+      buffer[i] = buffer[i] * s.momentum + g;
+      g = buffer[i];
+    }
+    parameter[i] = parameter[i] + s.alpha * g;
+  }
+}
+
+// Blocks enough for the chunk's largest parameter, one row per parameter; the blocks past a
+// smaller parameter's end exit at once.
+dim3 chunk_grid(const ParameterChunk& chunk) {
+  std::int64_t largest = 0;
+  for (int t = 0; t < chunk.size; ++t)
+    largest = chunk.count[t] > largest ? chunk.count[t] : largest;
+  return dim3(largest == 0 ? 0u : blocks_for(largest), static_cast<unsigned int>(chunk.size));
 }
 
 template <UnaryOp Op>
@@ -403,15 +431,21 @@ void launch_bias_gelu_mask_backward(float* out, const float* grad, const float* 
                                                                       features, count);
 }
 
-void launch_adam_step(const AdamTensorList& tensors, const AdamScalars& scalars,
+void launch_adam_step(const ParameterChunk& chunk, const AdamScalars& scalars,
                       cudaStream_t stream) {
-  std::int64_t largest = 0;
-  for (int t = 0; t < tensors.size; ++t)
-    largest = tensors.count[t] > largest ? tensors.count[t] : largest;
-  if (largest == 0) return;
-  // Blocks enough for the largest tensor; those past a smaller tensor's end exit at once.
-  const dim3 grid(blocks_for(largest), static_cast<unsigned int>(tensors.size));
-  adam_step<<<grid, kThreads, 0, stream>>>(tensors, scalars);
+  const dim3 grid = chunk_grid(chunk);
+  if (grid.x == 0 || grid.y == 0) return;
+  adam_step<<<grid, kThreads, 0, stream>>>(chunk, scalars);
+}
+
+void launch_sgd_step(const ParameterChunk& chunk, const SgdScalars& scalars, cudaStream_t stream) {
+  const dim3 grid = chunk_grid(chunk);
+  if (grid.x == 0 || grid.y == 0) return;
+  if (scalars.momentum != 0.0f) {
+    sgd_step<true><<<grid, kThreads, 0, stream>>>(chunk, scalars);
+  } else {
+    sgd_step<false><<<grid, kThreads, 0, stream>>>(chunk, scalars);
+  }
 }
 
 void launch_scale_add(float* dst, float scale, const float* src, float alpha,

@@ -74,20 +74,31 @@ struct AdamScalars {
   float l2_decay;
   float decoupled_scale;
 };
-// Up to kAdamTensorsPerLaunch dense parameters with their gradients and moments, passed to the
-// kernel by value (about 2 KB of its 4 KB parameter space), so a model's update is one launch.
-inline constexpr int kAdamTensorsPerLaunch = 48;
-struct AdamTensorList {
-  float* parameter[kAdamTensorsPerLaunch];
-  const float* gradient[kAdamTensorsPerLaunch];
-  float* first_moment[kAdamTensorsPerLaunch];
-  float* second_moment[kAdamTensorsPerLaunch];
-  std::int64_t count[kAdamTensorsPerLaunch];
+// Up to kParametersPerLaunch dense parameters with their gradients and up to two state tensors
+// each (Adam's moments, SGD's momentum buffer), passed to a kernel by value (about 2 KB of its
+// 4 KB parameter space), so an optimizer step over a model is one launch.
+inline constexpr int kParametersPerLaunch = 48;
+struct ParameterChunk {
+  float* parameter[kParametersPerLaunch];
+  const float* gradient[kParametersPerLaunch];
+  float* first_state[kParametersPerLaunch];
+  float* second_state[kParametersPerLaunch];
+  std::int64_t count[kParametersPerLaunch];
   int size;
 };
-// One fused Adam update of every tensor in the list: block row y walks tensor y.
-void launch_adam_step(const AdamTensorList& tensors, const AdamScalars& scalars,
-                      cudaStream_t stream);
+// One fused Adam update of every parameter in the chunk (the states are the two moments): block
+// row y walks parameter y.
+void launch_adam_step(const ParameterChunk& chunk, const AdamScalars& scalars, cudaStream_t stream);
+
+// SGD's hyper-parameters as floats (cpu/optimizer_kernels.cpp computes in float).
+struct SgdScalars {
+  float alpha;  // -learning rate
+  float momentum;
+  float weight_decay;
+};
+// One fused SGD update of every parameter in the chunk (the first state is the momentum buffer,
+// unused without momentum).
+void launch_sgd_step(const ParameterChunk& chunk, const SgdScalars& scalars, cudaStream_t stream);
 
 // The fused bias, GELU and dropout over dense tensors: mask[i] = philox_mask(draw i) and
 // out[i] = gelu(x[i] + bias[i % features]) * mask[i].

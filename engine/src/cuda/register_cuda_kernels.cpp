@@ -91,6 +91,7 @@ void register_cuda_kernels(Dispatcher& dispatcher) {
   dispatcher.register_kernel<BiasGeluDropoutBackwardKernel>(OpKind::kBiasGeluDropoutBackward, kCuda,
                                                             cuda::bias_gelu_dropout_backward);
   dispatcher.register_kernel<AdamStepKernel>(OpKind::kAdamStep, kCuda, cuda::adam_step);
+  dispatcher.register_kernel<SgdStepKernel>(OpKind::kSgdStep, kCuda, cuda::sgd_step);
   dispatcher.register_kernel<LinearActivationKernel>(OpKind::kLinearActivation, kCuda,
                                                      cuda::linear_activation);
   dispatcher.register_kernel<LinearWeightBiasBackwardKernel>(

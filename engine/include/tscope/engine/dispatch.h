@@ -74,6 +74,7 @@ enum class OpKind : std::uint16_t {
   kLinearActivation,
   kLinearWeightBiasBackward,
   kAdamStep,
+  kSgdStep,
   kCount
 };
 inline constexpr std::size_t kOpCount = static_cast<std::size_t>(OpKind::kCount);

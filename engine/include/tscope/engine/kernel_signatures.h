@@ -140,4 +140,16 @@ using AdamStepKernel = void (*)(std::span<Tensor> parameters, std::span<const Te
                                 std::span<Tensor> first_moments, std::span<Tensor> second_moments,
                                 const AdamStepConfig& config);
 
+// One SGD update of each parameter of a list, in place: g = gradient + weight_decay * parameter;
+// with momentum, buffer = momentum * buffer + g (buffers start at zero, so the first step stores
+// g) and g = buffer; then parameter = parameter - learning_rate * g.
+struct SgdStepConfig {
+  double learning_rate = 0.01;
+  double momentum = 0.0;
+  double weight_decay = 0.0;
+};
+// `momentum_buffers` runs parallel to the parameters, or is empty without momentum.
+using SgdStepKernel = void (*)(std::span<Tensor> parameters, std::span<const Tensor> gradients,
+                               std::span<Tensor> momentum_buffers, const SgdStepConfig& config);
+
 }  // namespace tscope::engine
