@@ -93,6 +93,11 @@ std::string_view to_string(KernelFamily family) {
   return kNames[static_cast<std::size_t>(family)];
 }
 
+bool is_matrix_product_op(std::string_view name) {
+  return name == "mm" || name == "aten::mm" ||
+         contains_any(name, {"matmul", "addmm", "bmm", "linear", "gemm", "conv"});
+}
+
 bool is_loader_work(Category category) { return category == Category::kDataLoaderLoad; }
 
 }  // namespace tscope::analyzer

@@ -34,6 +34,10 @@ enum class KernelFamily : std::uint8_t { kElementwise, kReduction, kNormalizatio
 KernelFamily kernel_family(std::string_view name);
 std::string_view to_string(KernelFamily family);
 
+// A matrix product or convolution op (our engine's matmul, conv2d and their gradients, PyTorch's
+// aten::mm, addmm, linear, ...): library GEMM work that elementwise fusion does not absorb.
+bool is_matrix_product_op(std::string_view name);
+
 // Our engine's loader worker ranges and other tools' equivalents.
 bool is_loader_work(trace::Category category);
 

@@ -58,31 +58,6 @@ bool is_memory_bound(const trace::OpInfo& op) {
   return bytes > 0 && static_cast<double>(op.flops) / bytes < kMemoryBoundFlopsPerByte;
 }
 
-std::int64_t element_count(const std::vector<std::int64_t>& shape) {
-  std::int64_t count = 1;
-  for (const std::int64_t extent : shape) count *= extent;
-  return count;
-}
-
-// Whether `add` adds a bias vector [N] to the product of `matmul` ([..., M, K] x [..., K, N]).
-// Shapes decide, since the product often reaches the add through a view with an id of its own.
-bool adds_bias_to_product(const trace::OpInfo& add, const trace::OpInfo& matmul) {
-  if (add.input_shapes.size() != 2 || matmul.input_shapes.size() != 2) return false;
-  const std::vector<std::int64_t>& a = matmul.input_shapes[0];
-  const std::vector<std::int64_t>& b = matmul.input_shapes[1];
-  if (a.empty() || b.empty() || a.back() == 0) return false;
-  const std::int64_t product_elements = element_count(a) / a.back() * b.back();
-  for (std::size_t bias = 0; bias < 2; ++bias) {
-    const std::vector<std::int64_t>& vector = add.input_shapes[bias];
-    const std::vector<std::int64_t>& matrix = add.input_shapes[1 - bias];
-    if (vector.size() == 1 && !matrix.empty() && vector[0] == matrix.back() &&
-        element_count(matrix) == product_elements) {
-      return true;
-    }
-  }
-  return false;
-}
-
 bool reads_output_of(const trace::OpInfo& consumer, const trace::OpInfo& producer) {
   for (const std::uint64_t tensor : consumer.tensors_read) {
     if (std::find(producer.tensors_written.begin(), producer.tensors_written.end(), tensor) !=
@@ -152,20 +127,20 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
   for (std::size_t k = 0; k < leaves.size(); ++k) {
     const std::uint32_t i = leaves[k];
     const trace::OpInfo* op = op_info(trace, spans, i);
-    if (!is_memory_bound(*op)) {
+    // A matrix product is library GEMM work even where its shape leaves it memory-bound: it ends
+    // a chain, and the bias and activation after it are its epilogue (fed_by_matmul below).
+    if (!is_memory_bound(*op) || is_matrix_product_op(trace.string(spans.name[i]))) {
       flush();
       continue;
     }
     if (!chain.members.empty() && enclosing[k] != chain_range) flush();
     if (chain.members.empty()) {
       chain_range = enclosing[k];
-      // A matmul just before, in the same range, whose product the first op reads or adds a bias
-      // vector to.
+      // A matmul just before, in the same range, whose product the first op reads.
       const trace::OpInfo* before =
           k > 0 && enclosing[k - 1] == enclosing[k] ? op_info(trace, spans, leaves[k - 1]) : nullptr;
       chain.fed_by_matmul = before != nullptr && trace.string(spans.name[leaves[k - 1]]) == "matmul" &&
-                            (reads_output_of(*op, *before) ||
-                             (trace.string(spans.name[i]) == "add" && adds_bias_to_product(*op, *before)));
+                            reads_output_of(*op, *before);
     }
     if (!ops.empty() && !reads_output_of(*op, *ops.back())) {
       // An op making a side input for the next one (dropout's mask, say) belongs to the chain

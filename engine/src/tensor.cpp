@@ -132,6 +132,9 @@ Tensor make_view(const Tensor& base, Shape shape, Shape strides, std::int64_t of
   impl->strides = std::move(strides);
   impl->offset = offset;
   impl->dtype = base.dtype();
+  // A view is its base's data, so it keeps the base's id: an op reading a reshaped or transposed
+  // tensor reads what the base's writer wrote, and traces show that dataflow.
+  impl->id = base.id();
   return Tensor(std::move(impl));
 }
 

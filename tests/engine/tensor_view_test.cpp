@@ -97,10 +97,12 @@ TEST(TensorView, WritesToTheBaseShowThroughItsExpandedView) {
   EXPECT_EQ(e.to_vector<float>(), (std::vector<float>{0, 5, 0, 0, 5, 0}));
 }
 
-TEST(TensorView, ViewsHaveTheirOwnIds) {
+TEST(TensorView, ViewsShareTheIdOfTheDataTheyView) {
   const Tensor x = counting({2, 3});
-  EXPECT_NE(x.id(), x.transpose(0, 1).id());
-  EXPECT_NE(x.id(), x.detach().id());
+  EXPECT_EQ(x.id(), x.transpose(0, 1).id());
+  EXPECT_EQ(x.id(), x.detach().id());
+  EXPECT_EQ(x.id(), x.reshape({6}).unsqueeze(0).id());
+  EXPECT_NE(x.id(), x.contiguous().transpose(0, 1).contiguous().id()) << "a copy is new data";
   EXPECT_NE(zeros({1}).id(), zeros({1}).id());
 }
 

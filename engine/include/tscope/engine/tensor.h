@@ -25,8 +25,9 @@ class Tensor {
 
   bool defined() const { return impl_ != nullptr; }
 
-  // Unique for the lifetime of the process; views get ids of their own. The profiler records
-  // the ids each op reads and writes.
+  // Names the tensor's data for the lifetime of the process: unique per allocation, shared by
+  // every view of it (reshape, transpose, detach). The profiler records the ids each op reads
+  // and writes, so dataflow through views stays visible.
   std::uint64_t id() const;
   const Shape& shape() const;
   const Shape& strides() const;
