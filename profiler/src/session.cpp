@@ -132,6 +132,7 @@ class SessionWriter {
   }
 
   void run() {
+    pthread_setname_np(pthread_self(), "tscope writer");
     // A termination signal must reach a program thread, whose handler waits for this one.
     sigset_t termination;
     sigemptyset(&termination);

@@ -79,5 +79,13 @@ TEST(Dispatch, EveryOpHasADistinctName) {
   EXPECT_EQ(names.size(), kOpCount);
 }
 
+TEST(Dispatch, EveryOpOfTheTableHasItsCpuKernelUnderItsSignatureAndName) {
+#define TSCOPE_EXPECT_CPU_KERNEL(Kind, name, Signature, kernel) \
+  EXPECT_EQ(op_name(OpKind::k##Kind), name);                    \
+  EXPECT_NE(dispatcher().lookup<Signature>(OpKind::k##Kind, DeviceType::kCpu), nullptr);
+  TSCOPE_ENGINE_OPS(TSCOPE_EXPECT_CPU_KERNEL)
+#undef TSCOPE_EXPECT_CPU_KERNEL
+}
+
 }  // namespace
 }  // namespace tscope::engine

@@ -118,6 +118,14 @@ TEST_F(EngineCapture, RecordsLoaderLoadsOnWorkerThreadsAndWaitsOnTheMainThread) 
   EXPECT_EQ(waits[0].track, steps[0].track);
 }
 
+TEST_F(EngineCapture, NamesTheLoaderWorkerThreadsTracks) {
+  std::set<std::string_view> load_track_names;
+  for (const auto& load : spans_named(*recorded_, "load batch")) {
+    load_track_names.insert(recorded_->string(recorded_->track(load.track).info().name));
+  }
+  EXPECT_EQ(load_track_names, (std::set<std::string_view>{"loader 0", "loader 1"}));
+}
+
 TEST_F(EngineCapture, RecordsEveryOptimizerStep) {
   EXPECT_EQ(spans_named(*recorded_, "optimizer step").size(), std::size_t{kSteps});
   EXPECT_EQ(count_category(Category::kOptimizer), std::size_t{kSteps});

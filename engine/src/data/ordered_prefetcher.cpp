@@ -1,6 +1,9 @@
 #include "tscope/engine/data/ordered_prefetcher.h"
 
+#include <pthread.h>
+
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace tscope::engine {
@@ -19,7 +22,11 @@ OrderedPrefetcher::OrderedPrefetcher(std::size_t item_count, std::size_t worker_
   workers_.reserve(worker_count);
   try {
     for (std::size_t i = 0; i < worker_count; ++i) {
-      workers_.emplace_back([this] { work(); });
+      workers_.emplace_back([this, i] {
+        // Traces and system tools name the thread's track by it (at most 15 characters).
+        pthread_setname_np(pthread_self(), ("loader " + std::to_string(i)).c_str());
+        work();
+      });
     }
   } catch (...) {
     stop();

@@ -17,65 +17,17 @@
 #include "tscope/engine/errors.h"
 #include "tscope/engine/kernel_signatures.h"
 #include "tscope/engine/op_profile.h"
+#include "tscope/engine/op_table.h"
 #include "tscope/engine/tensor.h"
 
 namespace tscope::engine {
 
+// One value per line of op_table.h, in its order.
 enum class OpKind : std::uint16_t {
-  kAdd,
-  kSub,
-  kMul,
-  kDiv,
-  kAddScalar,
-  kMulScalar,
-  kPowScalar,
-  kNeg,
-  kExp,
-  kLog,
-  kSqrt,
-  kRelu,
-  kGelu,
-  kSigmoid,
-  kTanh,
-  kReluBackward,
-  kGeluBackward,
-  kSigmoidBackward,
-  kTanhBackward,
-  kSum,
-  kMax,
-  kMaxBackward,
-  kMatmul,
-  kIm2col,
-  kCol2im,
-  kConv2d,
-  kConv2dBackwardInput,
-  kConv2dBackwardWeight,
-  kMaxPool2d,
-  kMaxPool2dBackward,
-  kSoftmax,
-  kLogSoftmax,
-  kSoftmaxBackward,
-  kLogSoftmaxBackward,
-  kNllLoss,
-  kNllLossBackward,
-  kCrossEntropy,
-  kCrossEntropyBackward,
-  kLayerNorm,
-  kLayerNormBackward,
-  kCopy,
-  kFill,
-  kAddInplace,
-  kMulScalarInplace,
-  kUniform,
-  kNormal,
-  kBernoulliMask,
-  kBiasGeluDropout,
-  kBiasGeluDropoutBackward,
-  kLinearActivation,
-  kLinearWeightBiasBackward,
-  kAdamStep,
-  kSgdStep,
-  kCount
+#define TSCOPE_OP_KIND(Kind, name, Signature, kernel) k##Kind,
+  TSCOPE_ENGINE_OPS(TSCOPE_OP_KIND)
+#undef TSCOPE_OP_KIND
+      kCount
 };
 inline constexpr std::size_t kOpCount = static_cast<std::size_t>(OpKind::kCount);
 

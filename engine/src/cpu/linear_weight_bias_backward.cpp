@@ -1,17 +1,16 @@
 // The fused linear layer's weight and bias gradients on the CPU: the matmul and sum ops the
 // unfused layer's backward runs, with the same operand layouts, so the results are bit-identical.
 
-#include "ops/linear_activation_by_ops.h"
-
 #include <array>
 #include <span>
 
+#include "cpu/cpu_kernels.h"
 #include "tscope/engine/autograd.h"
 #include "tscope/engine/dispatch.h"
 
-namespace tscope::engine {
+namespace tscope::engine::cpu {
 
-std::pair<Tensor, Tensor> linear_weight_bias_backward_by_ops(const Tensor& grad, const Tensor& x) {
+std::pair<Tensor, Tensor> linear_weight_bias_backward(const Tensor& grad, const Tensor& x) {
   const NoGradGuard no_grad;
   const Tensor weight_grad_transposed =
       run_op<BinaryKernel>(OpKind::kMatmul, x.transpose(0, 1).unsqueeze(0), grad.unsqueeze(0))
@@ -23,4 +22,4 @@ std::pair<Tensor, Tensor> linear_weight_bias_backward_by_ops(const Tensor& grad,
   return {weight_grad_transposed.transpose(0, 1), bias_grad};
 }
 
-}  // namespace tscope::engine
+}  // namespace tscope::engine::cpu

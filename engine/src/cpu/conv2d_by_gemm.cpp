@@ -1,16 +1,18 @@
+// The CPU's conv2d kernels (and CUDA's where cuDNN is absent): convolution as im2col + GEMM,
+// composed from the dispatcher's im2col, col2im, matmul and sum.
+//
 // The unfolded input [N, C*KH*KW, OH*OW] times the flattened filters [OC, C*KH*KW], broadcast over
 // the batch without a copy. im2col and matmul run as ops of their own, so a trace still shows
 // the unfolded input's allocation (often a run's largest) under im2col.
 
-#include "ops/conv2d_by_gemm.h"
-
 #include <array>
 #include <span>
 
+#include "cpu/cpu_kernels.h"
 #include "tscope/engine/autograd.h"
 #include "tscope/engine/dispatch.h"
 
-namespace tscope::engine {
+namespace tscope::engine::cpu {
 namespace {
 
 struct GemmExtents {
@@ -29,8 +31,8 @@ GemmExtents gemm_extents(const Conv2dGeometry& geometry, std::int64_t out_channe
 
 }  // namespace
 
-std::pair<Tensor, Tensor> conv2d_by_gemm(const Tensor& input, const Tensor& weight,
-                                         const Conv2dGeometry& geometry) {
+std::pair<Tensor, Tensor> conv2d(const Tensor& input, const Tensor& weight,
+                                 const Conv2dGeometry& geometry) {
   // The caller's op records the gradient; the views below are internal.
   const NoGradGuard no_grad;
   const GemmExtents extents = gemm_extents(geometry, weight.shape()[0]);
@@ -43,8 +45,8 @@ std::pair<Tensor, Tensor> conv2d_by_gemm(const Tensor& input, const Tensor& weig
       cols};
 }
 
-Tensor conv2d_backward_input_by_gemm(const Tensor& grad, const Tensor& weight,
-                                     const Conv2dGeometry& geometry) {
+Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,
+                             const Conv2dGeometry& geometry) {
   const NoGradGuard no_grad;
   const GemmExtents extents = gemm_extents(geometry, weight.shape()[0]);
   const Tensor filters_transposed =
@@ -57,8 +59,8 @@ Tensor conv2d_backward_input_by_gemm(const Tensor& grad, const Tensor& weight,
   return run_op<Conv2dLayoutKernel>(OpKind::kCol2im, cols_grad, geometry);
 }
 
-Tensor conv2d_backward_weight_by_gemm(const Tensor& grad, const Tensor& cols,
-                                      const Conv2dGeometry& geometry) {
+Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& cols,
+                              const Conv2dGeometry& geometry) {
   const NoGradGuard no_grad;
   const GemmExtents extents = gemm_extents(geometry, grad.shape()[1]);
   const Tensor per_image = run_op<BinaryKernel>(
@@ -70,4 +72,4 @@ Tensor conv2d_backward_weight_by_gemm(const Tensor& grad, const Tensor& cols,
           {extents.out_channels, geometry.channels, geometry.kernel_height, geometry.kernel_width});
 }
 
-}  // namespace tscope::engine
+}  // namespace tscope::engine::cpu

@@ -1,0 +1,24 @@
+// CUDA's conv2d kernels in builds without cuDNN: the CPU's composition of im2col, matmul and
+// sum, whose ops then run on the device (im2col kernels and cuBLAS).
+
+#include "cpu/cpu_kernels.h"
+#include "cuda/cuda_kernels.h"
+
+namespace tscope::engine::cuda {
+
+std::pair<Tensor, Tensor> conv2d(const Tensor& input, const Tensor& weight,
+                                 const Conv2dGeometry& geometry) {
+  return cpu::conv2d(input, weight, geometry);
+}
+
+Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,
+                             const Conv2dGeometry& geometry) {
+  return cpu::conv2d_backward_input(grad, weight, geometry);
+}
+
+Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& cols,
+                              const Conv2dGeometry& geometry) {
+  return cpu::conv2d_backward_weight(grad, cols, geometry);
+}
+
+}  // namespace tscope::engine::cuda
