@@ -1,6 +1,6 @@
 # What the device checks carry to a GPU machine that has no package registry and none of the
 # build's Debian libraries, and how they find the CUDA libraries that machine does have. Sourced
-# by check.sh, cupti_check.sh and device_check.sh; `bench/gpu/device_check.sh pack BUILD_DIR`
+# by check.sh, cupti_check.sh, device_check.sh and carry_test.sh; `device_check.sh pack BUILD_DIR`
 # writes the archive.
 #
 # The carry folder holds bin/ (the programs without debug information), lib/ (what they load
@@ -133,11 +133,12 @@ print(f"{names}; driver {report.get('driver_version')}")
 PY
 }
 
-# missing_libraries PROGRAM...: what the loader cannot find for the carried PROGRAMs, one line
-# per missing library and program (empty when all resolve).
+# missing_libraries PROGRAM...: what the loader cannot find (or finds broken) for the carried
+# PROGRAMs, one line per library and program (empty when all resolve).
 missing_libraries() {
   local program
   for program in "$@"; do
-    run_carried ldd "$program" 2>&1 | grep 'not found' | sed "s|^|$(basename "$program"): |" || true
+    run_carried ldd "$program" 2>&1 | grep -E 'not found|error while loading' |
+      sed "s|^|$(basename "$program"): |" || true
   done
 }

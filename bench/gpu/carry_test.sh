@@ -47,12 +47,13 @@ echo "packed in $((SECONDS - started)) s"
 tar -xzf "$build/gpu-carry.tar.gz" -C "$work"
 carry=$work/gpu-carry
 
-# What the scripts run from the machine, whose libraries stay visible.
+# The device check's PATH, and what the scripts run from it, whose libraries stay visible.
+minimal_path=/usr/bin:/bin
 machine_tools=(bash python3 tar gzip awk sed grep env cat cp mkdir mktemp dirname basename du cut
   sort tee ldd id)
 declare -A kept=()
 for tool in "${machine_tools[@]}"; do
-  path=$(command -v "$tool") || continue
+  path=$(PATH=$minimal_path command -v "$tool") || continue
   while read -r library; do kept[$(readlink -f "$library")]=1; done < <(
     ldd "$path" 2>/dev/null | awk '$3 ~ /^\// {print $3}')
 done
@@ -79,8 +80,8 @@ cuda_path=${cuda_library_folders// /:}
 inside=$(
   cat <<'SH'
 set -u
-carry=$1 repo=$2 cuda_path=$3
-shift 3
+carry=$1 repo=$2 cuda_path=$3 minimal_path=$4
+shift 4
 while [[ $1 != -- ]]; do mount --bind /dev/null "$1"; shift; done
 shift
 for program in "$@"; do
@@ -88,23 +89,25 @@ for program in "$@"; do
   LD_LIBRARY_PATH=$cuda_path ldd "$program" 2>&1
 done
 echo "== device_check"
-env -i PATH=/usr/bin:/bin HOME="$carry/.." OUT="$carry/../out" \
+env -i PATH="$minimal_path" HOME="$carry/.." OUT="$carry/../out" \
   bash "$repo/bench/gpu/device_check.sh" "$carry"
 echo "== device_check exit $?"
 SH
 )
 started=$SECONDS
-output=$(unshare -m bash -c "$inside" _ "$carry" "$repo" "$cuda_path" "${hidden[@]}" -- "${programs[@]}" 2>&1) ||
+output=$(unshare -m bash -c "$inside" _ "$carry" "$repo" "$cuda_path" "$minimal_path" "${hidden[@]}" -- "${programs[@]}" 2>&1) ||
   true
 echo "device check under hidden libraries took $((SECONDS - started)) s"
 echo "$output"
 
 contains() { [[ $output == *"$1"* ]]; }
-loads=$(awk '/^== ldd /{program=$3} /not found/ {print program ": " $0}' <<<"$output")
+loads=$(awk '/^== ldd /{program=$3} /not found|error while loading/ {print program ": " $0}' \
+  <<<"$output")
 check "every carried program finds every library it loads" test -z "$loads"
-check "the hidden libfmt comes from the carry" contains "libfmt.so.9 => $carry/lib/libfmt.so.9"
-check "the hidden libsimdjson comes from the carry" \
-  contains "libsimdjson.so.14 => $carry/lib/libsimdjson.so.14"
+from_carry() { grep -Eq "^\s+$1 => $carry/bin/\.\./lib/$1 " <<<"$output"; }
+check "the hidden libfmt comes from the carry" from_carry 'libfmt\.so\.9'
+check "the hidden libsimdjson comes from the carry" from_carry 'libsimdjson\.so\.14'
+check "the hidden OpenBLAS comes from the carry" from_carry 'libopenblas\.so\.0'
 check "the engine half starts" contains "== engine: CUDA tests and benchmarks"
 check "the engine half runs its tests" bash -c 'grep -Eq "^engine_cuda_tests +\| [0-9]+ passed" <<<"$1"' _ "$output"
 check "the engine half finds all carried libraries" \
