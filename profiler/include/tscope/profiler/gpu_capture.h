@@ -17,7 +17,8 @@ class GpuCaptureError : public std::runtime_error {
 
 // The CUPTI records that cost a record per API call or per wait, chosen per run (`tscope record
 // -t`, as Nsight Systems' `-t`). Kernels, copies, memsets, device memory and op correlation are
-// always captured: they are what GPU capture is for.
+// always captured: they are what GPU capture is for. CUPTI writes an op's id only ahead of an API
+// record, so without runtime or driver calls kernels keep no link to their launch or engine op.
 struct GpuTraceSelection {
   bool runtime = true;          // CUDA runtime calls (the launch -> kernel flows need them)
   bool driver = false;          // driver calls, mostly the runtime's own beneath its calls
