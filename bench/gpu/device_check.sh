@@ -29,6 +29,7 @@ out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 if [[ -f $source ]]; then
   unpacked=$(mktemp -d)
+  trap 'rm -rf "$unpacked"' EXIT
   tar -xzf "$source" -C "$unpacked"
   carry=$unpacked/gpu-carry
 else
