@@ -1,6 +1,6 @@
 # What the device checks carry to a GPU machine that has no package registry and none of the
 # build's Debian libraries, and how they find the CUDA libraries that machine does have. Sourced
-# by check.sh, cupti_check.sh and device_check.sh; `bench/gpu/device_check.sh pack BUILD_DIR`
+# by check.sh, cupti_check.sh, device_check.sh and carry_test.sh; `device_check.sh pack BUILD_DIR`
 # writes the archive.
 #
 # The carry folder holds bin/ (the programs without debug information), lib/ (what they load
@@ -18,16 +18,25 @@ carry_programs=(
   tests/profiler/profiler_cupti_tests
 )
 
-# pack_carry BUILD_DIR CARRY_DIR: fills CARRY_DIR from the build.
+# pack_carry BUILD_DIR CARRY_DIR: fills CARRY_DIR from the build. The programs' RPATH becomes
+# $ORIGIN/../lib (the library's $ORIGIN), so they find the carried libraries wherever the carry is
+# unpacked and without LD_LIBRARY_PATH. It is DT_RPATH, not DT_RUNPATH, because only DT_RPATH also
+# serves the carried libraries' own dependencies (OpenBLAS's libgfortran, for one).
 pack_carry() {
-  local build=$1 carry=$2 program
+  local build=$1 carry=$2 program copy
+  command -v patchelf >/dev/null || { echo "patchelf is needed to pack a carry (Debian: patchelf)" >&2; return 2; }
   rm -rf "$carry"
   mkdir -p "$carry/bin" "$carry/lib" "$carry/data"
   for program in "${carry_programs[@]}"; do
     [[ -e $build/$program ]] || { echo "missing $build/$program: build it first" >&2; return 2; }
     case $program in
-      lib/*) strip --strip-debug -o "$carry/lib/$(basename "$program")" "$build/$program" ;;
-      *) strip --strip-debug -o "$carry/bin/$(basename "$program")" "$build/$program" ;;
+      lib/*) copy=$carry/lib/$(basename "$program") ;;
+      *) copy=$carry/bin/$(basename "$program") ;;
+    esac
+    strip --strip-debug -o "$copy" "$build/$program"
+    case $program in
+      lib/*) patchelf --force-rpath --set-rpath '$ORIGIN' "$copy" ;;
+      *) patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$copy" ;;
     esac
     ldd "$build/$program" | awk '$3 ~ /^\// {print $3}' |
       grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libcuda|libnvidia-[^/]*|libcublas[^/]*|libcudart[^/]*|libcudnn[^/]*)\.so' |
@@ -39,8 +48,22 @@ pack_carry() {
   cp -r "${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}" "$carry/data/fashion-mnist"
 }
 
-# use_carry CARRY_DIR: puts the carried and the machine's CUDA libraries on the loader's path and
-# points the checks at the carried data. Prints the folders it found for the CUDA libraries.
+# The carried programs, each a path under the carry.
+carried_programs() {
+  local carry=$1 program
+  for program in "${carry_programs[@]}"; do
+    case $program in
+      lib/*) echo "$carry/lib/$(basename "$program")" ;;
+      *) echo "$carry/bin/$(basename "$program")" ;;
+    esac
+  done
+}
+
+# use_carry CARRY_DIR: finds the machine's CUDA libraries (cuBLAS, cuDNN: not carried) and sets
+# carry_library_path to the carried and those folders, for run_carried; points the checks at the
+# carried data. Sets variables in the calling shell, so it must not run in a subshell such as
+# $(use_carry ...). cuda_library_folders says where the CUDA libraries were found ("none");
+# machine_env is an `env` command that gives a program the machine's own LD_LIBRARY_PATH back.
 use_carry() {
   local carry=$1 dir
   local -a found=()
@@ -63,14 +86,59 @@ for name in ("nvidia.cublas", "nvidia.cudnn", "nvidia.cu13", "nvidia"):
 PY
     )
   fi
-  local path=$carry/lib
-  for dir in "${found[@]}"; do [[ :$path: == *:$dir:* ]] || path+=":$dir"; done
-  export LD_LIBRARY_PATH=$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  carry_library_path=$carry/lib
+  for dir in "${found[@]}"; do
+    [[ :$carry_library_path: == *:$dir:* ]] || carry_library_path+=":$dir"
+  done
+  cuda_library_folders=${found[*]:-none}
+  if [[ -n ${LD_LIBRARY_PATH+set} ]]; then
+    machine_env=(env "LD_LIBRARY_PATH=$LD_LIBRARY_PATH")
+  else
+    machine_env=(env -u LD_LIBRARY_PATH)
+  fi
   export FASHION_MNIST_DIR=${FASHION_MNIST_DIR:-$carry/data/fashion-mnist}
-  echo "${found[*]:-none}"
 }
 
-# missing_libraries PROGRAM: what the loader cannot find for PROGRAM (empty when all resolve).
+# run_carried CMD ARGS...: runs one of our programs with the carry's library path ahead of the
+# machine's. Only our programs get it: a program of the machine (python3 with PyTorch) must keep
+# its own libraries, so what `tscope record` runs gets the machine's path back ("${machine_env[@]}").
+run_carried() {
+  LD_LIBRARY_PATH=$carry_library_path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$@"
+}
+
+# probe_devices CARRY_DIR OUT_DIR: asks the carried `tscope doctor` for the machine's devices
+# (its report in OUT_DIR/doctor.json) and prints one line: the devices and driver, or
+# "no device: " and the first thing doctor found wrong. Fails when no device answers.
+probe_devices() {
+  local carry=$1 out=$2
+  run_carried "$carry/bin/tscope" doctor --json --no-bandwidth >"$out/doctor.json" 2>"$out/doctor.log"
+  python3 - "$out/doctor.json" "$out/doctor.log" <<'PY'
+import json, sys
+
+try:
+    report = json.load(open(sys.argv[1]))
+except (OSError, ValueError) as error:
+    log = open(sys.argv[2]).read().strip().splitlines()
+    print(f"no device: tscope doctor gave no report ({log[-1] if log else error})")
+    sys.exit(1)
+devices = report.get("devices") or []
+if not devices:
+    diagnoses = report.get("diagnoses", [])
+    wrong = [d for d in diagnoses if d.get("status") == "error"] or [
+        d for d in diagnoses if d.get("status") == "warning"]
+    print("no device: " + (f"{wrong[0]['check']}: {wrong[0]['found']}" if wrong else "none reported"))
+    sys.exit(1)
+names = ", ".join(f"{d['name']} (sm {d['compute_capability']})" for d in devices)
+print(f"{names}; driver {report.get('driver_version')}")
+PY
+}
+
+# missing_libraries PROGRAM...: what the loader cannot find (or finds broken) for the carried
+# PROGRAMs, one line per library and program (empty when all resolve).
 missing_libraries() {
-  ldd "$1" 2>&1 | grep 'not found' || true
+  local program
+  for program in "$@"; do
+    run_carried ldd "$program" 2>&1 | grep -E 'not found|error while loading' |
+      sed "s|^|$(basename "$program"): |" || true
+  done
 }

@@ -2,13 +2,15 @@
 # Device checks of the engine's CUDA backend on a GPU machine (see docs/cuda.md, "Running the
 # device checks"; bench/gpu/device_check.sh runs this and the CUPTI checks in one call):
 #   1. the binaries from a carry folder (bench/gpu/carry.sh), or built there when
-#      TSCOPE_BUILD_DIR is set and cmake exists;
+#      TSCOPE_BUILD_DIR is set and cmake exists; each must find every library it loads, and
+#      `tscope doctor` must find a device;
 #   2. engine_cuda_tests: every CUDA kernel and gradient against its CPU reference, the device
 #      allocator, pinned copies (must all pass, none skipped);
 #   3. bench_gpu_engine: matmul against cuBLAS called directly (target: at least 90%), elementwise
 #      add against a device-to-device copy on 256 MiB tensors (target: at least 80%), the fused
 #      linear + ReLU against the two ops, the CNN training step on the GPU against the CPU.
-# Prints one table; the logs and the raw JSON stay under $OUT.
+# Prints one table; the logs and the raw JSON stay under $OUT. Exits non-zero when any row fails,
+# including when no device answers or a carried program lacks a library.
 #
 #   bench/gpu/check.sh [CARRY_DIR]     (default: build-cuda/gpu-carry)
 set -euo pipefail
@@ -36,34 +38,36 @@ fi
   echo "no engine_cuda_tests in $carry/bin: pack a carry first (bench/gpu/device_check.sh pack)" >&2
   exit 2
 }
-cuda_folders=$(use_carry "$carry")
-missing=$(missing_libraries "$carry/bin/engine_cuda_tests")
-if [[ -n $missing ]]; then
-  echo "$missing" >&2
-  echo "libraries missing on this machine (CUDA libraries searched in: $cuda_folders)" >&2
-  exit 2
-fi
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt" 2>/dev/null ||
-  echo "nvidia-smi not available" >"$out/gpu.txt"
+use_carry "$carry"
+echo "$cuda_library_folders" >"$out/cuda_folders.txt"
+mapfile -t programs < <(carried_programs "$carry")
+missing_libraries "${programs[@]}" >"$out/missing_libraries.txt"
+probe_devices "$carry" "$out" >"$out/gpu.txt" || true
 
 # 2. Tests.
 tests_status=0
-"$carry/bin/engine_cuda_tests" --gtest_output="json:$out/tests.json" >"$out/tests.log" 2>&1 ||
+run_carried "$carry/bin/engine_cuda_tests" --gtest_output="json:$out/tests.json" >"$out/tests.log" 2>&1 ||
   tests_status=$?
 
 # 3. Benchmarks.
 bench_status=0
-"$carry/bin/bench_gpu_engine" --benchmark_min_time="${MIN_TIME:-0.3}" \
+run_carried "$carry/bin/bench_gpu_engine" --benchmark_min_time="${MIN_TIME:-0.3}" \
   --benchmark_out="$out/bench.json" --benchmark_out_format=json >"$out/bench.log" 2>&1 ||
   bench_status=$?
 
-python3 - "$out" "$built" "$tests_status" "$bench_status" <<'PY'
+python3 - "$out" "$built" "$tests_status" "$bench_status" "${#programs[@]}" <<'PY'
 import json, os, sys
 
 out, built, tests_status, bench_status = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+programs = int(sys.argv[5])
 rows = [("build", built, "-", "-", "ok")]
-gpu = open(os.path.join(out, "gpu.txt")).read().strip() if os.path.exists(os.path.join(out, "gpu.txt")) else "?"
-rows.append(("GPU", gpu or "?", "-", "-", "-"))
+missing = open(os.path.join(out, "missing_libraries.txt")).read().split("\n")
+missing = [line.strip() for line in missing if line.strip()]
+rows.append(("carried programs load", f"{programs} programs, {len(missing)} missing libraries"
+             + (f": {'; '.join(missing)}" if missing else ""), "-", "none missing",
+             "FAIL" if missing else "PASS"))
+gpu = open(os.path.join(out, "gpu.txt")).read().strip()
+rows.append(("GPU", gpu or "?", "-", "a device", "FAIL" if gpu.startswith("no device") else "PASS"))
 
 try:
     tests = json.load(open(os.path.join(out, "tests.json")))
@@ -138,4 +142,8 @@ header = ("check", "engine", "reference", "ratio / target", "verdict")
 for row in [header] + rows:
     print(" | ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
 print(f"logs and JSON in {out}; bench exit {bench_status}")
+failed = [row[0] for row in rows if row[4].startswith("FAIL")]
+if failed:
+    print(f"FAILED: {', '.join(failed)}")
+sys.exit(1 if failed else 0)
 PY

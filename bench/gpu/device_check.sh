@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Every GPU check of the project in one call on a GPU machine with no package registry (see
 # docs/cuda.md, "Running the device checks"): check.sh (the engine's CUDA tests and benchmarks),
-# then cupti_check.sh (CUPTI capture, the PyTorch comparison, the capture overhead), each into
-# its own folder under $OUT; prints both tables, also saved as $OUT/summary.txt.
+# then cupti_check.sh (CUPTI capture, the PyTorch comparison, the capture overhead). Prints both
+# tables and leaves two files in $OUT: summary.txt (the tables) and device_check.tar.gz (every log,
+# trace, table and JSON of both halves), since only a few files come back from a device machine.
+# Exits non-zero when either half fails, and so when no device answers.
 #
 #   bench/gpu/device_check.sh pack BUILD_DIR    on the build machine: writes
 #                                               BUILD_DIR/gpu-carry.tar.gz to carry
@@ -27,18 +29,33 @@ out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 if [[ -f $source ]]; then
   unpacked=$(mktemp -d)
+  trap 'rm -rf "$unpacked"' EXIT
   tar -xzf "$source" -C "$unpacked"
   carry=$unpacked/gpu-carry
 else
   carry=$source
 fi
+results=$(mktemp -d)/device_check
 
-status=0
-{
+# Both halves run whatever the first one found; the status says whether either failed.
+run_halves() {
+  local status=0
   echo "== engine: CUDA tests and benchmarks"
-  OUT=$out/engine "$repo/bench/gpu/check.sh" "$carry" || status=$?
+  OUT=$results/engine "$repo/bench/gpu/check.sh" "$carry" || status=1
   echo
   echo "== profiler: CUPTI capture"
-  OUT=$out/cupti "$repo/bench/gpu/cupti_check.sh" "$carry" || status=$?
-} 2>&1 | tee "$out/summary.txt"
+  OUT=$results/cupti "$repo/bench/gpu/cupti_check.sh" "$carry" || status=1
+  return "$status"
+}
+
+mkdir -p "$results"
+# A pipeline runs its members in subshells: the status comes back through PIPESTATUS.
+set +e
+run_halves 2>&1 | tee "$results/summary.txt"
+status=${PIPESTATUS[0]}
+set -e
+cp "$results/summary.txt" "$out/summary.txt"
+tar -czf "$out/device_check.tar.gz" -C "$(dirname "$results")" device_check
+echo "device check: $([[ $status == 0 ]] && echo passed || echo FAILED); tables in" \
+  "$out/summary.txt, everything in $out/device_check.tar.gz"
 exit "$status"

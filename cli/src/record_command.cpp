@@ -23,6 +23,7 @@
 
 #include "command.h"
 #include "tscope/profiler/environment.h"
+#include "tscope/profiler/gpu_capture.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/trace_io.h"
 #include "tscope/trace/tsc_writer.h"
@@ -224,6 +225,7 @@ int record(const std::vector<std::string>& command, std::filesystem::path output
 void add_record_command(CLI::App& app, CommandContext& context) {
   struct Settings {
     std::string output;
+    std::string gpu_trace{profiler::kDefaultGpuTrace};
     std::vector<std::string> command;
   };
   auto settings = std::make_shared<Settings>();
@@ -232,6 +234,11 @@ void add_record_command(CLI::App& app, CommandContext& context) {
       "Run a program under capture and write its trace (.tsc); exits with the program's code");
   command->add_option("-o,--output", settings->output,
                       "Trace to write (default: <program>.tsc in the current folder)");
+  command
+      ->add_option("-t,--trace", settings->gpu_trace,
+                   "CUPTI records beyond kernels, copies, memsets and device memory: a list of "
+                   "runtime, driver, sync, overhead, or none")
+      ->default_str(std::string(profiler::kDefaultGpuTrace));
   command->add_option("command", settings->command, "The program and its arguments, after --")
       ->required()
       ->expected(-1);
@@ -240,6 +247,15 @@ void add_record_command(CLI::App& app, CommandContext& context) {
       "NVTX ranges, marks and thread names of any program are captured; programs that link "
       "tensorscope also record their engine ops, memory and steps.");
   command->callback([settings, &context] {
+    try {
+      profiler::parse_gpu_trace(settings->gpu_trace);
+    } catch (const profiler::GpuCaptureError& error) {
+      std::cerr << "tscope record: -t " << settings->gpu_trace << ": " << error.what() << "\n";
+      context.exit_code = kExitBadInput;
+      return;
+    }
+    // The recorded program inherits it; its CUDA injection reads it (gpu_capture.h).
+    setenv(profiler::kGpuTraceVariable.data(), settings->gpu_trace.c_str(), 1);
     try {
       context.exit_code = record(settings->command, settings->output);
     } catch (const RecordError& error) {

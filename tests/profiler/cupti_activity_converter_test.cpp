@@ -53,6 +53,15 @@ CUpti_ActivityKernel10 kernel_record(const char* name, std::uint64_t start, std:
   return kernel;
 }
 
+CUpti_ActivityExternalCorrelation external_record(std::uint64_t op, std::uint32_t correlation) {
+  CUpti_ActivityExternalCorrelation external{};
+  external.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+  external.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
+  external.externalId = op;
+  external.correlationId = correlation;
+  return external;
+}
+
 CUpti_ActivityAPI call_record(CUpti_ActivityKind kind, CUpti_CallbackId id, std::uint64_t start,
                               std::uint64_t end, std::uint32_t correlation) {
   CUpti_ActivityAPI call{};
@@ -164,6 +173,8 @@ TEST_F(ActivityConverterTest, PinnedAndManagedMemoryKindsAreKept) {
   copy.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_MANAGED;
   copy.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
   copy.deviceId = kDevice;
+  copy.start = 100;
+  copy.end = 200;
   converter().convert(as_activity(copy));
   const trace::Trace converted = finish();
   const auto spans = spans_named(converted, "Memcpy DtoH (Managed -> Pinned)");
@@ -184,6 +195,8 @@ TEST_F(ActivityConverterTest, PeerCopyIsPeerToPeerAndNamesBothDevices) {
   copy.deviceId = 0;
   copy.srcDeviceId = 0;
   copy.dstDeviceId = 1;
+  copy.start = 100;
+  copy.end = 200;
   converter().convert(as_activity(copy));
   const trace::Trace converted = finish();
   const auto spans = spans_named(converted, "Memcpy PtoP (Device -> Device)");
@@ -244,6 +257,8 @@ TEST_F(ActivityConverterTest, EventSynchronizationNamesItsEvent) {
   sync.contextId = kContext;
   sync.streamId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
   sync.cudaEventId = 12;
+  sync.start = 100;
+  sync.end = 200;
   converter().convert(as_activity(sync));
   const trace::Trace converted = finish();
   const auto spans = spans_named(converted, "Event Sync");
@@ -328,12 +343,7 @@ TEST_F(ActivityConverterTest, EngineOpIsJoinedToItsKernelsByExternalCorrelation)
   op.external_correlation_id = 42;
   builder_.add_span(host, op);
 
-  CUpti_ActivityExternalCorrelation external{};
-  external.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
-  external.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
-  external.externalId = 42;
-  external.correlationId = 9;
-  converter().convert(as_activity(external));
+  converter().convert(as_activity(external_record(42, 9)));
   converter().convert(as_activity(kernel_record("k", 40, 90, 9)));
   const trace::Trace converted = finish();
 
@@ -343,6 +353,73 @@ TEST_F(ActivityConverterTest, EngineOpIsJoinedToItsKernelsByExternalCorrelation)
   ASSERT_EQ(converted.flows().size(), 1u);
   EXPECT_EQ(converted.flows()[0].kind, trace::FlowKind::kOpToKernel);
   EXPECT_EQ(converted.flows()[0].from.track, host);
+}
+
+// Per-thread buffers (CUDA 13's default, which capture keeps) complete in no fixed order: the
+// buffer with a launch's kernel can come before the one with the op id pushed around the launch.
+TEST_F(ActivityConverterTest, KernelOfAnEarlierBufferOfTheCycleGetsTheOpIdOfALaterBuffer) {
+  const CUpti_ActivityKernel10 first_buffer[] = {kernel_record("gemm", 40, 90, 9),
+                                                 kernel_record("relu", 95, 99, 10)};
+  const CUpti_ActivityAPI launch = call_record(
+      CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 30, 35, 9);
+  const CUpti_ActivityExternalCorrelation second_buffer[] = {external_record(42, 9),
+                                                             external_record(43, 10)};
+  const CUpti_Activity* cycle[] = {&as_activity(first_buffer[0]), &as_activity(first_buffer[1]),
+                                   &as_activity(launch), &as_activity(second_buffer[0]),
+                                   &as_activity(second_buffer[1])};
+  converter().convert_cycle(cycle);
+  const trace::Trace converted = finish();
+
+  const auto gemm = spans_named(converted, "gemm");
+  const auto relu = spans_named(converted, "relu");
+  const auto calls = spans_named(converted, "cudaLaunchKernel");
+  ASSERT_EQ(gemm.size(), 1u);
+  ASSERT_EQ(relu.size(), 1u);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(converted.span_record(gemm[0].track, gemm[0].index).external_correlation_id, 42u);
+  EXPECT_EQ(converted.span_record(relu[0].track, relu[0].index).external_correlation_id, 43u);
+  EXPECT_EQ(converted.span_record(calls[0].track, calls[0].index).external_correlation_id, 42u);
+}
+
+TEST_F(ActivityConverterTest, OpIdOfAnEarlierCycleStillReachesItsKernel) {
+  const CUpti_ActivityExternalCorrelation external = external_record(42, 9);
+  const CUpti_Activity* earlier_cycle[] = {&as_activity(external)};
+  converter().convert_cycle(earlier_cycle);
+  const CUpti_ActivityKernel10 kernel = kernel_record("gemm", 40, 90, 9);
+  const CUpti_Activity* later_cycle[] = {&as_activity(kernel)};
+  converter().convert_cycle(later_cycle);
+  const trace::Trace converted = finish();
+
+  const auto gemm = spans_named(converted, "gemm");
+  ASSERT_EQ(gemm.size(), 1u);
+  EXPECT_EQ(converted.span_record(gemm[0].track, gemm[0].index).external_correlation_id, 42u);
+}
+
+// A forced flush returns the records of work still running with CUPTI_TIMESTAMP_UNKNOWN (0).
+TEST_F(ActivityConverterTest, RecordsWithoutTimestampsAreLeftOutAndCounted) {
+  CUpti_ActivityMemcpy6 copy{};
+  copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  copy.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
+  copy.start = 500;
+  CUpti_ActivityMemory4 allocation{};
+  allocation.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+  allocation.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+  allocation.bytes = 1000;
+  converter().convert(as_activity(kernel_record("unfinished", 100, CUPTI_TIMESTAMP_UNKNOWN, 1)));
+  converter().convert(as_activity(kernel_record("unstarted", CUPTI_TIMESTAMP_UNKNOWN, 0, 2)));
+  converter().convert(as_activity(copy));
+  converter().convert(as_activity(allocation));
+  converter().convert(as_activity(call_record(CUPTI_ACTIVITY_KIND_RUNTIME,
+                                              CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                              CUPTI_TIMESTAMP_UNKNOWN, 20, 3)));
+  converter().convert(as_activity(kernel_record("finished", 100, 200, 4)));
+  EXPECT_EQ(converter().incomplete_records(), 5u);
+  EXPECT_EQ(converter().events(), 1u);
+  const trace::Trace converted = finish();
+
+  EXPECT_EQ(converted.counts().spans, 1u);
+  EXPECT_EQ(converted.counts().memory_events, 0u);
+  EXPECT_EQ(spans_named(converted, "finished").size(), 1u);
 }
 
 TEST_F(ActivityConverterTest, DeviceAllocationsBecomeMemoryEventsWithTheDevicesRunningTotal) {

@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <new>
 #include <string>
 #include <string_view>
 
+#include "cupti/injection_boundary.h"
 #include "trace_queries.h"
+#include "tscope/profiler/gpu_capture.h"
 #include "tscope/trace/trace_io.h"
 #include "tscope_process.h"
 
@@ -83,6 +86,80 @@ TEST(CudaInjection, InjectionOutsideARecordingIsSilent) {
   const int status = pclose(pipe);
   EXPECT_EQ(WEXITSTATUS(status), 5) << printed;
   EXPECT_EQ(printed.find("tscope"), std::string::npos) << printed;
+}
+
+TEST(InjectionBoundary, StepThatCompletesReportsNothing) {
+  bool ran = false;
+  EXPECT_EQ(injection_step_failure([&] { ran = true; }), std::nullopt);
+  EXPECT_TRUE(ran);
+}
+
+TEST(InjectionBoundary, ExceptionOtherThanGpuCaptureErrorStopsAtTheBoundaryWithItsMessage) {
+  EXPECT_EQ(injection_step_failure([] { throw std::bad_alloc(); }), std::bad_alloc().what());
+  EXPECT_EQ(injection_step_failure([] { throw GpuCaptureError("no driver"); }), "no driver");
+}
+
+TEST(InjectionBoundary, ThrownValueThatIsNoExceptionStopsAtTheBoundaryToo) {
+  EXPECT_EQ(injection_step_failure([] { throw 42; }), "an exception that is not a std::exception");
+}
+
+TEST(GpuTraceSelection, DefaultIsRuntimeCallsAndWaitsWithoutDriverCallsOrOverhead) {
+  const GpuTraceSelection selection = parse_gpu_trace(kDefaultGpuTrace);
+  EXPECT_TRUE(selection.runtime);
+  EXPECT_TRUE(selection.synchronization);
+  EXPECT_FALSE(selection.driver);
+  EXPECT_FALSE(selection.overhead);
+  EXPECT_EQ(gpu_trace_text(selection), kDefaultGpuTrace);
+}
+
+TEST(GpuTraceSelection, ListSelectsExactlyItsRecordsAndNoneSelectsNothing) {
+  const GpuTraceSelection selection = parse_gpu_trace("overhead,driver");
+  EXPECT_FALSE(selection.runtime);
+  EXPECT_FALSE(selection.synchronization);
+  EXPECT_TRUE(selection.driver);
+  EXPECT_TRUE(selection.overhead);
+  EXPECT_EQ(gpu_trace_text(selection), "driver,overhead");
+  EXPECT_EQ(gpu_trace_text(parse_gpu_trace("none")), "none");
+}
+
+TEST(GpuTraceSelection, UnknownOrEmptyEntryIsAnErrorNamingTheKnownOnes) {
+  EXPECT_THROW(parse_gpu_trace("runtime,kernels"), GpuCaptureError);
+  EXPECT_THROW(parse_gpu_trace("runtime,,sync"), GpuCaptureError);
+  try {
+    parse_gpu_trace("nvtx");
+    FAIL() << "nvtx was accepted";
+  } catch (const GpuCaptureError& error) {
+    EXPECT_NE(std::string(error.what()).find("'nvtx'"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("runtime, driver, sync, overhead"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(CudaInjection, RecordPassesTheDefaultGpuTraceSelectionToTheProgram) {
+  const auto output = temporary_trace_path();
+  const testing::CommandResult result = run_tscope(
+      "record -o " + quoted(output) + " -- /bin/sh -c 'echo \"trace=$TSCOPE_GPU_TRACE.\"'");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("trace=runtime,sync."), std::string::npos) << result.output;
+}
+
+TEST(CudaInjection, RecordPassesTheGpuTraceSelectionOfMinusT) {
+  const auto output = temporary_trace_path();
+  const testing::CommandResult result =
+      run_tscope("record -t driver,overhead -o " + quoted(output) +
+                 " -- /bin/sh -c 'echo \"trace=$TSCOPE_GPU_TRACE.\"'");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("trace=driver,overhead."), std::string::npos) << result.output;
+}
+
+TEST(CudaInjection, RecordRefusesAnUnknownGpuTraceRecordBeforeStartingTheProgram) {
+  const auto output = temporary_trace_path();
+  const testing::CommandResult result =
+      run_tscope("record -t runtime,osrt -o " + quoted(output) + " -- /bin/sh -c 'echo started'");
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("unknown GPU trace record 'osrt'"), std::string::npos)
+      << result.output;
+  EXPECT_EQ(result.output.find("started"), std::string::npos) << result.output;
 }
 
 }  // namespace

@@ -169,6 +169,21 @@ void ActivityConverter::convert(const CUpti_Activity& record) {
   }
 }
 
+void ActivityConverter::convert_cycle(std::span<const CUpti_Activity* const> records) {
+  for (const CUpti_Activity* record : records) {
+    if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) convert(*record);
+  }
+  for (const CUpti_Activity* record : records) {
+    if (record->kind != CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) convert(*record);
+  }
+}
+
+bool ActivityConverter::has_times(std::uint64_t start, std::uint64_t end) {
+  if (start != CUPTI_TIMESTAMP_UNKNOWN && end != CUPTI_TIMESTAMP_UNKNOWN) return true;
+  ++incomplete_records_;
+  return false;
+}
+
 trace::TimeNs ActivityConverter::to_trace_time(std::uint64_t cupti_time) const {
   return static_cast<trace::TimeNs>(cupti_time) + options_.timestamp_offset_ns;
 }
@@ -188,6 +203,7 @@ trace::SpanRecord ActivityConverter::gpu_span(std::uint64_t start, std::uint64_t
 }
 
 void ActivityConverter::add_kernel(const CUpti_ActivityKernel10& kernel) {
+  if (!has_times(kernel.start, kernel.end)) return;
   trace::SpanRecord span =
       gpu_span(kernel.start, kernel.end, kernel.correlationId, kernel.deviceId, kernel.contextId);
   span.name = kernel_name(kernel.name);
@@ -216,10 +232,12 @@ trace::SpanRecord ActivityConverter::copy_span(const CopyRecord& copy) {
 }
 
 void ActivityConverter::add_copy(const CUpti_ActivityMemcpy6& copy) {
+  if (!has_times(copy.start, copy.end)) return;
   add_span(stream_track(copy.deviceId, copy.streamId), copy_span(copy));
 }
 
 void ActivityConverter::add_peer_copy(const CUpti_ActivityMemcpyPtoP4& copy) {
+  if (!has_times(copy.start, copy.end)) return;
   trace::SpanRecord span = copy_span(copy);
   span.args = {{sink_.intern("source_device"), std::int64_t{copy.srcDeviceId}},
                {sink_.intern("destination_device"), std::int64_t{copy.dstDeviceId}}};
@@ -227,6 +245,7 @@ void ActivityConverter::add_peer_copy(const CUpti_ActivityMemcpyPtoP4& copy) {
 }
 
 void ActivityConverter::add_memset(const CUpti_ActivityMemset4& memset) {
+  if (!has_times(memset.start, memset.end)) return;
   trace::SpanRecord span =
       gpu_span(memset.start, memset.end, memset.correlationId, memset.deviceId, memset.contextId);
   span.name = sink_.intern("Memset (" + std::string(memory_kind_name(memset.memoryKind)) + ")");
@@ -238,6 +257,7 @@ void ActivityConverter::add_memset(const CUpti_ActivityMemset4& memset) {
 }
 
 void ActivityConverter::add_synchronization(const CUpti_ActivitySynchronization2& sync) {
+  if (!has_times(sync.start, sync.end)) return;
   const auto device = context_devices_.find(sync.contextId);
   trace::SpanRecord span;
   span.start = to_trace_time(sync.start);
@@ -258,6 +278,7 @@ void ActivityConverter::add_synchronization(const CUpti_ActivitySynchronization2
 }
 
 void ActivityConverter::add_call(const CUpti_ActivityAPI& call, trace::Category category) {
+  if (!has_times(call.start, call.end)) return;
   trace::SpanRecord span;
   span.start = to_trace_time(call.start);
   span.end = std::max(span.start, to_trace_time(call.end));
@@ -287,6 +308,7 @@ void ActivityConverter::add_memory(const CUpti_ActivityMemory4& memory) {
   if (!allocation && memory.memoryOperationType != CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE) {
     return;
   }
+  if (!has_times(memory.timestamp, memory.timestamp)) return;
   std::uint64_t& total = device_bytes_allocated_[memory.deviceId];
   total = allocation ? total + memory.bytes : total - std::min(total, memory.bytes);
   trace::MemoryRecord event;
@@ -303,6 +325,7 @@ void ActivityConverter::add_memory(const CUpti_ActivityMemory4& memory) {
 }
 
 void ActivityConverter::add_overhead(const CUpti_ActivityOverhead3& overhead) {
+  if (!has_times(overhead.start, overhead.end)) return;
   trace::SpanRecord span;
   span.start = to_trace_time(overhead.start);
   span.end = std::max(span.start, to_trace_time(overhead.end));

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -37,10 +38,18 @@ class ActivityConverter {
  public:
   ActivityConverter(trace::TraceSink& sink, std::uint32_t process, ConverterOptions options = {});
 
-  // Writes one record into the sink. Kinds the capture does not enable are ignored.
+  // Writes one record into the sink. Kinds the capture does not enable are ignored, and so are
+  // records without their timestamps (counted by incomplete_records()).
   void convert(const CUpti_Activity& record);
+  // Writes the records of one writer cycle, in whatever order CUPTI's buffers brought them: the
+  // cycle's external correlations are taken first, so a kernel whose buffer came before the one
+  // holding its engine op id still gets the id.
+  void convert_cycle(std::span<const CUpti_Activity* const> records);
 
   std::uint64_t events() const { return events_; }
+  // Records left out because a timestamp was CUPTI_TIMESTAMP_UNKNOWN (0): work still running when
+  // a forced flush returned its buffer. Written at time 0 they would stretch the trace.
+  std::uint64_t incomplete_records() const { return incomplete_records_; }
 
  private:
   struct StreamKey {
@@ -66,6 +75,8 @@ class ActivityConverter {
   trace::SpanRecord gpu_span(std::uint64_t start, std::uint64_t end, std::uint32_t correlation,
                              std::uint32_t device, std::uint32_t context);
   trace::TimeNs to_trace_time(std::uint64_t cupti_time) const;
+  // False, and the record counted as incomplete, when either time is unknown.
+  bool has_times(std::uint64_t start, std::uint64_t end);
   std::uint32_t stream_track(std::uint32_t device, std::int64_t stream);
   std::uint32_t thread_track(std::uint32_t thread, std::string_view purpose);
   std::uint32_t device_memory_track(std::uint32_t device);
@@ -84,10 +95,12 @@ class ActivityConverter {
   std::unordered_map<std::uint32_t, std::uint32_t> context_devices_;
   std::unordered_map<std::string, trace::StringId> kernel_names_;
   std::map<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>, trace::StringId> call_names_;
-  // Correlation id -> external id (the engine op), kept for the most recent calls only: CUPTI
-  // writes the external record before the call's GPU work, which follows within a few buffers.
+  // Correlation id -> external id (the engine op), kept for the most recent calls only: the
+  // external record is written when the call is made, before its GPU work has finished, so it
+  // comes in the same cycle as that work (convert_cycle) or an earlier one.
   std::map<std::uint32_t, std::uint64_t> external_ids_;
   std::uint64_t events_ = 0;
+  std::uint64_t incomplete_records_ = 0;
 };
 
 }  // namespace tscope::profiler::cupti

@@ -40,6 +40,8 @@ CuptiLibrary::CuptiLibrary(RuntimeLibrary library) : library_(std::move(library)
   activity_get_num_dropped_records = library_.symbol<decltype(::cuptiActivityGetNumDroppedRecords)>(
       "cuptiActivityGetNumDroppedRecords");
   activity_flush_all = library_.symbol<decltype(::cuptiActivityFlushAll)>("cuptiActivityFlushAll");
+  activity_set_attribute =
+      library_.symbol<decltype(::cuptiActivitySetAttribute)>("cuptiActivitySetAttribute");
   push_external_correlation_id =
       library_.symbol<decltype(::cuptiActivityPushExternalCorrelationId)>(
           "cuptiActivityPushExternalCorrelationId");

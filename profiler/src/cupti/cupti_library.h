@@ -30,6 +30,7 @@ class CuptiLibrary {
   decltype(&::cuptiActivityGetNextRecord) activity_get_next_record;
   decltype(&::cuptiActivityGetNumDroppedRecords) activity_get_num_dropped_records;
   decltype(&::cuptiActivityFlushAll) activity_flush_all;
+  decltype(&::cuptiActivitySetAttribute) activity_set_attribute;
   decltype(&::cuptiActivityPushExternalCorrelationId) push_external_correlation_id;
   decltype(&::cuptiActivityPopExternalCorrelationId) pop_external_correlation_id;
   decltype(&::cuptiGetTimestamp) get_timestamp;

@@ -7,6 +7,7 @@
 #include "activity_converter.h"
 #include "cupti_activity.h"
 #include "cupti_library.h"
+#include "device_synchronization.h"
 #include "nvml_sampler.h"
 #include "tscope/profiler/clock.h"
 #include "tscope/profiler/gpu_capture.h"
@@ -32,7 +33,7 @@ struct GpuSessionWriter::State {
   void attach() {
     cupti::CuptiActivity& activity = cupti::CuptiActivity::instance();
     if (activity.started_at() < session_start) {
-      activity.drain([](const CUpti_Activity&) {});
+      activity.drain([](cupti::CuptiActivity::CycleRecords) {});
       dropped_at_start = activity.dropped_records();
     }
     const cupti::CuptiLibrary& library = activity.library();
@@ -44,6 +45,7 @@ struct GpuSessionWriter::State {
               return library.callback_name(domain, id);
             }});
     sink.set_metadata_value("gpu_capture", "cupti");
+    sink.set_metadata_value("cupti_trace", gpu_trace_text(activity.trace_selection()));
     if (!activity.disabled_kinds().empty()) {
       sink.set_metadata_value("cupti_disabled_kinds", activity.disabled_kinds());
     }
@@ -57,7 +59,7 @@ struct GpuSessionWriter::State {
 
   void convert_completed() {
     cupti::CuptiActivity::instance().drain(
-        [this](const CUpti_Activity& record) { converter->convert(record); });
+        [this](cupti::CuptiActivity::CycleRecords records) { converter->convert_cycle(records); });
   }
 
   void sample_counters() {
@@ -108,6 +110,7 @@ void GpuSessionWriter::drain() {
     if (!gpu_capture_running()) return;
     state_->attach();
   }
+  cupti::CuptiActivity::instance().flush_completed();
   state_->convert_completed();
   state_->sample_counters();
 }
@@ -116,11 +119,16 @@ void GpuSessionWriter::finish() {
   drain();
   if (!state_->converter) return;
   cupti::CuptiActivity& activity = cupti::CuptiActivity::instance();
-  activity.flush();
+  const int synchronized = cupti::synchronize_active_devices();
+  activity.flush_forced();
   state_->convert_completed();
   const std::uint64_t dropped = activity.dropped_records() - state_->dropped_at_start;
-  state_->sink.add_dropped_events(dropped);
+  const std::uint64_t incomplete = state_->converter->incomplete_records();
+  state_->sink.add_dropped_events(dropped + incomplete);
   state_->sink.set_metadata_value("cupti_dropped_records", std::to_string(dropped));
+  state_->sink.set_metadata_value("cupti_incomplete_records", std::to_string(incomplete));
+  state_->sink.set_metadata_value("cupti_devices_synchronized_at_stop",
+                                  std::to_string(synchronized));
 }
 
 std::uint64_t GpuSessionWriter::events() const {

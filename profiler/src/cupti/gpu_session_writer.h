@@ -1,7 +1,8 @@
 #pragma once
-// The session writer thread's half of GPU capture: each cycle it converts the CUPTI buffers
-// completed since the last one and samples the NVML counters; at stop it makes CUPTI hand over
-// what it still holds and stores CUPTI's dropped-record count in the trace. Does nothing while
+// The session writer thread's half of GPU capture: each cycle it asks CUPTI for its completed
+// buffers, converts them and samples the NVML counters; at stop it synchronizes the devices, makes
+// CUPTI hand over what it still holds and stores in the trace the records CUPTI dropped and those
+// left out without timestamps. Does nothing while
 // GPU capture is not running in the process (it may start later, when the program initialises
 // CUDA).
 
