@@ -11,7 +11,8 @@ constexpr std::size_t kNameWidth = 60;
 
 std::string upper(std::string_view text) {
   std::string out(text);
-  for (char& c : out) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  for (char& c : out)
+    c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
   return out;
 }
 
@@ -23,7 +24,8 @@ void append_line(std::string& out, const char* format, auto... values) {
 
 void append_time_rows(std::string& out, const std::vector<TimeRow>& rows, double step_ns) {
   for (const TimeRow& row : rows) {
-    append_line(out, "  %-36s %12s  %6s\n", std::string(row.label).c_str(), format_duration(row.ns).c_str(),
+    append_line(out, "  %-36s %12s  %6s\n", std::string(row.label).c_str(),
+                format_duration(row.ns).c_str(),
                 format_percent(step_ns > 0 ? row.ns / step_ns : 0).c_str());
   }
 }
@@ -32,40 +34,49 @@ void append_stats(std::string& out, const char* heading, const std::vector<NameS
   if (entries.empty()) return;
   out += "\n";
   out += heading;
-  append_line(out, "\n  %-60s %8s %11s %11s %11s %11s\n", "name", "count", "total", "mean", "p50", "p95");
+  append_line(out, "\n  %-60s %8s %11s %11s %11s %11s\n", "name", "count", "total", "mean", "p50",
+              "p95");
   for (const NameStats& entry : entries) {
     append_line(out, "  %-60s %8llu %11s %11s %11s %11s\n", shorten(entry.name, kNameWidth).c_str(),
-                static_cast<unsigned long long>(entry.count), format_duration(entry.total_ns).c_str(),
-                format_duration(entry.mean_ns).c_str(), format_duration(entry.p50_ns).c_str(),
-                format_duration(entry.p95_ns).c_str());
+                static_cast<unsigned long long>(entry.count),
+                format_duration(entry.total_ns).c_str(), format_duration(entry.mean_ns).c_str(),
+                format_duration(entry.p50_ns).c_str(), format_duration(entry.p95_ns).c_str());
+  }
+}
+
+void append_findings(std::string& out, const std::vector<Finding>& findings) {
+  std::size_t shown = 0;
+  for (const Finding& finding : findings) {
+    if (finding.severity == Severity::kInfo) continue;
+    ++shown;
+    append_line(out, "%zu. [%s] %s\n", shown, upper(to_string(finding.severity)).c_str(),
+                finding.title.c_str());
+    out += "   cost: " + cost_text(finding) + "\n";
+    if (const std::string gain = gain_text(finding); !gain.empty())
+      out += "   gain: " + gain + "\n";
+    out += "   why:  " + finding.explanation + "\n";
+    out += "   fix:  " + finding.recommendation + "\n";
+    if (!finding.evidence.empty()) {
+      out += "   evidence: " + std::to_string(finding.evidence.size()) +
+             " events, first at track " + std::to_string(finding.evidence.front().track) + " #" +
+             std::to_string(finding.evidence.front().index) + "\n";
+    }
+    out += "\n";
+  }
+  if (shown == 0) out += "No problems found above INFO.\n\n";
+  for (const Finding& finding : findings) {
+    if (finding.severity == Severity::kInfo) out += "info: " + finding.title + "\n";
   }
 }
 
 }  // namespace
 
 std::string render_text(const Report& report) {
-  std::string out = "Analysis of " + (report.source.empty() ? std::string("trace") : report.source) + "\n";
+  std::string out =
+      "Analysis of " + (report.source.empty() ? std::string("trace") : report.source) + "\n";
   out += "Steps: " + steps_text(report.steps) + "\n\n";
 
-  std::size_t shown = 0;
-  for (const Finding& finding : report.findings) {
-    if (finding.severity == Severity::kInfo) continue;
-    ++shown;
-    append_line(out, "%zu. [%s] %s\n", shown, upper(to_string(finding.severity)).c_str(), finding.title.c_str());
-    out += "   cost: " + cost_text(finding) + "\n";
-    if (const std::string gain = gain_text(finding); !gain.empty()) out += "   gain: " + gain + "\n";
-    out += "   why:  " + finding.explanation + "\n";
-    out += "   fix:  " + finding.recommendation + "\n";
-    if (!finding.evidence.empty()) {
-      out += "   evidence: " + std::to_string(finding.evidence.size()) + " events, first at track " +
-             std::to_string(finding.evidence.front().track) + " #" + std::to_string(finding.evidence.front().index) + "\n";
-    }
-    out += "\n";
-  }
-  if (shown == 0) out += "No problems found above INFO.\n\n";
-  for (const Finding& finding : report.findings) {
-    if (finding.severity == Severity::kInfo) out += "info: " + finding.title + "\n";
-  }
+  append_findings(out, report.findings);
 
   if (report.time) {
     out += "\nWhere the time goes (mean step " + format_duration(report.time->step_ns) + ")\n";
@@ -75,6 +86,41 @@ std::string render_text(const Report& report) {
   if (report.breakdown) {
     append_stats(out, "Top operators by total time", report.breakdown->ops);
     append_stats(out, "Top kernels by total time", report.breakdown->kernels);
+  }
+  return out;
+}
+
+std::string render_text(const MultiRankReport& report) {
+  std::string out = "Analysis of " + rank_set_text(report) + "\n";
+  out += "Collectives: " + matching_text(report) + "\n";
+  out += "Step time across ranks: min " + format_duration(report.step_time.min_ns) + ", median " +
+         format_duration(report.step_time.median_ns) + ", max " +
+         format_duration(report.step_time.max_ns) + "\n\n";
+  append_findings(out, report.findings);
+
+  out += "\nRanks\n";
+  append_line(out, "  %-5s %6s %11s %11s %8s %11s %8s %-22s %s\n", "rank", "steps", "mean step",
+              "wait/step", "last at", "collectives", "overlap", "clock offset", "trace");
+  for (const RankReport& rank : report.ranks) {
+    append_line(out, "  %-5d %6zu %11s %11s %8zu %11zu %8s %-22s %s\n", rank.rank, rank.steps.count,
+                format_duration(rank.steps.mean_ns).c_str(),
+                format_duration(rank.wait_ns_per_step).c_str(), rank.last_arrivals,
+                rank.collectives, format_percent(rank.overlap.share()).c_str(),
+                clock_text(rank).c_str(), rank.source.c_str());
+  }
+  if (!report.collective_groups.empty()) {
+    out += "\nCollectives by group and op\n";
+    append_line(out, "  %-12s %-15s %6s %11s %11s %13s %12s\n", "group", "op", "count", "mean skew",
+                "max skew", "mean transfer", "bus bw");
+    for (const CollectiveGroupStats& group : report.collective_groups) {
+      append_line(out, "  %-12s %-15s %6zu %11s %11s %13s %12s\n",
+                  shorten(group.group.empty() ? "-" : group.group, 12).c_str(),
+                  std::string(to_string(group.op)).c_str(), group.count,
+                  format_duration(group.mean_skew_ns).c_str(),
+                  format_duration(group.max_skew_ns).c_str(),
+                  format_duration(group.mean_transfer_ns).c_str(),
+                  bandwidth_text(group.mean_bus_bandwidth).c_str());
+    }
   }
   return out;
 }
