@@ -54,8 +54,8 @@ class MemoryReplay {
   // The part of live_bytes() that address-less events account for, with no site.
   std::uint64_t anonymous_bytes() const;
   // Per pool track: address -> allocation.
-  const std::unordered_map<std::uint32_t, std::unordered_map<std::uint64_t, LiveAllocation>>& live()
-      const {
+  const std::unordered_map<std::uint32_t, std::unordered_map<std::uint64_t, LiveAllocation>>&
+  live() const {
     return live_;
   }
   // Allocator totals reported by the most recent applied event of each pool.

@@ -33,12 +33,10 @@ bool names_oom(std::string_view name) {
   return lower.find("out of memory") != std::string::npos || lower.find("oom") != std::string::npos;
 }
 
-std::optional<double> numeric_arg(const trace::Trace& trace, trace::ArgRange args,
-                                  std::string_view key) {
+std::optional<double> numeric_arg(const trace::Trace& trace, trace::ArgRange args, std::string_view key) {
   for (const trace::Arg& arg : trace.args(args)) {
     if (trace.string(arg.key) != key) continue;
-    if (const auto* integer = std::get_if<std::int64_t>(&arg.value))
-      return static_cast<double>(*integer);
+    if (const auto* integer = std::get_if<std::int64_t>(&arg.value)) return static_cast<double>(*integer);
     if (const auto* real = std::get_if<double>(&arg.value)) return *real;
   }
   return std::nullopt;
@@ -101,11 +99,9 @@ MemoryState summarize(const trace::Trace& trace, const MemoryReplay& replay) {
     // Address-less events carry no site: their net bytes are one unattributed block.
     SiteBytes& site = sites[{trace::kEmptyString, trace::kEmptyString}];
     site.bytes += replay.anonymous_bytes();
-    state.by_category[static_cast<std::size_t>(AllocationCategory::kUnattributed)] +=
-        replay.anonymous_bytes();
+    state.by_category[static_cast<std::size_t>(AllocationCategory::kUnattributed)] += replay.anonymous_bytes();
   }
-  for (auto& [key, site] : sites)
-    state.sites.push_back(site);
+  for (auto& [key, site] : sites) state.sites.push_back(site);
   std::sort(state.sites.begin(), state.sites.end(),
             [](const SiteBytes& a, const SiteBytes& b) { return a.bytes > b.bytes; });
   state.live = replay.live_bytes();
@@ -162,36 +158,31 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
   for (std::size_t i = 0; i < std::min(kTopSites, state.sites.size()); ++i) {
     if (state.sites[i].count > 0) finding.evidence.push_back(state.sites[i].largest);
   }
-  const std::string largest =
-      state.sites.empty() ? "nothing" : site_label(trace, state.sites.front().site);
-  finding.title = (oom ? "Out of memory with " : "Memory peak of ") +
-                  format_bytes(static_cast<double>(state.live)) +
+  const std::string largest = state.sites.empty() ? "nothing" : site_label(trace, state.sites.front().site);
+  finding.title = (oom ? "Out of memory with " : "Memory peak of ") + format_bytes(static_cast<double>(state.live)) +
                   " alive; largest consumer: " + largest;
   finding.metrics = {{"live_bytes", static_cast<double>(state.live), "bytes"},
                      {"peak_live_bytes", static_cast<double>(peak), "bytes"},
                      {"allocated_bytes", static_cast<double>(state.allocated), "bytes"},
                      {"reserved_bytes", static_cast<double>(state.reserved), "bytes"}};
-  const double fragmentation = state.reserved > 0 ? 1.0 - static_cast<double>(state.allocated) /
-                                                              static_cast<double>(state.reserved)
-                                                  : 0;
+  const double fragmentation =
+      state.reserved > 0 ? 1.0 - static_cast<double>(state.allocated) / static_cast<double>(state.reserved) : 0;
   finding.metrics.push_back({"fragmentation", fragmentation, "ratio"});
   if (!state.sites.empty()) {
-    finding.metrics.push_back(
-        {"largest_site_bytes", static_cast<double>(state.sites.front().bytes), "bytes"});
+    finding.metrics.push_back({"largest_site_bytes", static_cast<double>(state.sites.front().bytes), "bytes"});
   }
   for (std::size_t category = 0; category < kAllocationCategoryCount; ++category) {
     if (state.by_category[category] == 0) continue;
-    finding.metrics.push_back(
-        {"bytes_" + std::string(to_string(static_cast<AllocationCategory>(category))),
-         static_cast<double>(state.by_category[category]), "bytes"});
+    finding.metrics.push_back({"bytes_" + std::string(to_string(static_cast<AllocationCategory>(category))),
+                               static_cast<double>(state.by_category[category]), "bytes"});
   }
 
   std::string explanation = oom ? "At the out-of-memory event " : "At the peak ";
   explanation += format_bytes(static_cast<double>(state.live)) + " were alive";
   if (state.reserved > 0) {
-    explanation += " (allocator: " + format_bytes(static_cast<double>(state.allocated)) +
-                   " allocated of " + format_bytes(static_cast<double>(state.reserved)) +
-                   " reserved, " + format_percent(fragmentation) + " fragmentation)";
+    explanation += " (allocator: " + format_bytes(static_cast<double>(state.allocated)) + " allocated of " +
+                   format_bytes(static_cast<double>(state.reserved)) + " reserved, " +
+                   format_percent(fragmentation) + " fragmentation)";
   }
   explanation += ". Largest owners:";
   for (std::size_t i = 0; i < std::min(kTopSites, state.sites.size()); ++i) {
@@ -208,33 +199,29 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
   explanation.back() = '.';
   finding.explanation = explanation;
 
-  const std::uint64_t activations =
-      state.by_category[static_cast<std::size_t>(AllocationCategory::kActivations)];
+  const std::uint64_t activations = state.by_category[static_cast<std::size_t>(AllocationCategory::kActivations)];
   std::string advice;
   if (oom && oom->batch_size && oom->limit_bytes && activations > 0 && *oom->batch_size > 0) {
     // Activations scale with the batch; everything else does not.
-    const double per_sample =
-        (static_cast<double>(activations) + oom->requested_bytes.value_or(0)) / *oom->batch_size;
+    const double per_sample = (static_cast<double>(activations) + oom->requested_bytes.value_or(0)) / *oom->batch_size;
     const double fixed = static_cast<double>(state.live - activations);
     const double fits = std::floor((*oom->limit_bytes - fixed) / per_sample);
     finding.metrics.push_back({"activation_bytes_per_sample", per_sample, "bytes"});
     finding.metrics.push_back({"largest_batch_that_fits", std::max(0.0, fits), "count"});
     // Only what the step had asked for up to the failing request is known, so this is a bound.
     advice += "Activations up to the failing request take " + format_bytes(per_sample) +
-              " per sample: the largest batch that fits under " + format_bytes(*oom->limit_bytes) +
-              " is at most " + std::to_string(static_cast<long>(std::max(0.0, fits))) + " (now " +
+              " per sample: the largest batch that fits under " + format_bytes(*oom->limit_bytes) + " is at most " +
+              std::to_string(static_cast<long>(std::max(0.0, fits))) + " (now " +
               std::to_string(static_cast<long>(*oom->batch_size)) + "). ";
   }
   if (fragmentation > 0.3) {
-    advice +=
-        "Over 30% of reserved memory is free but fragmented: release cached blocks or allocate "
-        "large buffers once. ";
+    advice += "Over 30% of reserved memory is free but fragmented: release cached blocks or allocate "
+              "large buffers once. ";
   }
   if (!state.sites.empty()) {
-    advice +=
-        "Start with the largest owner, " + largest + " (" +
-        format_bytes(static_cast<double>(state.sites.front().bytes)) +
-        "): free it earlier, keep fewer copies alive, or recompute it (activation checkpointing).";
+    advice += "Start with the largest owner, " + largest + " (" +
+              format_bytes(static_cast<double>(state.sites.front().bytes)) +
+              "): free it earlier, keep fewer copies alive, or recompute it (activation checkpointing).";
   }
   finding.recommendation = advice;
   if (oom && oom->requested_bytes) {

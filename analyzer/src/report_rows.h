@@ -25,7 +25,7 @@ std::string steps_text(const StepSummary& steps);
 std::string shorten(std::string_view name, std::size_t width);
 
 // Multi-rank pieces: "2 ranks of 128 (absent: 2-127), backend nccl", the matching in words,
-// a rank's clock offset ("same host", "+1.20 ms ± 3.0 µs", "unknown"), "12.3 GB/s".
+// a rank's clock offset ("reference", "same host", "+1.20 ms ± 3.0 µs", "unknown"), "12.3 GB/s".
 std::string rank_set_text(const MultiRankReport& report);
 std::string matching_text(const MultiRankReport& report);
 std::string clock_text(const RankReport& rank);
