@@ -5,6 +5,7 @@
 #include "tscope/analyzer/multirank.h"
 
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -263,6 +264,40 @@ TEST_F(RankSetCommandTest, FolderWithoutTracesExitsTwo) {
   const testing::CommandResult result = testing::run_tscope("analyze " + testing::quoted(folder_));
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("no trace files"), std::string::npos) << result.output;
+}
+
+// Process names and pids read back with simdjson: one process per rank's host and GPU rows.
+TEST_F(RankSetCommandTest, ChromeExportOfTwoRanksHasAProcessPerRank) {
+  for (const auto& path : sampled_ranks())
+    TSCOPE_REQUIRE_FILE(path);
+  const auto out = folder_ / "ranks.json";
+  const testing::CommandResult result =
+      testing::run_tscope("export --chrome " + testing::quoted(out) + " " +
+                          testing::quoted(sampled_ranks()[0].parent_path()));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  simdjson::dom::parser parser;
+  const simdjson::dom::element root = parser.load(out.string());
+  std::map<std::int64_t, std::string> process_names;
+  std::map<std::int64_t, std::size_t> spans_by_pid;
+  for (const simdjson::dom::element event : root["traceEvents"].get_array()) {
+    const std::string_view phase = event["ph"].get_string().value_unsafe();
+    const std::int64_t pid = event["pid"].get_int64().value_unsafe();
+    if (phase == "M" && event["name"].get_string().value_unsafe() == "process_name") {
+      process_names[pid] = std::string(event["args"]["name"].get_string().value_unsafe());
+    }
+    if (phase == "X") ++spans_by_pid[pid];
+  }
+  EXPECT_EQ(process_names[1000], "rank 0 pyper:trainer:0:0");
+  EXPECT_EQ(process_names[1500], "rank 0 GPU 0");
+  EXPECT_EQ(process_names[2000], "rank 1 pyper:trainer:0:1");
+  EXPECT_EQ(process_names[2501], "rank 1 GPU 1");
+  std::size_t exported = 0;
+  for (const auto& [pid, count] : spans_by_pid)
+    exported += count;
+  std::size_t loaded = 0;
+  for (const auto& path : sampled_ranks())
+    loaded += trace::load_trace(path).counts().spans;
+  EXPECT_EQ(exported, loaded);
 }
 
 }  // namespace
