@@ -266,6 +266,11 @@ MultiRankReport analyze_ranks(std::vector<RankSummary> summaries) {
         collective.op, static_cast<double>(collective.bytes), collective.transfer_ns * 1e-9,
         group_size > 0 ? group_size
                        : (collective.group.empty() ? report.world_size : records.size()));
+    report.collectives.push_back(collective);
+    const bool in_steps = std::all_of(records.begin(), records.end(), [&](const auto& entry) {
+      return summaries[entry.first].collectives[entry.second].in_step;
+    });
+    if (!in_steps) continue;
     std::size_t last_index = 0;
     double others = 0;
     for (const auto& [rank_index, index] : records) {
@@ -279,7 +284,6 @@ MultiRankReport analyze_ranks(std::vector<RankSummary> summaries) {
       ++report.ranks[last_index].last_arrivals;
       others_wait_ns[last_index] += others / static_cast<double>(records.size() - 1);
     }
-    report.collectives.push_back(collective);
   }
   std::vector<double> step_means;
   for (std::size_t rank_index = 0; rank_index < summaries.size(); ++rank_index) {

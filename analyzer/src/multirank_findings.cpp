@@ -64,6 +64,8 @@ double median_of(const std::vector<RankReport>& ranks, auto&& figure,
 
 std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) {
   if (report.collectives.empty() || report.ranks.size() < 2) return std::nullopt;
+  std::size_t counted = 0;
+  for (const RankReport& rank : report.ranks) counted += rank.last_arrivals;
   const auto slowest = std::max_element(
       report.ranks.begin(), report.ranks.end(),
       [](const RankReport& a, const RankReport& b) { return a.last_arrivals < b.last_arrivals; });
@@ -84,7 +86,8 @@ std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) 
       cause_excess = excess;
     }
   }
-  const double lost = rank.others_wait_ns_per_step;
+  // Net of what it waits for the others itself: in a balanced run every rank is last now and then.
+  const double lost = std::max(0.0, rank.others_wait_ns_per_step - rank.wait_ns_per_step);
   finding.kind = "straggler";
   finding.cost.time_per_step_ns = lost;
   finding.cost.share_of_step = step_ns > 0 ? lost / step_ns : 0;
@@ -95,8 +98,9 @@ std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) 
                   "): the other ranks wait " + format_duration(lost) + " per step for it";
   finding.explanation =
       "Rank " + std::to_string(rank.rank) + " reaches " + std::to_string(rank.last_arrivals) +
-      " of " + std::to_string(report.collectives.size()) +
-      " matched collectives last, and the other ranks wait for it " + format_duration(lost) +
+      " of " + std::to_string(counted) +
+      " collectives within steps last, and the other ranks wait for it, net of its own waits, " +
+      format_duration(lost) +
       " per step (" + format_percent(finding.cost.share_of_step) + " of the median step). " +
       (cause != nullptr
            ? "Against the median of the other ranks its step has " + format_duration(cause_excess) +
@@ -110,8 +114,9 @@ std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) 
       finding.metrics.begin(),
       {{"rank", static_cast<double>(rank.rank), "rank"},
        {"last_arrivals", static_cast<double>(rank.last_arrivals), "count"},
-       {"matched_collectives", static_cast<double>(report.collectives.size()), "count"},
-       {"others_wait_ns_per_step", lost, "ns"},
+       {"collectives_in_steps", static_cast<double>(counted), "count"},
+       {"others_wait_ns_per_step", rank.others_wait_ns_per_step, "ns"},
+       {"own_wait_ns_per_step", rank.wait_ns_per_step, "ns"},
        {"cause_excess_ns", cause_excess, "ns"}});
   if (cause != nullptr) finding.kind += "." + std::string(cause->kind_suffix);
   return finding;

@@ -49,6 +49,11 @@ RankSummary summarize_rank(const trace::Trace& trace, std::string source,
                    steps.min_ns(),     steps.max_ns(),    steps.stddev_ns()};
   summary.time = context.time_breakdown();
   summary.collectives = find_collectives(trace, summary.groups);
+  if (!steps.whole_trace && !steps.steps.empty()) {
+    for (CollectiveRecord& record : summary.collectives) {
+      record.in_step = record.host_start >= steps.steps.front().start && record.host_start < steps.steps.back().end;
+    }
+  }
   summary.overlap = compute_comm_overlap(trace);
   return summary;
 }

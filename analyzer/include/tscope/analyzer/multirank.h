@@ -33,8 +33,8 @@ struct RankReport {
   double clock_uncertainty_ns = 0;  // median absolute deviation of the estimate
   bool clock_reference = false;     // the lowest rank, whose clock the others align to
   bool offset_estimated = false;    // false: shares the reference rank's host clock
-  std::size_t last_arrivals = 0;    // matched collectives it reached last
-  double wait_ns_per_step = 0;      // waiting in collectives for later ranks
+  std::size_t last_arrivals = 0;    // collectives within steps it reached last
+  double wait_ns_per_step = 0;      // waiting in collectives within steps for later ranks
   // What the other ranks, on average, wait for this one per step, at the collectives it is last at.
   double others_wait_ns_per_step = 0;
 };

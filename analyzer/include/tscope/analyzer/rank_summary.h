@@ -48,6 +48,9 @@ struct CollectiveRecord {
   std::uint16_t group_size = 0;  // 0 when the trace does not say
   CollectiveOp op = CollectiveOp::kOther;
   bool on_gpu = false;
+  // Within the rank's steps: set-up collectives (the first parameter broadcast) wait for process
+  // start-up, not for a straggler, and stay out of per-step waits.
+  bool in_step = true;
 };
 
 // HTA's communication/compute overlap: of the time communication runs, the share during which
