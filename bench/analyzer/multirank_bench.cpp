@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "process_memory.h"
 #include "tscope/analyzer/multirank.h"
 #include "tscope/trace/trace_io.h"
 #include "tscope/trace/tsc_writer.h"
@@ -17,22 +18,11 @@
 namespace {
 
 using namespace tscope;
+using tscope::bench::reset_peak_resident;
+using tscope::bench::status_bytes;
 
 constexpr int kRanks = 64;
 constexpr int kRanksPerHost = 8;
-
-std::uint64_t status_bytes(const std::string& field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1)) * 1024;
-  }
-  return 0;
-}
-
-void reset_peak_resident() {
-  std::ofstream("/proc/self/clear_refs") << "5";
-}
 
 // `source` as rank `rank` of kRanks, every event moved by `shift` (one rank's clock never
 // reorders).
