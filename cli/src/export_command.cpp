@@ -6,9 +6,8 @@
 
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <memory>
-#include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -19,42 +18,6 @@
 #include "tscope/trace/trace_io.h"
 
 namespace tscope::cli {
-namespace {
-
-void warn_if_cut_off(const trace::Trace& loaded, const std::string& path) {
-  if (loaded.metadata().lost_bytes != 0) {
-    std::cerr << fmt::format(
-        "tscope: warning: {} was cut off; {} bytes after its last whole "
-        "record were lost\n",
-        path, loaded.metadata().lost_bytes);
-  }
-}
-
-// Loads every rank, checks that no rank comes twice, and merges them for the writer.
-trace::Trace load_ranks(const std::vector<std::string>& inputs, CommandContext& context, bool& ok) {
-  const std::vector<std::filesystem::path> files =
-      analyzer::list_trace_files({inputs.begin(), inputs.end()});
-  std::vector<trace::Trace> traces;
-  std::vector<int> ranks;
-  std::map<int, std::string> seen;
-  for (const std::filesystem::path& file : files) {
-    traces.push_back(trace::load_trace(file));
-    warn_if_cut_off(traces.back(), file.string());
-    ranks.push_back(rank_of(traces.back(), static_cast<int>(ranks.size())));
-    if (const auto [entry, added] = seen.emplace(ranks.back(), file.string()); !added) {
-      std::cerr << fmt::format("tscope export: duplicate rank {}: {} and {}\n", ranks.back(),
-                               entry->second, file.string());
-      context.exit_code = kExitBadInput;
-      ok = false;
-      return {};
-    }
-  }
-  ok = true;
-  return merge_ranks(traces, ranks);
-}
-
-}  // namespace
-
 void add_export_command(CLI::App& app, CommandContext& context) {
   struct Paths {
     std::vector<std::string> inputs;
@@ -81,15 +44,15 @@ void add_export_command(CLI::App& app, CommandContext& context) {
     if (one_trace) {
       loaded = trace::load_trace(paths->inputs.front());
     } else {
-      bool ok = false;
       try {
-        loaded = load_ranks(paths->inputs, context, ok);
-      } catch (const analyzer::AnalyzerError& error) {
+        loaded = load_merged_ranks(
+            analyzer::list_trace_files({paths->inputs.begin(), paths->inputs.end()}));
+      } catch (const std::runtime_error& error) {
+        // A folder without traces or two traces of one rank; unreadable files too.
         std::cerr << "tscope export: " << error.what() << "\n";
         context.exit_code = kExitBadInput;
         return;
       }
-      if (!ok) return;
     }
     trace::write_chrome_json(loaded, paths->chrome);
     const trace::TraceCounts counts = loaded.counts();

@@ -1,10 +1,12 @@
 #include "merged_ranks.h"
 
 #include <charconv>
+#include <iostream>
 #include <map>
 #include <string>
 
 #include "tscope/trace/trace_builder.h"
+#include "tscope/trace/trace_io.h"
 
 namespace tscope::cli {
 namespace {
@@ -139,6 +141,29 @@ trace::Trace merge_ranks(const std::vector<trace::Trace>& traces, const std::vec
   builder.metadata().source_format = "tscope-ranks";
   // The flows are copied as they were; finalize must not add correlation links across ranks.
   return builder.finalize({.link_correlated_events = false});
+}
+
+void warn_if_cut_off(const trace::Trace& loaded, const std::string& path) {
+  if (loaded.metadata().lost_bytes != 0) {
+    std::cerr << "tscope: warning: " << path << " was cut off; " << loaded.metadata().lost_bytes
+              << " bytes after its last whole record were lost\n";
+  }
+}
+
+trace::Trace load_merged_ranks(const std::vector<std::filesystem::path>& files) {
+  std::vector<trace::Trace> traces;
+  std::vector<int> ranks;
+  std::map<int, std::string> seen;
+  for (const std::filesystem::path& file : files) {
+    traces.push_back(trace::load_trace(file));
+    warn_if_cut_off(traces.back(), file.string());
+    ranks.push_back(rank_of(traces.back(), static_cast<int>(ranks.size())));
+    if (const auto [entry, added] = seen.emplace(ranks.back(), file.string()); !added) {
+      throw DuplicateRankError("duplicate rank " + std::to_string(ranks.back()) + ": " +
+                               entry->second + " and " + file.string());
+    }
+  }
+  return merge_ranks(traces, ranks);
 }
 
 }  // namespace tscope::cli
