@@ -108,7 +108,10 @@ Matching match_collectives(const std::vector<RankSummary>& summaries) {
   for (const auto& [group, has_seq] : group_has_seq)
     matching.by_seq = matching.by_seq && has_seq;
   for (auto& [key, records] : all) {
-    if (records.size() >= 2 && records.size() == ranks_with_group[std::get<0>(key)]) {
+    const std::size_t expected = ranks_with_group[std::get<0>(key)];
+    // A group only one rank of the set takes part in has nothing to match against.
+    if (expected < 2) continue;
+    if (records.size() == expected) {
       matching.matched.emplace(key, std::move(records));
     } else {
       ++matching.unmatched;

@@ -176,6 +176,17 @@ TEST(MultiRankTest, AMissingRankIsReportedAndTheRestAnalyzed) {
   EXPECT_NE(render_text(report).find("absent: 2"), std::string::npos);
 }
 
+TEST(MultiRankTest, OneRankHasNothingToMatchAndNoStraggler) {
+  const SyntheticRun run;
+  std::vector<RankSummary> summaries;
+  summaries.push_back(summarize_rank(run.rank_trace(0), "r0"));
+  const MultiRankReport report = analyze_ranks(std::move(summaries));
+  EXPECT_EQ(report.ranks.at(0).collectives, 8u);
+  EXPECT_TRUE(report.collectives.empty());
+  EXPECT_EQ(report.unmatched_collectives, 0u);
+  EXPECT_EQ(finding_of_kind(report, "straggler"), nullptr);
+}
+
 TEST(MultiRankTest, TracesOfDifferentRunsAreRejected) {
   SyntheticRun first;
   SyntheticRun second;
