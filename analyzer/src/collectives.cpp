@@ -216,18 +216,7 @@ std::vector<CollectiveRecord> find_collectives(const trace::Trace& trace,
       if (record_param_comms && spans.name[i] == *record_param_comms) param_spans.push_back(i);
     }
     const auto found_launches = launches.find(track_index);
-    for (std::uint32_t i = 0; i < spans.size(); ++i) {
-      const std::string_view name = trace.string(spans.name[i]);
-      if (!is_collective_span(spans.category[i], name)) continue;
-      CommArgs args = comm_args(trace, track_index, i);
-      // The record_param_comms that encloses this range, if any: the last one starting at or before
-      // it.
-      const auto after = std::upper_bound(
-          param_spans.begin(), param_spans.end(), spans.start[i],
-          [&](TimeNs time, std::uint32_t span) { return time < spans.start[span]; });
-      if (after != param_spans.begin() && spans.end[*(after - 1)] >= spans.end[i]) {
-        args.fill_from(comm_args(trace, track_index, *(after - 1)));
-      }
+    const auto add_record = [&](std::uint32_t i, const CommArgs& args, std::string_view name) {
       CollectiveRecord record;
       record.op = collective_op_named(args.collective_name ? *args.collective_name : name);
       record.host_start = spans.start[i];
@@ -249,6 +238,32 @@ std::vector<CollectiveRecord> find_collectives(const trace::Trace& trace,
         }
       }
       records.push_back(record);
+    };
+    std::vector<bool> param_span_used(param_spans.size(), false);
+    for (std::uint32_t i = 0; i < spans.size(); ++i) {
+      const std::string_view name = trace.string(spans.name[i]);
+      if (!is_collective_span(spans.category[i], name)) continue;
+      CommArgs args = comm_args(trace, track_index, i);
+      // The record_param_comms that encloses this range, if any: the last one starting at or before
+      // it.
+      const auto after = std::upper_bound(
+          param_spans.begin(), param_spans.end(), spans.start[i],
+          [&](TimeNs time, std::uint32_t span) { return time < spans.start[span]; });
+      if (after != param_spans.begin() && spans.end[*(after - 1)] >= spans.end[i]) {
+        args.fill_from(comm_args(trace, track_index, *(after - 1)));
+        param_span_used[static_cast<std::size_t>(after - 1 - param_spans.begin())] = true;
+      }
+      add_record(i, args, name);
+    }
+    // A record_param_comms around no `<backend>:` range (PyTorch versions without them) is the
+    // collective itself, when it names one (PyTorch also records a work's "wait" this way).
+    for (std::size_t k = 0; k < param_spans.size(); ++k) {
+      if (param_span_used[k]) continue;
+      const CommArgs args = comm_args(trace, track_index, param_spans[k]);
+      if (args.collective_name &&
+          collective_op_named(*args.collective_name) != CollectiveOp::kOther) {
+        add_record(param_spans[k], args, *args.collective_name);
+      }
     }
   }
   std::sort(records.begin(), records.end(),

@@ -14,6 +14,7 @@
 #include "synthetic_ranks.h"
 #include "test_data.h"
 #include "tscope/analyzer/render.h"
+#include "tscope/trace/trace_builder.h"
 #include "tscope/trace/trace_io.h"
 #include "tscope_process.h"
 
@@ -93,6 +94,61 @@ TEST_F(SampledRanksTest, RankOneArrivesLastMostOftenAndIsNamedStraggler) {
   ASSERT_NE(straggler, nullptr);
   EXPECT_EQ(straggler->metric("rank"), 1);
   EXPECT_GE(straggler->severity, Severity::kLow);
+}
+
+// Python over the JSON: 15 nccl:all_reduce and 6 nccl:broadcast host ranges (the other 21
+// nccl: ranges are their gpu_user_annotation copies), each inside a record_param_comms with
+// `Collective name` and `In msg nelems`; the first all_reduce moves 2,049,000 floats. Six more
+// record_param_comms name "wait" and are no collective.
+TEST(MultiRankTest, KinetoCollectivesTakeTheirSizeFromTheEnclosingRecordParamComms) {
+  const auto path = testing::shared_data_path("traces/kineto/hta_nccl_data_a100_rank0_of2.json.gz");
+  TSCOPE_REQUIRE_FILE(path);
+  const RankSummary summary = summarize_rank(trace::load_trace(path), path.string());
+  EXPECT_EQ(summary.rank, 0);
+  EXPECT_EQ(summary.world_size, 2);
+  std::map<CollectiveOp, std::size_t> by_op;
+  for (const CollectiveRecord& record : summary.collectives)
+    ++by_op[record.op];
+  EXPECT_EQ(summary.collectives.size(), 21u);
+  EXPECT_EQ(by_op[CollectiveOp::kAllReduce], 15u);
+  EXPECT_EQ(by_op[CollectiveOp::kBroadcast], 6u);
+  const auto first_all_reduce = std::find_if(
+      summary.collectives.begin(), summary.collectives.end(),
+      [](const CollectiveRecord& record) { return record.op == CollectiveOp::kAllReduce; });
+  ASSERT_NE(first_all_reduce, summary.collectives.end());
+  EXPECT_EQ(first_all_reduce->bytes, 2'049'000u * 4);
+  EXPECT_EQ(first_all_reduce->group_size, 2);
+  EXPECT_TRUE(first_all_reduce->on_gpu);
+}
+
+TEST(MultiRankTest, RecordParamCommsWithoutBackendRangeIsTheCollective) {
+  trace::TraceBuilder builder;
+  trace::Process process;
+  process.name = builder.intern("python");
+  trace::TrackInfo thread;
+  thread.process = builder.add_process(process);
+  thread.thread_id = 1;
+  const std::uint32_t track = builder.add_track(thread);
+  const auto param_comms = [&](trace::TimeNs start, std::string_view collective) {
+    trace::SpanRecord record;
+    record.name = builder.intern("record_param_comms");
+    record.category = trace::Category::kCpuOp;
+    record.start = start;
+    record.end = start + 1'000;
+    record.args = {
+        {builder.intern("Collective name"), trace::StringArg{builder.intern(collective)}},
+        {builder.intern("In msg nelems"), std::int64_t{256}},
+        {builder.intern("dtype"), trace::StringArg{builder.intern("Float")}}};
+    builder.add_span(track, record);
+  };
+  param_comms(1'000, "allreduce");
+  param_comms(5'000, "wait");
+  std::vector<std::string> groups;
+  const std::vector<CollectiveRecord> found = find_collectives(builder.finalize(), groups);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].op, CollectiveOp::kAllReduce);
+  EXPECT_EQ(found[0].bytes, 1024u);
+  EXPECT_EQ(found[0].host_start, 1'000);
 }
 
 TEST(MultiRankTest, PlantedHostWorkNamesTheSlowRankWithHostOverheadAsCause) {
