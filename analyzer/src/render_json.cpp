@@ -6,6 +6,7 @@ namespace {
 
 // Bumped only when a field changes meaning or disappears; new fields keep the version.
 constexpr std::string_view kSchema = "tscope.analyze/1";
+constexpr std::string_view kRanksSchema = "tscope.analyze.ranks/1";
 
 void write_name_stats(JsonWriter& json, const std::vector<NameStats>& entries) {
   json.begin_array();
@@ -164,6 +165,117 @@ std::string render_json(const Report& report) {
   json.key("findings");
   json.begin_array();
   for (const Finding& finding : report.findings) write_finding(json, finding);
+  json.end_array();
+  json.end_object();
+  return json.str() + "\n";
+}
+
+std::string render_json(const MultiRankReport& report) {
+  JsonWriter json;
+  json.begin_object();
+  json.key("schema");
+  json.value(kRanksSchema);
+  json.key("world_size");
+  json.value(static_cast<std::uint64_t>(report.world_size));
+  json.key("absent_ranks");
+  json.begin_array();
+  for (const int rank : report.absent_ranks)
+    json.value(static_cast<std::int64_t>(rank));
+  json.end_array();
+  json.key("run_id");
+  json.value(report.run_id);
+  json.key("backend");
+  json.value(report.backend);
+  json.key("matched_by_seq");
+  json.value(report.matched_by_seq);
+  json.key("unmatched_collectives");
+  json.value(static_cast<std::uint64_t>(report.unmatched_collectives));
+  json.key("step_time");
+  write_fields(json, {{"min_ns", report.step_time.min_ns},
+                      {"median_ns", report.step_time.median_ns},
+                      {"max_ns", report.step_time.max_ns}});
+  json.key("ranks");
+  json.begin_array();
+  for (const RankReport& rank : report.ranks) {
+    json.begin_object();
+    json.key("rank");
+    json.value(static_cast<std::int64_t>(rank.rank));
+    json.key("source");
+    json.value(rank.source);
+    json.key("host");
+    json.value(rank.host);
+    json.key("steps");
+    json.value(static_cast<std::uint64_t>(rank.steps.count));
+    json.key("mean_step_ns");
+    json.value(rank.steps.mean_ns);
+    json.key("collectives");
+    json.value(static_cast<std::uint64_t>(rank.collectives));
+    json.key("last_arrivals");
+    json.value(static_cast<std::uint64_t>(rank.last_arrivals));
+    json.key("wait_ns_per_step");
+    json.value(rank.wait_ns_per_step);
+    json.key("others_wait_ns_per_step");
+    json.value(rank.others_wait_ns_per_step);
+    json.key("clock");
+    json.begin_object();
+    json.key("reference");
+    json.value(rank.clock_reference);
+    json.key("estimated");
+    json.value(rank.offset_estimated);
+    json.key("offset_ns");
+    json.value(rank.clock_offset_ns);
+    json.key("uncertainty_ns");
+    json.value(rank.clock_uncertainty_ns);
+    json.end_object();
+    json.key("overlap");
+    json.begin_object();
+    json.key("gpu");
+    json.value(rank.overlap.gpu);
+    json.key("share");
+    json.value(rank.overlap.share());
+    json.key("communication_ns");
+    json.value(rank.overlap.communication_ns);
+    json.key("compute_ns");
+    json.value(rank.overlap.compute_ns);
+    json.key("overlapped_ns");
+    json.value(rank.overlap.overlapped_ns);
+    json.end_object();
+    json.key("time");
+    write_time(json, rank.time);
+    json.end_object();
+  }
+  json.end_array();
+  json.key("collectives");
+  json.begin_array();
+  for (const MatchedCollective& collective : report.collectives) {
+    json.begin_object();
+    json.key("group");
+    json.value(collective.group);
+    json.key("op");
+    json.value(to_string(collective.op));
+    json.key("seq");
+    json.value(collective.seq);
+    json.key("order");
+    json.value(static_cast<std::uint64_t>(collective.order));
+    json.key("ranks");
+    json.value(static_cast<std::uint64_t>(collective.ranks));
+    json.key("last_rank");
+    json.value(static_cast<std::int64_t>(collective.last_rank));
+    json.key("skew_ns");
+    json.value(collective.skew_ns);
+    json.key("transfer_ns");
+    json.value(collective.transfer_ns);
+    json.key("bytes");
+    json.value(collective.bytes);
+    json.key("bus_bandwidth_bytes_per_s");
+    json.value(collective.bus_bandwidth);
+    json.end_object();
+  }
+  json.end_array();
+  json.key("findings");
+  json.begin_array();
+  for (const Finding& finding : report.findings)
+    write_finding(json, finding);
   json.end_array();
   json.end_object();
   return json.str() + "\n";

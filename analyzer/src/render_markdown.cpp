@@ -28,13 +28,9 @@ void append_stats(std::string& out, const char* heading, const std::vector<NameS
   }
 }
 
-}  // namespace
-
-std::string render_markdown(const Report& report) {
-  std::string out = "# Analysis of " + (report.source.empty() ? std::string("trace") : cell(report.source)) + "\n\n";
-  out += "Steps: " + steps_text(report.steps) + "\n\n## Findings\n\n";
-  if (report.findings.empty()) out += "No findings.\n";
-  for (const Finding& finding : report.findings) {
+void append_findings(std::string& out, const std::vector<Finding>& findings) {
+  if (findings.empty()) out += "No findings.\n";
+  for (const Finding& finding : findings) {
     out += "### " + std::string(to_string(finding.severity)) + ": " + finding.title + "\n\n";
     out += "- **Kind:** `" + finding.kind + "`\n";
     out += "- **Cost:** " + cost_text(finding) + "\n";
@@ -43,6 +39,15 @@ std::string render_markdown(const Report& report) {
     out += "- **Fix:** " + finding.recommendation + "\n";
     out += "- **Evidence:** " + std::to_string(finding.evidence.size()) + " events\n\n";
   }
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& report) {
+  std::string out = "# Analysis of " +
+                    (report.source.empty() ? std::string("trace") : cell(report.source)) + "\n\n";
+  out += "Steps: " + steps_text(report.steps) + "\n\n## Findings\n\n";
+  append_findings(out, report.findings);
   if (report.time) {
     out += "## Where the time goes\n\nMean step: " + format_duration(report.time->step_ns) +
            "\n\n| part | per step | share |\n|---|---:|---:|\n";
@@ -56,6 +61,40 @@ std::string render_markdown(const Report& report) {
   if (report.breakdown) {
     append_stats(out, "Top operators", report.breakdown->ops);
     append_stats(out, "Top kernels", report.breakdown->kernels);
+  }
+  return out;
+}
+
+std::string render_markdown(const MultiRankReport& report) {
+  std::string out = "# Analysis of " + cell(rank_set_text(report)) + "\n\n";
+  out += "Collectives: " + matching_text(report) + ". Step time across ranks: min " +
+         format_duration(report.step_time.min_ns) + ", median " +
+         format_duration(report.step_time.median_ns) + ", max " +
+         format_duration(report.step_time.max_ns) + ".\n\n## Findings\n\n";
+  append_findings(out, report.findings);
+  out +=
+      "## Ranks\n\n| rank | steps | mean step | wait/step | last at | collectives | overlap | "
+      "clock offset | trace |\n"
+      "|---:|---:|---:|---:|---:|---:|---:|---|---|\n";
+  for (const RankReport& rank : report.ranks) {
+    out += "| " + std::to_string(rank.rank) + " | " + std::to_string(rank.steps.count) + " | " +
+           format_duration(rank.steps.mean_ns) + " | " + format_duration(rank.wait_ns_per_step) +
+           " | " + std::to_string(rank.last_arrivals) + " | " + std::to_string(rank.collectives) +
+           " | " + format_percent(rank.overlap.share()) + " | " + clock_text(rank) + " | `" +
+           cell(rank.source) + "` |\n";
+  }
+  if (!report.collective_groups.empty()) {
+    out +=
+        "\n## Collectives by group and op\n\n| group | op | count | mean skew | max skew | mean "
+        "transfer | bus bw |\n"
+        "|---|---|---:|---:|---:|---:|---:|\n";
+    for (const CollectiveGroupStats& group : report.collective_groups) {
+      out += "| " + cell(group.group.empty() ? "-" : group.group) + " | " +
+             std::string(to_string(group.op)) + " | " + std::to_string(group.count) + " | " +
+             format_duration(group.mean_skew_ns) + " | " + format_duration(group.max_skew_ns) +
+             " | " + format_duration(group.mean_transfer_ns) + " | " +
+             bandwidth_text(group.mean_bus_bandwidth) + " |\n";
+    }
   }
   return out;
 }

@@ -41,14 +41,9 @@ void append_stats(std::string& out, const char* heading, const std::vector<NameS
   }
 }
 
-}  // namespace
-
-std::string render_text(const Report& report) {
-  std::string out = "Analysis of " + (report.source.empty() ? std::string("trace") : report.source) + "\n";
-  out += "Steps: " + steps_text(report.steps) + "\n\n";
-
+void append_findings(std::string& out, const std::vector<Finding>& findings) {
   std::size_t shown = 0;
-  for (const Finding& finding : report.findings) {
+  for (const Finding& finding : findings) {
     if (finding.severity == Severity::kInfo) continue;
     ++shown;
     append_line(out, "%zu. [%s] %s\n", shown, upper(to_string(finding.severity)).c_str(), finding.title.c_str());
@@ -63,9 +58,19 @@ std::string render_text(const Report& report) {
     out += "\n";
   }
   if (shown == 0) out += "No problems found above INFO.\n\n";
-  for (const Finding& finding : report.findings) {
+  for (const Finding& finding : findings) {
     if (finding.severity == Severity::kInfo) out += "info: " + finding.title + "\n";
   }
+}
+
+}  // namespace
+
+std::string render_text(const Report& report) {
+  std::string out =
+      "Analysis of " + (report.source.empty() ? std::string("trace") : report.source) + "\n";
+  out += "Steps: " + steps_text(report.steps) + "\n\n";
+
+  append_findings(out, report.findings);
 
   if (report.time) {
     out += "\nWhere the time goes (mean step " + format_duration(report.time->step_ns) + ")\n";
@@ -75,6 +80,41 @@ std::string render_text(const Report& report) {
   if (report.breakdown) {
     append_stats(out, "Top operators by total time", report.breakdown->ops);
     append_stats(out, "Top kernels by total time", report.breakdown->kernels);
+  }
+  return out;
+}
+
+std::string render_text(const MultiRankReport& report) {
+  std::string out = "Analysis of " + rank_set_text(report) + "\n";
+  out += "Collectives: " + matching_text(report) + "\n";
+  out += "Step time across ranks: min " + format_duration(report.step_time.min_ns) + ", median " +
+         format_duration(report.step_time.median_ns) + ", max " +
+         format_duration(report.step_time.max_ns) + "\n\n";
+  append_findings(out, report.findings);
+
+  out += "\nRanks\n";
+  append_line(out, "  %-5s %6s %11s %11s %8s %11s %8s %-22s %s\n", "rank", "steps", "mean step",
+              "wait/step", "last at", "collectives", "overlap", "clock offset", "trace");
+  for (const RankReport& rank : report.ranks) {
+    append_line(out, "  %-5d %6zu %11s %11s %8zu %11zu %8s %-22s %s\n", rank.rank, rank.steps.count,
+                format_duration(rank.steps.mean_ns).c_str(),
+                format_duration(rank.wait_ns_per_step).c_str(), rank.last_arrivals,
+                rank.collectives, format_percent(rank.overlap.share()).c_str(),
+                clock_text(rank).c_str(), rank.source.c_str());
+  }
+  if (!report.collective_groups.empty()) {
+    out += "\nCollectives by group and op\n";
+    append_line(out, "  %-12s %-15s %6s %11s %11s %13s %12s\n", "group", "op", "count", "mean skew",
+                "max skew", "mean transfer", "bus bw");
+    for (const CollectiveGroupStats& group : report.collective_groups) {
+      append_line(out, "  %-12s %-15s %6zu %11s %11s %13s %12s\n",
+                  shorten(group.group.empty() ? "-" : group.group, 12).c_str(),
+                  std::string(to_string(group.op)).c_str(), group.count,
+                  format_duration(group.mean_skew_ns).c_str(),
+                  format_duration(group.max_skew_ns).c_str(),
+                  format_duration(group.mean_transfer_ns).c_str(),
+                  bandwidth_text(group.mean_bus_bandwidth).c_str());
+    }
   }
   return out;
 }

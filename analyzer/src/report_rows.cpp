@@ -1,5 +1,8 @@
 #include "report_rows.h"
 
+#include <cmath>
+#include <cstdio>
+
 #include "tscope/analyzer/units.h"
 
 namespace tscope::analyzer {
@@ -50,6 +53,47 @@ std::string steps_text(const StepSummary& steps) {
 std::string shorten(std::string_view name, std::size_t width) {
   if (name.size() <= width) return std::string(name);
   return std::string(name.substr(0, width - 3)) + "...";
+}
+
+std::string rank_set_text(const MultiRankReport& report) {
+  std::string out =
+      std::to_string(report.ranks.size()) + " ranks of " + std::to_string(report.world_size);
+  if (!report.absent_ranks.empty()) {
+    std::string absent;
+    for (std::size_t i = 0; i < report.absent_ranks.size(); ++i) {
+      const int first = report.absent_ranks[i];
+      while (i + 1 < report.absent_ranks.size() &&
+             report.absent_ranks[i + 1] == report.absent_ranks[i] + 1)
+        ++i;
+      absent +=
+          (absent.empty() ? "" : ", ") + std::to_string(first) +
+          (report.absent_ranks[i] == first ? "" : "-" + std::to_string(report.absent_ranks[i]));
+    }
+    out += " (absent: " + absent + ")";
+  }
+  if (!report.backend.empty()) out += ", backend " + report.backend;
+  if (!report.run_id.empty()) out += ", run " + report.run_id;
+  return out;
+}
+
+std::string matching_text(const MultiRankReport& report) {
+  return std::to_string(report.collectives.size()) + " matched across ranks (" +
+         (report.matched_by_seq ? "by group and sequence number" : "by order per group and op") +
+         "), " + std::to_string(report.unmatched_collectives) + " not on every rank";
+}
+
+std::string clock_text(const RankReport& rank) {
+  if (!rank.offset_estimated) return rank.clock_reference ? "reference" : "same host";
+  if (!std::isfinite(rank.clock_uncertainty_ns)) return "unknown";
+  return (rank.clock_offset_ns >= 0 ? "+" : "-") + format_duration(std::abs(rank.clock_offset_ns)) +
+         " ± " + format_duration(rank.clock_uncertainty_ns);
+}
+
+std::string bandwidth_text(double bytes_per_second) {
+  if (bytes_per_second <= 0) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g GB/s", bytes_per_second * 1e-9);
+  return text;
 }
 
 }  // namespace tscope::analyzer

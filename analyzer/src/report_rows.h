@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "tscope/analyzer/multirank.h"
 #include "tscope/analyzer/report.h"
 
 namespace tscope::analyzer {
@@ -22,5 +23,12 @@ std::string cost_text(const Finding& finding);  // "12.3 ms per step (34.1% of s
 std::string gain_text(const Finding& finding);  // empty when there is no estimate
 std::string steps_text(const StepSummary& steps);
 std::string shorten(std::string_view name, std::size_t width);
+
+// Multi-rank pieces: "2 ranks of 128 (absent: 2-127), backend nccl", the matching in words,
+// a rank's clock offset ("reference", "same host", "+1.20 ms ± 3.0 µs", "unknown"), "12.3 GB/s".
+std::string rank_set_text(const MultiRankReport& report);
+std::string matching_text(const MultiRankReport& report);
+std::string clock_text(const RankReport& rank);
+std::string bandwidth_text(double bytes_per_second);
 
 }  // namespace tscope::analyzer

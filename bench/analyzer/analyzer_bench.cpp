@@ -8,25 +8,15 @@
 #include <memory>
 #include <string>
 
+#include "process_memory.h"
 #include "training_trace.h"
 #include "tscope/analyzer/report.h"
 
 namespace {
 
 using namespace tscope;
-
-// Resident and peak resident bytes of this process, from /proc/self/status.
-std::uint64_t status_bytes(const std::string& field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1)) * 1024;
-  }
-  return 0;
-}
-
-// Makes VmHWM start again from the current resident size (Linux 4.0+).
-void reset_peak_resident() { std::ofstream("/proc/self/clear_refs") << "5"; }
+using tscope::bench::reset_peak_resident;
+using tscope::bench::status_bytes;
 
 struct LoadedTrace {
   trace::Trace trace;

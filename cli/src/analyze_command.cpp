@@ -1,6 +1,9 @@
-// `tscope analyze FILE`: runs the analyses over a trace of any supported format and prints the
-// findings, most costly first, as text, Markdown or the JSON schema of docs/analyzer.md.
+// `tscope analyze FILE...`: runs the analyses over a trace of any supported format and prints the
+// findings, most costly first, as text, Markdown or the JSON schema of docs/analyzer.md. Several
+// traces or a folder of them are the ranks of one distributed run: each is reduced on its own,
+// then analyzed across ranks (collectives, stragglers, overlap).
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -9,51 +12,94 @@
 
 #include "command.h"
 #include "tscope/analyzer/errors.h"
+#include "tscope/analyzer/multirank.h"
 #include "tscope/analyzer/render.h"
 #include "tscope/analyzer/report.h"
 #include "tscope/trace/trace_io.h"
 
 namespace tscope::cli {
+namespace {
+
+struct Settings {
+  std::vector<std::string> paths;
+  std::string format = "text";
+  std::optional<std::string> steps;
+  std::vector<std::string> only;
+  unsigned jobs = 0;
+};
+
+template <typename AnyReport>
+void print_report(const AnyReport& report, const std::string& format) {
+  if (format == "json") {
+    std::cout << analyzer::render_json(report);
+  } else if (format == "md") {
+    std::cout << analyzer::render_markdown(report);
+  } else {
+    std::cout << analyzer::render_text(report);
+  }
+}
+
+void analyze_one(const Settings& settings) {
+  const std::string& path = settings.paths.front();
+  const trace::Trace loaded = trace::load_trace(path);
+  analyzer::ReportOptions options;
+  options.analysis.step_filter = settings.steps;
+  options.only = settings.only;
+  print_report(analyzer::run_report(loaded, options, path), settings.format);
+}
+
+void analyze_ranks(const Settings& settings) {
+  if (!settings.only.empty())
+    throw analyzer::AnalyzerError("--only selects analyses of one trace, not of several ranks");
+  const std::vector<std::filesystem::path> files =
+      analyzer::list_trace_files({settings.paths.begin(), settings.paths.end()});
+  analyzer::AnalysisOptions options;
+  options.step_filter = settings.steps;
+  print_report(
+      analyzer::analyze_ranks(analyzer::summarize_trace_files(files, options, settings.jobs)),
+      settings.format);
+}
+
+}  // namespace
 
 void add_analyze_command(CLI::App& app, CommandContext& context) {
-  struct Settings {
-    std::string path;
-    std::string format = "text";
-    std::optional<std::string> steps;
-    std::vector<std::string> only;
-  };
   auto settings = std::make_shared<Settings>();
   CLI::App* command = app.add_subcommand(
-      "analyze", "Find what slows a run down or fills its memory: steps, where the time goes, input "
-                 "stalls, copies and syncs, fusion, OOM causes, leaks, launch overhead");
-  command->add_option("FILE", settings->path, "Trace file (.tsc, Chrome/Kineto JSON, Nsight Systems SQLite)")
+      "analyze",
+      "Find what slows a run down or fills its memory: steps, where the time goes, input "
+      "stalls, copies and syncs, fusion, OOM causes, leaks, launch overhead; across the ranks of a "
+      "distributed run, collective skew, stragglers and communication overlap");
+  command
+      ->add_option("FILE", settings->paths,
+                   "Trace file (.tsc, Chrome/Kineto JSON, Nsight Systems SQLite); several, or a "
+                   "folder, for the "
+                   "ranks of one run")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   command->add_option("--format", settings->format, "Output format")
       ->check(CLI::IsMember({"text", "md", "json"}));
-  command->add_option("--steps", settings->steps, "Analyze only steps whose name matches this regex");
+  command->add_option("--steps", settings->steps,
+                      "Analyze only steps whose name matches this regex");
   std::string names;
-  for (const std::string_view name : analyzer::analysis_names()) names += (names.empty() ? "" : ",") + std::string(name);
-  command->add_option("--only", settings->only, "Run only these analyses: " + names)->delimiter(',');
+  for (const std::string_view name : analyzer::analysis_names())
+    names += (names.empty() ? "" : ",") + std::string(name);
+  command->add_option("--only", settings->only, "Run only these analyses: " + names)
+      ->delimiter(',');
+  command->add_option("--jobs", settings->jobs, "Ranks reduced at a time (default: one per core)");
   command->callback([settings, &context] {
-    const trace::Trace loaded = trace::load_trace(settings->path);
-    analyzer::ReportOptions options;
-    options.analysis.step_filter = settings->steps;
-    options.only = settings->only;
-    analyzer::Report report;
+    const bool one_trace =
+        settings->paths.size() == 1 && !std::filesystem::is_directory(settings->paths.front());
     try {
-      report = analyzer::run_report(loaded, options, settings->path);
+      if (one_trace) {
+        analyze_one(*settings);
+      } else {
+        analyze_ranks(*settings);
+      }
     } catch (const analyzer::AnalyzerError& error) {
-      std::cerr << "tscope analyze: " << settings->path << ": " << error.what() << "\n";
+      std::cerr << "tscope analyze: " << (one_trace ? settings->paths.front() + ": " : "")
+                << error.what() << "\n";
       context.exit_code = kExitBadInput;
       return;
-    }
-    if (settings->format == "json") {
-      std::cout << analyzer::render_json(report);
-    } else if (settings->format == "md") {
-      std::cout << analyzer::render_markdown(report);
-    } else {
-      std::cout << analyzer::render_text(report);
     }
     context.exit_code = kExitOk;
   });

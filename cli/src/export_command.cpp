@@ -1,47 +1,66 @@
-// `tscope export --chrome OUT.json[.gz] IN`: writes any trace tensorscope reads as Chrome Trace
+// `tscope export --chrome OUT.json[.gz] IN...`: writes any trace tensorscope reads as Chrome Trace
 // Event JSON (Kineto's conventions) for Perfetto UI, chrome://tracing and HTA; gzip when OUT ends
-// in .gz.
+// in .gz. Several traces, or a folder, are the ranks of one run: one JSON with a pid per rank.
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "command.h"
+#include "merged_ranks.h"
+#include "tscope/analyzer/multirank.h"
 #include "tscope/trace/chrome_json_writer.h"
 #include "tscope/trace/trace_io.h"
 
 namespace tscope::cli {
-
 void add_export_command(CLI::App& app, CommandContext& context) {
   struct Paths {
-    std::string input;
+    std::vector<std::string> inputs;
     std::string chrome;
   };
   auto paths = std::make_shared<Paths>();
   CLI::App* command = app.add_subcommand(
-      "export", "Export a trace for other viewers (Chrome Trace Event JSON for Perfetto UI and "
-                "chrome://tracing)");
+      "export",
+      "Export a trace for other viewers (Chrome Trace Event JSON for Perfetto UI and "
+      "chrome://tracing); several traces or a folder: one JSON with a process per rank");
   command->add_option("--chrome", paths->chrome,
                       "Chrome JSON file to write; gzip-compressed when it ends in .gz")
       ->required();
-  command->add_option("IN", paths->input, "Trace to read (.tsc, Chrome/Kineto JSON, nsys SQLite)")
+  command
+      ->add_option("IN", paths->inputs,
+                   "Trace to read (.tsc, Chrome/Kineto JSON, nsys SQLite); several, or a folder, "
+                   "for the ranks of one run")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   command->callback([paths, &context] {
-    const trace::Trace loaded = trace::load_trace(paths->input);
+    const bool one_trace =
+        paths->inputs.size() == 1 && !std::filesystem::is_directory(paths->inputs.front());
+    trace::Trace loaded;
+    if (one_trace) {
+      loaded = trace::load_trace(paths->inputs.front());
+    } else {
+      try {
+        loaded = load_merged_ranks(
+            analyzer::list_trace_files({paths->inputs.begin(), paths->inputs.end()}));
+      } catch (const std::runtime_error& error) {
+        // A folder without traces or two traces of one rank; unreadable files too.
+        std::cerr << "tscope export: " << error.what() << "\n";
+        context.exit_code = kExitBadInput;
+        return;
+      }
+    }
     trace::write_chrome_json(loaded, paths->chrome);
     const trace::TraceCounts counts = loaded.counts();
     std::cout << fmt::format("wrote {}: {} spans, {} instants, {} counter samples, {} memory "
                              "events, {} flows\n",
                              paths->chrome, counts.spans, counts.instants, counts.counter_samples,
                              counts.memory_events, counts.flows);
-    if (loaded.metadata().lost_bytes != 0) {
-      std::cerr << fmt::format("tscope: warning: {} was cut off; {} bytes after its last whole "
-                               "record were lost\n",
-                               paths->input, loaded.metadata().lost_bytes);
-    }
+    if (one_trace) warn_if_cut_off(loaded, paths->inputs.front());
     context.exit_code = kExitOk;
   });
 }

@@ -1,14 +1,17 @@
-// `tscope info FILE`: what a trace holds (time span, processes and tracks, event counts by kind
+// `tscope info FILE...`: what a trace holds (time span, processes and tracks, event counts by kind
 // and category, what the recorder dropped and what could not be read back) without opening a
-// viewer.
+// viewer. Several traces, or a folder of a run's ranks, are summarised one after another.
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "command.h"
+#include "tscope/analyzer/multirank.h"
 #include "tscope/trace/trace_io.h"
 
 namespace tscope::cli {
@@ -90,18 +93,26 @@ void print_info(std::ostream& out, const std::string& path, const std::string_vi
 }  // namespace
 
 void add_info_command(CLI::App& app, CommandContext& context) {
-  auto path = std::make_shared<std::string>();
+  auto paths = std::make_shared<std::vector<std::string>>();
   CLI::App* command = app.add_subcommand(
       "info",
       "Summarise a trace: time span, processes and tracks, counts by kind and category, "
       "dropped and lost events");
-  command->add_option("FILE", *path, "Trace file (.tsc or any format tscope reads)")
+  command
+      ->add_option("FILE", *paths,
+                   "Trace file (.tsc or any format tscope reads); several, or a folder")
       ->required()
-      ->check(CLI::ExistingFile);
-  command->callback([path, &context] {
-    const trace::TraceFormatInfo& format = trace::detect_input_format(*path);
-    const Trace loaded = format.load(*path);
-    print_info(std::cout, *path, format.name, loaded);
+      ->check(CLI::ExistingPath);
+  command->callback([paths, &context] {
+    const std::vector<std::filesystem::path> files =
+        analyzer::list_trace_files({paths->begin(), paths->end()});
+    for (std::size_t index = 0; index < files.size(); ++index) {
+      // One trace in memory at a time, however many ranks.
+      const trace::TraceFormatInfo& format = trace::detect_input_format(files[index]);
+      const Trace loaded = format.load(files[index]);
+      if (index > 0) std::cout << "\n";
+      print_info(std::cout, files[index].string(), format.name, loaded);
+    }
     context.exit_code = kExitOk;
   });
 }

@@ -1,13 +1,22 @@
-// `tscope view FILE`: the timeline viewer, in a window or, with --screenshot, rendered offscreen
-// into a PNG. A file that cannot be read opens as an error in the window and on stderr.
+// `tscope view FILE...`: the timeline viewer, in a window or, with --screenshot, rendered offscreen
+// into a PNG. A file that cannot be read opens as an error in the window and on stderr. Several
+// traces, or a folder, are the ranks of one run, shown in one timeline with each rank's rows
+// together under "rank N" names.
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "command.h"
+#include "merged_ranks.h"
+#include "tscope/analyzer/multirank.h"
 #include "tscope/gui/viewer.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/trace_io.h"
@@ -16,7 +25,7 @@ namespace tscope::cli {
 
 void add_view_command(CLI::App& app, CommandContext& context) {
   struct Settings {
-    std::string path;
+    std::vector<std::string> paths;
     std::optional<std::string> screenshot;
     gui::ViewerOptions options;
   };
@@ -24,8 +33,9 @@ void add_view_command(CLI::App& app, CommandContext& context) {
   CLI::App* command = app.add_subcommand(
       "view", "Open a trace in the timeline viewer (Dear ImGui), or render it into a PNG");
   command
-      ->add_option("FILE", settings->path,
-                   "Trace file (.tsc, Chrome/Kineto JSON, Nsight Systems SQLite)")
+      ->add_option("FILE", settings->paths,
+                   "Trace file (.tsc, Chrome/Kineto JSON, Nsight Systems SQLite); several, or a "
+                   "folder, for the ranks of one run")
       ->required();
   command->add_option("--screenshot", settings->screenshot,
                       "Render offscreen into this PNG and exit (needs an X display: xvfb-run)");
@@ -35,10 +45,17 @@ void add_view_command(CLI::App& app, CommandContext& context) {
                       "Select the earliest span with exactly this name");
   command->callback([settings, &context] {
     gui::ViewerInput input;
-    input.source = settings->path;
+    const std::string& path = settings->paths.front();
+    const bool one_trace = settings->paths.size() == 1 && !std::filesystem::is_directory(path);
+    const std::string source =
+        one_trace ? path : fmt::format("{}", fmt::join(settings->paths, " "));
+    input.source = source;
     try {
-      input.trace = trace::load_trace(settings->path);
-    } catch (const trace::TraceError& error) {
+      input.trace = one_trace ? trace::load_trace(path)
+                              : load_merged_ranks(analyzer::list_trace_files(
+                                    {settings->paths.begin(), settings->paths.end()}));
+    } catch (const std::runtime_error& error) {
+      // Unreadable traces, a folder without any, two traces of one rank.
       input.load_error = error.what();
       std::cerr << "tscope view: " << error.what() << "\n";
     }
@@ -52,7 +69,7 @@ void add_view_command(CLI::App& app, CommandContext& context) {
       context.exit_code = loaded ? kExitFailure : kExitBadInput;
       return;
     } catch (const std::invalid_argument& error) {
-      std::cerr << "tscope view: " << settings->path << ": " << error.what() << "\n";
+      std::cerr << "tscope view: " << source << ": " << error.what() << "\n";
       context.exit_code = kExitBadInput;
       return;
     }

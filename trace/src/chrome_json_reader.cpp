@@ -441,9 +441,15 @@ void ChromeImporter::read_top_level(dom::object root) {
       // Kineto writes times relative to this base so that they keep nanosecond decimals.
       if (const auto base = as_integer(field.value)) base_time_ = *base;
     } else if (key == "distributedInfo" && field.value.type() == dom::element_type::OBJECT) {
-      dom::element rank;
-      if (field.value["rank"].get(rank) == simdjson::SUCCESS) {
-        if (const auto number = as_integer(rank)) rank_ = static_cast<std::int32_t>(*number);
+      // Kept under the metadata keys our own distributed traces use (rank, world_size, backend).
+      for (const dom::key_value_pair info : object_of(field.value)) {
+        const std::string info_key(info.key);
+        if (const auto number = as_integer(info.value)) {
+          builder_.set_metadata_value(info_key, std::to_string(*number));
+          if (info_key == "rank") rank_ = static_cast<std::int32_t>(*number);
+        } else if (info.value.type() == dom::element_type::STRING) {
+          builder_.set_metadata_value(info_key, as_string(info.value));
+        }
       }
     } else if (key == "deviceProperties" && field.value.type() == dom::element_type::ARRAY) {
       for (const dom::element device : array_of(field.value)) {

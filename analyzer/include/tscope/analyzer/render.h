@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "tscope/analyzer/multirank.h"
 #include "tscope/analyzer/report.h"
 
 namespace tscope::analyzer {
@@ -11,5 +12,10 @@ namespace tscope::analyzer {
 std::string render_text(const Report& report);
 std::string render_markdown(const Report& report);
 std::string render_json(const Report& report);
+
+// The same three for a multi-rank analysis; JSON under the schema "tscope.analyze.ranks/1".
+std::string render_text(const MultiRankReport& report);
+std::string render_markdown(const MultiRankReport& report);
+std::string render_json(const MultiRankReport& report);
 
 }  // namespace tscope::analyzer

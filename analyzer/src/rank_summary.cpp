@@ -1,0 +1,61 @@
+#include "tscope/analyzer/rank_summary.h"
+
+#include <charconv>
+
+#include "tscope/analyzer/errors.h"
+
+namespace tscope::analyzer {
+namespace {
+
+std::optional<int> metadata_integer(const trace::Trace& trace, const std::string& key,
+                                    const std::string& source) {
+  const auto found = trace.metadata().values.find(key);
+  if (found == trace.metadata().values.end()) return std::nullopt;
+  const std::string& text = found->second;
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
+    throw AnalyzerError(source + ": metadata " + key + " is '" + text + "', not a rank number");
+  }
+  return value;
+}
+
+std::string metadata_text(const trace::Trace& trace, const std::string& key) {
+  const auto found = trace.metadata().values.find(key);
+  return found == trace.metadata().values.end() ? std::string() : found->second;
+}
+
+}  // namespace
+
+RankSummary summarize_rank(const trace::Trace& trace, std::string source,
+                           const AnalysisOptions& options) {
+  RankSummary summary;
+  summary.rank = metadata_integer(trace, "rank", source);
+  summary.world_size = metadata_integer(trace, "world_size", source);
+  // Older Kineto readers filled only the process's rank.
+  for (const trace::Process& process : trace.processes()) {
+    if (!summary.rank && process.rank >= 0) summary.rank = process.rank;
+    if (summary.host.empty() && process.host != trace::kEmptyString)
+      summary.host = trace.string(process.host);
+  }
+  if (const std::string host = metadata_text(trace, "host"); !host.empty()) summary.host = host;
+  summary.run_id = metadata_text(trace, "run_id");
+  summary.backend = metadata_text(trace, "backend");
+  summary.source = std::move(source);
+
+  const AnalysisContext context(trace, options);
+  const StepSet& steps = context.steps();
+  summary.steps = {steps.steps.size(), steps.whole_trace, steps.mean_ns(),
+                   steps.min_ns(),     steps.max_ns(),    steps.stddev_ns()};
+  summary.time = context.time_breakdown();
+  summary.collectives = find_collectives(trace, summary.groups);
+  if (!steps.whole_trace && !steps.steps.empty()) {
+    for (CollectiveRecord& record : summary.collectives) {
+      record.in_step = record.host_start >= steps.steps.front().start && record.host_start < steps.steps.back().end;
+    }
+  }
+  summary.overlap = compute_comm_overlap(trace);
+  return summary;
+}
+
+}  // namespace tscope::analyzer

@@ -1,0 +1,169 @@
+#include "merged_ranks.h"
+
+#include <charconv>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "tscope/trace/trace_builder.h"
+#include "tscope/trace/trace_io.h"
+
+namespace tscope::cli {
+namespace {
+
+using trace::StringId;
+
+constexpr std::int64_t kPidsPerRank = 1000;
+constexpr std::int64_t kGpuPidBase = 500;
+
+// Copies one rank's trace into `builder`, re-interning its strings.
+class RankCopier {
+ public:
+  RankCopier(const trace::Trace& source, int rank, trace::TraceBuilder& builder)
+      : source_(source), rank_(rank), builder_(builder) {
+    strings_.reserve(source.strings().size());
+    for (std::size_t id = 0; id < source.strings().size(); ++id) {
+      strings_.push_back(builder.intern(source.strings().view(static_cast<StringId>(id))));
+    }
+  }
+
+  void copy() {
+    const std::int64_t rank_pid = (rank_ + 1) * kPidsPerRank;
+    std::vector<std::uint32_t> processes;
+    for (std::size_t index = 0; index < source_.processes().size(); ++index) {
+      trace::Process process = source_.processes()[index];
+      const std::string name(source_.string(process.name));
+      process.pid = rank_pid + static_cast<std::int64_t>(index);
+      process.name =
+          builder_.intern("rank " + std::to_string(rank_) + (name.empty() ? "" : " " + name));
+      process.host = strings_[process.host];
+      process.rank = rank_;
+      process.sort_index = rank_ * 100 + static_cast<std::int32_t>(index);
+      processes.push_back(builder_.add_process(process));
+    }
+    std::map<std::int32_t, std::uint32_t> gpu_processes;
+    const auto first_track = static_cast<std::uint32_t>(builder_.track_count());
+    for (const trace::Track& track : source_.tracks()) {
+      trace::TrackInfo info = track.info();
+      info.name = strings_[info.name];
+      info.process = processes.at(info.process);
+      if (info.kind == trace::TrackKind::kGpuStream) {
+        // The Chrome writer puts a stream's rows under pid = device, named after the process
+        // whose pid that is: give each rank's device a process of its own.
+        const std::int64_t pid = rank_pid + kGpuPidBase + std::max(info.device, 0);
+        auto [entry, added] = gpu_processes.try_emplace(info.device, 0);
+        if (added) {
+          trace::Process gpu;
+          gpu.pid = pid;
+          gpu.name = builder_.intern("rank " + std::to_string(rank_) + " GPU " +
+                                     std::to_string(info.device));
+          gpu.rank = rank_;
+          gpu.sort_index = rank_ * 100 + 50 + std::max(info.device, 0);
+          entry->second = builder_.add_process(gpu);
+        }
+        info.process = entry->second;
+        info.device = static_cast<std::int32_t>(pid);
+      }
+      builder_.add_track(info);
+    }
+    for (std::uint32_t index = 0; index < source_.tracks().size(); ++index)
+      copy_events(index, first_track + index);
+    // Events went in sorted order, so the source's sorted indices are the builder's arrival
+    // indices.
+    for (trace::Flow flow : source_.flows()) {
+      flow.from.track += first_track;
+      flow.to.track += first_track;
+      builder_.add_flow(flow);
+    }
+    builder_.add_dropped_events(source_.metadata().dropped_events);
+  }
+
+ private:
+  void remap(std::vector<trace::Arg>& args) const {
+    for (trace::Arg& arg : args) {
+      arg.key = strings_[arg.key];
+      if (auto* text = std::get_if<trace::StringArg>(&arg.value)) text->id = strings_[text->id];
+    }
+  }
+
+  void copy_events(std::uint32_t from, std::uint32_t to) {
+    const trace::Track& track = source_.track(from);
+    for (std::uint32_t span = 0; span < track.spans().size(); ++span) {
+      trace::SpanRecord record = source_.span_record(from, span);
+      record.name = strings_[record.name];
+      remap(record.args);
+      builder_.add_span(to, record);
+    }
+    for (std::uint32_t instant = 0; instant < track.instants().size(); ++instant) {
+      trace::InstantRecord record = source_.instant_record(from, instant);
+      record.name = strings_[record.name];
+      remap(record.args);
+      builder_.add_instant(to, record);
+    }
+    const trace::CounterColumns& counters = track.counters();
+    for (std::size_t sample = 0; sample < counters.size(); ++sample) {
+      builder_.add_counter_sample(to, counters.time[sample], counters.value[sample]);
+    }
+    for (std::size_t event = 0; event < track.memory().size(); ++event) {
+      trace::MemoryRecord record = track.memory().record(event);
+      record.owner_op = strings_[record.owner_op];
+      record.scope = strings_[record.scope];
+      builder_.add_memory_event(to, record);
+    }
+  }
+
+  const trace::Trace& source_;
+  int rank_;
+  trace::TraceBuilder& builder_;
+  std::vector<StringId> strings_;
+};
+
+}  // namespace
+
+int rank_of(const trace::Trace& trace, int fallback) {
+  if (const auto found = trace.metadata().values.find("rank");
+      found != trace.metadata().values.end()) {
+    int rank = 0;
+    const std::string& text = found->second;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), rank);
+    if (error == std::errc() && end == text.data() + text.size() && rank >= 0) return rank;
+  }
+  for (const trace::Process& process : trace.processes()) {
+    if (process.rank >= 0) return process.rank;
+  }
+  return fallback;
+}
+
+trace::Trace merge_ranks(const std::vector<trace::Trace>& traces, const std::vector<int>& ranks) {
+  trace::TraceBuilder builder;
+  for (std::size_t index = 0; index < traces.size(); ++index)
+    RankCopier(traces[index], ranks.at(index), builder).copy();
+  builder.metadata().source_format = "tscope-ranks";
+  // The flows are copied as they were; finalize must not add correlation links across ranks.
+  return builder.finalize({.link_correlated_events = false});
+}
+
+void warn_if_cut_off(const trace::Trace& loaded, const std::string& path) {
+  if (loaded.metadata().lost_bytes != 0) {
+    std::cerr << "tscope: warning: " << path << " was cut off; " << loaded.metadata().lost_bytes
+              << " bytes after its last whole record were lost\n";
+  }
+}
+
+trace::Trace load_merged_ranks(const std::vector<std::filesystem::path>& files) {
+  std::vector<trace::Trace> traces;
+  std::vector<int> ranks;
+  std::map<int, std::string> seen;
+  for (const std::filesystem::path& file : files) {
+    traces.push_back(trace::load_trace(file));
+    warn_if_cut_off(traces.back(), file.string());
+    ranks.push_back(rank_of(traces.back(), static_cast<int>(ranks.size())));
+    if (const auto [entry, added] = seen.emplace(ranks.back(), file.string()); !added) {
+      throw DuplicateRankError("duplicate rank " + std::to_string(ranks.back()) + ": " +
+                               entry->second + " and " + file.string());
+    }
+  }
+  return merge_ranks(traces, ranks);
+}
+
+}  // namespace tscope::cli

@@ -1,0 +1,36 @@
+#pragma once
+// The traces of several ranks as one Trace for presentation (the Chrome export): each rank's
+// processes renamed "rank N ..." with pids of their own, and its GPU streams grouped under a
+// "rank N GPU d" process, so that viewers show one group of rows per rank. Times stay as
+// recorded; analysis never reads this merged trace.
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tscope/trace/trace.h"
+
+namespace tscope::cli {
+
+// The rank of a trace: its metadata's `rank`, else a process's rank, else `fallback`.
+int rank_of(const trace::Trace& trace, int fallback);
+
+// Host process k of rank r gets pid (r + 1) * 1000 + k; GPU device d of rank r gets
+// (r + 1) * 1000 + 500 + d.
+trace::Trace merge_ranks(const std::vector<trace::Trace>& traces, const std::vector<int>& ranks);
+
+// Says on stderr that `loaded` (read from `path`) was cut off, when it was.
+void warn_if_cut_off(const trace::Trace& loaded, const std::string& path);
+
+// Two traces of one rank in a set to merge.
+class DuplicateRankError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Loads every file (warning on stderr about cut-off ones) and merges them. Throws
+// DuplicateRankError naming both files, or the trace layer's IoError and FormatError.
+trace::Trace load_merged_ranks(const std::vector<std::filesystem::path>& files);
+
+}  // namespace tscope::cli

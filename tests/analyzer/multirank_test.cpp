@@ -1,0 +1,371 @@
+// The multi-rank analysis on the real two-rank Kineto pair in ../shared (counted independently
+// from the JSON, overlap against Holistic Trace Analysis), on synthetic runs with planted
+// stragglers and clock offsets, and on sets of traces that are not one run.
+
+#include "tscope/analyzer/multirank.h"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "synthetic_ranks.h"
+#include "test_data.h"
+#include "tscope/analyzer/render.h"
+#include "tscope/trace/trace_builder.h"
+#include "tscope/trace/trace_io.h"
+#include "tscope_process.h"
+
+namespace tscope::analyzer {
+namespace {
+
+using testing::SyntheticRun;
+
+const Finding* finding_of_kind(const MultiRankReport& report, std::string_view prefix) {
+  for (const Finding& finding : report.findings) {
+    if (finding.kind.starts_with(prefix)) return &finding;
+  }
+  return nullptr;
+}
+
+MultiRankReport analyze_run(const SyntheticRun& run) {
+  std::vector<RankSummary> summaries;
+  for (int rank = 0; rank < run.world_size; ++rank) {
+    summaries.push_back(summarize_rank(run.rank_trace(rank), "rank" + std::to_string(rank)));
+  }
+  return analyze_ranks(std::move(summaries));
+}
+
+std::vector<std::filesystem::path> sampled_ranks() {
+  return {testing::shared_data_path("traces/multirank/sampled_rank-0.json.gz"),
+          testing::shared_data_path("traces/multirank/sampled_rank-1.json.gz")};
+}
+
+class SampledRanksTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const auto& path : sampled_ranks())
+      TSCOPE_REQUIRE_FILE(path);
+    report_ = analyze_ranks(summarize_trace_files(sampled_ranks(), {}, 2));
+  }
+  MultiRankReport report_;
+};
+
+// Counted with Python over the JSON: per rank 4 nccl:all_reduce, 4 nccl:all_to_all and
+// 2 nccl:_all_gather_base ranges (record_param_comms encloses only 8 of them).
+TEST_F(SampledRanksTest, EveryRankHasItsTenCollectivesAllMatchedByOrder) {
+  ASSERT_EQ(report_.ranks.size(), 2u);
+  for (const RankReport& rank : report_.ranks)
+    EXPECT_EQ(rank.collectives, 10u) << rank.source;
+  EXPECT_EQ(report_.collectives.size(), 10u);
+  EXPECT_EQ(report_.unmatched_collectives, 0u);
+  EXPECT_FALSE(report_.matched_by_seq);
+  std::map<CollectiveOp, std::size_t> by_op;
+  for (const MatchedCollective& collective : report_.collectives)
+    ++by_op[collective.op];
+  EXPECT_EQ(by_op[CollectiveOp::kAllReduce], 4u);
+  EXPECT_EQ(by_op[CollectiveOp::kAllToAll], 4u);
+  EXPECT_EQ(by_op[CollectiveOp::kAllGather], 2u);
+}
+
+TEST_F(SampledRanksTest, RanksComeFromKinetoDistributedInfo) {
+  EXPECT_EQ(report_.world_size, 128u);
+  EXPECT_EQ(report_.ranks[0].rank, 0);
+  EXPECT_EQ(report_.ranks[1].rank, 1);
+  EXPECT_EQ(report_.absent_ranks.size(), 126u);
+  EXPECT_EQ(report_.backend, "nccl");
+}
+
+// hta_reference.json, include_last mode: the whole trace, as ours.
+TEST_F(SampledRanksTest, OverlapIsWithinOnePointOfHta) {
+  EXPECT_TRUE(report_.ranks[0].overlap.gpu);
+  EXPECT_NEAR(report_.ranks[0].overlap.share() * 100, 14.95, 1.0);
+  EXPECT_NEAR(report_.ranks[1].overlap.share() * 100, 19.93, 1.0);
+}
+
+// Python over the JSON, with the ranks' clocks aligned by the median end difference (170 us):
+// rank 1's NCCL kernels start last at 7 of the 10 collectives.
+TEST_F(SampledRanksTest, RankOneArrivesLastMostOftenAndIsNamedStraggler) {
+  EXPECT_EQ(report_.ranks[1].last_arrivals, 7u);
+  EXPECT_NEAR(report_.ranks[1].clock_offset_ns, 170'000, 1'000);
+  const Finding* straggler = finding_of_kind(report_, "straggler");
+  ASSERT_NE(straggler, nullptr);
+  EXPECT_EQ(straggler->metric("rank"), 1);
+  EXPECT_GE(straggler->severity, Severity::kLow);
+}
+
+// Python over the JSON: 15 nccl:all_reduce and 6 nccl:broadcast host ranges (the other 21
+// nccl: ranges are their gpu_user_annotation copies), each inside a record_param_comms with
+// `Collective name` and `In msg nelems`; the first all_reduce moves 2,049,000 floats. Six more
+// record_param_comms name "wait" and are no collective.
+TEST(MultiRankTest, KinetoCollectivesTakeTheirSizeFromTheEnclosingRecordParamComms) {
+  const auto path = testing::shared_data_path("traces/kineto/hta_nccl_data_a100_rank0_of2.json.gz");
+  TSCOPE_REQUIRE_FILE(path);
+  const RankSummary summary = summarize_rank(trace::load_trace(path), path.string());
+  EXPECT_EQ(summary.rank, 0);
+  EXPECT_EQ(summary.world_size, 2);
+  std::map<CollectiveOp, std::size_t> by_op;
+  for (const CollectiveRecord& record : summary.collectives)
+    ++by_op[record.op];
+  EXPECT_EQ(summary.collectives.size(), 21u);
+  EXPECT_EQ(by_op[CollectiveOp::kAllReduce], 15u);
+  EXPECT_EQ(by_op[CollectiveOp::kBroadcast], 6u);
+  const auto first_all_reduce = std::find_if(
+      summary.collectives.begin(), summary.collectives.end(),
+      [](const CollectiveRecord& record) { return record.op == CollectiveOp::kAllReduce; });
+  ASSERT_NE(first_all_reduce, summary.collectives.end());
+  EXPECT_EQ(first_all_reduce->bytes, 2'049'000u * 4);
+  EXPECT_EQ(first_all_reduce->group_size, 2);
+  EXPECT_TRUE(first_all_reduce->on_gpu);
+}
+
+TEST(MultiRankTest, RecordParamCommsWithoutBackendRangeIsTheCollective) {
+  trace::TraceBuilder builder;
+  trace::Process process;
+  process.name = builder.intern("python");
+  trace::TrackInfo thread;
+  thread.process = builder.add_process(process);
+  thread.thread_id = 1;
+  const std::uint32_t track = builder.add_track(thread);
+  const auto param_comms = [&](trace::TimeNs start, std::string_view collective) {
+    trace::SpanRecord record;
+    record.name = builder.intern("record_param_comms");
+    record.category = trace::Category::kCpuOp;
+    record.start = start;
+    record.end = start + 1'000;
+    record.args = {
+        {builder.intern("Collective name"), trace::StringArg{builder.intern(collective)}},
+        {builder.intern("In msg nelems"), std::int64_t{256}},
+        {builder.intern("dtype"), trace::StringArg{builder.intern("Float")}}};
+    builder.add_span(track, record);
+  };
+  param_comms(1'000, "allreduce");
+  param_comms(5'000, "wait");
+  std::vector<std::string> groups;
+  const std::vector<CollectiveRecord> found = find_collectives(builder.finalize(), groups);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].op, CollectiveOp::kAllReduce);
+  EXPECT_EQ(found[0].bytes, 1024u);
+  EXPECT_EQ(found[0].host_start, 1'000);
+}
+
+TEST(MultiRankTest, PlantedHostWorkNamesTheSlowRankWithHostOverheadAsCause) {
+  SyntheticRun run;
+  run.slow_rank = 2;
+  run.slow_ns = 3'000'000;
+  const MultiRankReport report = analyze_run(run);
+  EXPECT_TRUE(report.matched_by_seq);
+  EXPECT_EQ(report.collectives.size(), 8u);
+  const Finding* straggler = finding_of_kind(report, "straggler");
+  ASSERT_NE(straggler, nullptr);
+  EXPECT_EQ(straggler->kind, "straggler.host");
+  EXPECT_EQ(straggler->metric("rank"), 2);
+  EXPECT_EQ(straggler->metric("last_arrivals"), 8);
+  // The others wait the planted 3 ms less their own arrival noise (under 20 us).
+  EXPECT_NEAR(straggler->cost.time_per_step_ns, 3'000'000, 25'000);
+  EXPECT_NEAR(straggler->metric("excess_host_ns"), 3'000'000, 25'000);
+  EXPECT_EQ(straggler->severity, Severity::kHigh);
+  EXPECT_EQ(report.findings.front().kind, "straggler.host");
+}
+
+TEST(MultiRankTest, BalancedRunNamesNoStragglerAboveLow) {
+  const MultiRankReport report = analyze_run(SyntheticRun{});
+  const Finding* straggler = finding_of_kind(report, "straggler");
+  if (straggler != nullptr) {
+    EXPECT_LE(straggler->severity, Severity::kLow);
+  }
+  EXPECT_LT(report.step_time.max_ns - report.step_time.min_ns, 1'000);
+}
+
+TEST(MultiRankTest, CollectiveSkewWaitAndTransferFollowTheArrivals) {
+  SyntheticRun run;
+  run.world_size = 2;
+  run.jitter_ns = 0;
+  run.slow_rank = 1;
+  run.slow_ns = 2'000'000;
+  const MultiRankReport report = analyze_run(run);
+  ASSERT_FALSE(report.collectives.empty());
+  const MatchedCollective& first = report.collectives.front();
+  EXPECT_EQ(first.last_rank, 1);
+  EXPECT_DOUBLE_EQ(first.skew_ns, 2'000'000);
+  EXPECT_DOUBLE_EQ(first.transfer_ns, 1'000'000);
+  // 4 MiB all-reduced over 2 ranks in 1 ms: algbw 4.19 GB/s, busBw x 2(n-1)/n = x 1.
+  EXPECT_NEAR(first.bus_bandwidth, 4.194304e9, 1e3);
+  EXPECT_DOUBLE_EQ(report.ranks[0].wait_ns_per_step, 2'000'000);
+  EXPECT_DOUBLE_EQ(report.ranks[1].wait_ns_per_step, 0);
+}
+
+TEST(MultiRankTest, BusBandwidthUsesNcclTestsFactors) {
+  EXPECT_DOUBLE_EQ(bus_bandwidth(CollectiveOp::kAllReduce, 1e9, 1.0, 4), 1.5e9);
+  EXPECT_DOUBLE_EQ(bus_bandwidth(CollectiveOp::kAllGather, 1e9, 1.0, 4), 0.75e9);
+  EXPECT_DOUBLE_EQ(bus_bandwidth(CollectiveOp::kReduceScatter, 1e9, 1.0, 4), 0.75e9);
+  EXPECT_DOUBLE_EQ(bus_bandwidth(CollectiveOp::kBroadcast, 1e9, 1.0, 4), 1e9);
+  EXPECT_DOUBLE_EQ(bus_bandwidth(CollectiveOp::kAllToAll, 1e9, 1.0, 4), 0);
+}
+
+TEST(MultiRankTest, RanksOnOneHostShareTheClockAndOtherHostsGetAnEstimatedOffset) {
+  SyntheticRun run;
+  run.hosts = {"node0", "node0", "node1", "node1"};
+  run.clock_offsets = {0, 0, 5'000'000, 5'000'000};
+  const MultiRankReport report = analyze_run(run);
+  EXPECT_FALSE(report.ranks[1].offset_estimated);
+  EXPECT_DOUBLE_EQ(report.ranks[1].clock_offset_ns, 0);
+  ASSERT_TRUE(report.ranks[2].offset_estimated);
+  EXPECT_NEAR(report.ranks[2].clock_offset_ns, 5'000'000, 1);
+  EXPECT_NEAR(report.ranks[3].clock_offset_ns, 5'000'000, 1);
+  EXPECT_LT(report.ranks[2].clock_uncertainty_ns, 1'000);
+  // Aligned, no collective shows the 5 ms as skew.
+  for (const MatchedCollective& collective : report.collectives)
+    EXPECT_LT(collective.skew_ns, 25'000);
+}
+
+TEST(MultiRankTest, AMissingRankIsReportedAndTheRestAnalyzed) {
+  const SyntheticRun run;
+  std::vector<RankSummary> summaries;
+  for (const int rank : {0, 1, 3})
+    summaries.push_back(summarize_rank(run.rank_trace(rank), "r" + std::to_string(rank)));
+  const MultiRankReport report = analyze_ranks(std::move(summaries));
+  EXPECT_EQ(report.absent_ranks, std::vector<int>{2});
+  EXPECT_EQ(report.collectives.size(), 8u);
+  EXPECT_NE(render_text(report).find("absent: 2"), std::string::npos);
+}
+
+TEST(MultiRankTest, OneRankHasNothingToMatchAndNoStraggler) {
+  const SyntheticRun run;
+  std::vector<RankSummary> summaries;
+  summaries.push_back(summarize_rank(run.rank_trace(0), "r0"));
+  const MultiRankReport report = analyze_ranks(std::move(summaries));
+  EXPECT_EQ(report.ranks.at(0).collectives, 8u);
+  EXPECT_TRUE(report.collectives.empty());
+  EXPECT_EQ(report.unmatched_collectives, 0u);
+  EXPECT_EQ(finding_of_kind(report, "straggler"), nullptr);
+}
+
+TEST(MultiRankTest, TracesOfDifferentRunsAreRejected) {
+  SyntheticRun first;
+  SyntheticRun second;
+  second.run_id = "job-2";
+  std::vector<RankSummary> summaries;
+  summaries.push_back(summarize_rank(first.rank_trace(0), "a.tsc"));
+  summaries.push_back(summarize_rank(second.rank_trace(1), "b.tsc"));
+  EXPECT_THROW(
+      {
+        try {
+          analyze_ranks(std::move(summaries));
+        } catch (const RankSetError& error) {
+          EXPECT_NE(std::string(error.what()).find("different runs"), std::string::npos)
+              << error.what();
+          throw;
+        }
+      },
+      RankSetError);
+}
+
+TEST(MultiRankTest, DifferentWorldSizesAreRejected) {
+  SyntheticRun four;
+  SyntheticRun eight;
+  eight.world_size = 8;
+  std::vector<RankSummary> summaries;
+  summaries.push_back(summarize_rank(four.rank_trace(0), "a.tsc"));
+  summaries.push_back(summarize_rank(eight.rank_trace(1), "b.tsc"));
+  EXPECT_THROW(analyze_ranks(std::move(summaries)), RankSetError);
+}
+
+class RankSetCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = std::filesystem::temp_directory_path() /
+              ("tscope_rank_set_" +
+               std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(folder_);
+    std::filesystem::create_directories(folder_);
+  }
+  void TearDown() override { std::filesystem::remove_all(folder_); }
+  std::filesystem::path folder_;
+};
+
+// The real rank 0 converted to .tsc twice: a set with two traces of one rank.
+TEST_F(RankSetCommandTest, DuplicateRanksExitTwoNamingBothFiles) {
+  const auto source = sampled_ranks().front();
+  TSCOPE_REQUIRE_FILE(source);
+  const trace::Trace rank0 = trace::load_trace(source);
+  trace::save_trace(rank0, folder_ / "a.tsc");
+  trace::save_trace(rank0, folder_ / "b.tsc");
+  const testing::CommandResult result = testing::run_tscope("analyze " + testing::quoted(folder_));
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("duplicate rank 0"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("a.tsc"), std::string::npos) << result.output;
+}
+
+TEST_F(RankSetCommandTest, MixedRunsExitTwoWithAClearMessage) {
+  SyntheticRun first;
+  SyntheticRun second;
+  second.run_id = "job-2";
+  trace::save_trace(first.rank_trace(0), folder_ / "r0.tsc");
+  trace::save_trace(second.rank_trace(1), folder_ / "r1.tsc");
+  const testing::CommandResult result = testing::run_tscope(
+      "analyze " + testing::quoted(folder_ / "r0.tsc") + " " + testing::quoted(folder_ / "r1.tsc"));
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("traces of different runs mixed"), std::string::npos)
+      << result.output;
+}
+
+TEST_F(RankSetCommandTest, FolderOfRanksPrintsJsonWithTheStraggler) {
+  SyntheticRun run;
+  run.slow_rank = 3;
+  run.slow_ns = 2'000'000;
+  for (int rank = 0; rank < run.world_size; ++rank) {
+    trace::save_trace(run.rank_trace(rank), folder_ / ("rank-" + std::to_string(rank) + ".tsc"));
+  }
+  const testing::CommandResult result =
+      testing::run_tscope("analyze --format json " + testing::quoted(folder_), "2>/dev/null");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("\"schema\":\"tscope.analyze.ranks/1\""), std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("\"kind\":\"straggler.host\""), std::string::npos) << result.output;
+}
+
+TEST_F(RankSetCommandTest, FolderWithoutTracesExitsTwo) {
+  const testing::CommandResult result = testing::run_tscope("analyze " + testing::quoted(folder_));
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("no trace files"), std::string::npos) << result.output;
+}
+
+// Process names and pids read back with simdjson: one process per rank's host and GPU rows.
+TEST_F(RankSetCommandTest, ChromeExportOfTwoRanksHasAProcessPerRank) {
+  for (const auto& path : sampled_ranks())
+    TSCOPE_REQUIRE_FILE(path);
+  const auto out = folder_ / "ranks.json";
+  const testing::CommandResult result =
+      testing::run_tscope("export --chrome " + testing::quoted(out) + " " +
+                          testing::quoted(sampled_ranks()[0].parent_path()));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  simdjson::dom::parser parser;
+  const simdjson::dom::element root = parser.load(out.string());
+  std::map<std::int64_t, std::string> process_names;
+  std::map<std::int64_t, std::size_t> spans_by_pid;
+  for (const simdjson::dom::element event : root["traceEvents"].get_array()) {
+    const std::string_view phase = event["ph"].get_string().value_unsafe();
+    const std::int64_t pid = event["pid"].get_int64().value_unsafe();
+    if (phase == "M" && event["name"].get_string().value_unsafe() == "process_name") {
+      process_names[pid] = std::string(event["args"]["name"].get_string().value_unsafe());
+    }
+    if (phase == "X") ++spans_by_pid[pid];
+  }
+  EXPECT_EQ(process_names[1000], "rank 0 pyper:trainer:0:0");
+  EXPECT_EQ(process_names[1500], "rank 0 GPU 0");
+  EXPECT_EQ(process_names[2000], "rank 1 pyper:trainer:0:1");
+  EXPECT_EQ(process_names[2501], "rank 1 GPU 1");
+  std::size_t exported = 0;
+  for (const auto& [pid, count] : spans_by_pid)
+    exported += count;
+  std::size_t loaded = 0;
+  for (const auto& path : sampled_ranks())
+    loaded += trace::load_trace(path).counts().spans;
+  EXPECT_EQ(exported, loaded);
+}
+
+}  // namespace
+}  // namespace tscope::analyzer
