@@ -32,7 +32,7 @@ RankSummary summarize_rank(const trace::Trace& trace, std::string source,
   RankSummary summary;
   summary.rank = metadata_integer(trace, "rank", source);
   summary.world_size = metadata_integer(trace, "world_size", source);
-  // Older Kineto readers filled only the process's rank.
+  // Kineto traces carry their rank as the process's (distributedInfo.rank).
   for (const trace::Process& process : trace.processes()) {
     if (!summary.rank && process.rank >= 0) summary.rank = process.rank;
     if (summary.host.empty() && process.host != trace::kEmptyString)

@@ -441,12 +441,16 @@ void ChromeImporter::read_top_level(dom::object root) {
       // Kineto writes times relative to this base so that they keep nanosecond decimals.
       if (const auto base = as_integer(field.value)) base_time_ = *base;
     } else if (key == "distributedInfo" && field.value.type() == dom::element_type::OBJECT) {
-      // Kept under the metadata keys our own distributed traces use (rank, world_size, backend).
+      // The rank is the process's (Process::rank); the rest is kept under the metadata keys our
+      // own distributed traces use (world_size, backend).
       for (const dom::key_value_pair info : object_of(field.value)) {
         const std::string info_key(info.key);
         if (const auto number = as_integer(info.value)) {
-          builder_.set_metadata_value(info_key, std::to_string(*number));
-          if (info_key == "rank") rank_ = static_cast<std::int32_t>(*number);
+          if (info_key == "rank") {
+            rank_ = static_cast<std::int32_t>(*number);
+          } else {
+            builder_.set_metadata_value(info_key, std::to_string(*number));
+          }
         } else if (info.value.type() == dom::element_type::STRING) {
           builder_.set_metadata_value(info_key, as_string(info.value));
         }
