@@ -22,27 +22,35 @@ std::string group_ranks_text(int world_size) {
   return text + "]";
 }
 
+template <typename... Extra>
+void CollectiveRange::begin(Backend backend, const CollectiveCall& call, int world_size,
+                            std::string_view group_name, std::string_view group_ranks,
+                            Extra... extra) {
+  range_.emplace(
+      collective_span_name(backend, call.op), trace::Category::kCommunication,
+      std::initializer_list<profiler::Arg>{{"Collective name", kineto_collective_name(call.op)},
+                                           {"In msg nelems", call.in_elements},
+                                           {"Out msg nelems", call.out_elements},
+                                           {"dtype", kineto_dtype_name(call.dtype)},
+                                           {"Group size", world_size},
+                                           {"Process Group Name", group_name},
+                                           {"Process Group Ranks", group_ranks},
+                                           {"Seq", call.sequence},
+                                           {"bytes", call.in_bytes},
+                                           {"async", call.async ? 1 : 0},
+                                           extra...});
+}
+
 CollectiveRange::CollectiveRange(Backend backend, const CollectiveCall& call, int world_size,
                                  std::string_view group_name, std::string_view group_ranks) {
   if (!profiler::enabled()) return;
-  // The arguments are copied when the range begins; the bucket index comes last, present only
-  // for data-parallel gradient buckets.
-  const profiler::Arg args[] = {
-      {"Collective name", kineto_collective_name(call.op)},
-      {"In msg nelems", call.in_elements},
-      {"Out msg nelems", call.out_elements},
-      {"dtype", kineto_dtype_name(call.dtype)},
-      {"Group size", world_size},
-      {"Process Group Name", group_name},
-      {"Process Group Ranks", group_ranks},
-      {"Seq", call.sequence},
-      {"bytes", call.in_bytes},
-      {"async", call.async ? 1 : 0},
-      {"bucket", call.bucket.value_or(0)},
-  };
-  const std::size_t count = std::size(args) - (call.bucket ? 0 : 1);
-  range_.emplace(collective_span_name(backend, call.op), trace::Category::kCommunication,
-                 std::span<const profiler::Arg>(args, count));
+  // Only data-parallel gradient buckets carry a bucket index.
+  if (call.bucket) {
+    begin(backend, call, world_size, group_name, group_ranks,
+          profiler::Arg("bucket", *call.bucket));
+  } else {
+    begin(backend, call, world_size, group_name, group_ranks);
+  }
 }
 
 }  // namespace tscope::engine::distributed

@@ -28,6 +28,11 @@ class CollectiveRange {
   CollectiveRange& operator=(const CollectiveRange&) = delete;
 
  private:
+  // Begins the range with the arguments every collective has, then `extra`.
+  template <typename... Extra>
+  void begin(Backend backend, const CollectiveCall& call, int world_size,
+             std::string_view group_name, std::string_view group_ranks, Extra... extra);
+
   std::optional<profiler::Range> range_;
 };
 

@@ -24,9 +24,7 @@ namespace detail {
 extern std::atomic<std::uint32_t> active_generation;
 }  // namespace detail
 
-inline bool enabled() {
-  return detail::active_generation.load(std::memory_order_relaxed) != 0;
-}
+inline bool enabled() { return detail::active_generation.load(std::memory_order_relaxed) != 0; }
 
 enum class NameStorage : std::uint8_t { kStatic, kCopy };
 
@@ -99,13 +97,14 @@ void end_op_correlation();
 // A range on the calling thread from construction to destruction.
 class Range {
  public:
-  explicit Range(std::string_view name, trace::Category category = trace::Category::kUserAnnotation,
-                 std::initializer_list<Arg> args = {}, NameStorage storage = NameStorage::kStatic)
-      : Range(name, category, std::span<const Arg>(args.begin(), args.size()), storage) {}
-  // For arguments whose number is known only at run time.
-  Range(std::string_view name, trace::Category category, std::span<const Arg> args,
-        NameStorage storage = NameStorage::kStatic) {
-    if (enabled()) generation_ = detail::begin_range(name, storage, category, args);
+  explicit Range(std::string_view name,
+                 trace::Category category = trace::Category::kUserAnnotation,
+                 std::initializer_list<Arg> args = {},
+                 NameStorage storage = NameStorage::kStatic) {
+    if (enabled()) {
+      generation_ = detail::begin_range(name, storage, category,
+                                        std::span<const Arg>(args.begin(), args.size()));
+    }
   }
   ~Range() {
     if (generation_ != 0) detail::end_range(generation_);
