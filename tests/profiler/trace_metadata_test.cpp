@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "trace_queries.h"
@@ -26,11 +27,13 @@ TEST(TraceMetadata, ValuesSetBeforeAndDuringASessionLandInItsTrace) {
   set_trace_metadata("metadata_test_during", "late");
   set_trace_metadata("metadata_test_replaced", "second");
   session.stop();
-  const auto& values = trace::load_trace(path).metadata().values;
+  const trace::Trace recorded = trace::load_trace(path);
+  const auto& values = recorded.metadata().values;
   EXPECT_EQ(values.at("metadata_test_before"), "early");
   EXPECT_EQ(values.at("metadata_test_during"), "late");
   EXPECT_EQ(values.at("metadata_test_replaced"), "second");
   EXPECT_EQ(values.at("recorder"), "tscope profiler");
+  std::filesystem::remove(path);
 }
 
 }  // namespace

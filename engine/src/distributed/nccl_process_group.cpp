@@ -12,6 +12,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/device_context.h"
 #include "distributed/collective_range.h"
+#include "distributed/nccl_library.h"
 #include "distributed/nccl_types.h"
 #include "distributed/work_state.h"
 #include "tscope/engine/cuda.h"
@@ -25,17 +26,18 @@ namespace {
 constexpr std::size_t kIdWords =
     (sizeof(ncclUniqueId) + sizeof(std::int64_t) - 1) / sizeof(std::int64_t);
 
-// Rank 0's NCCL id, carried to every rank by the bootstrap group.
-ncclUniqueId agreed_unique_id(ProcessGroup& bootstrap) {
+// Rank 0's NCCL id, carried to every rank by the bootstrap group (none in a world of one).
+ncclUniqueId agreed_unique_id(ProcessGroup* bootstrap) {
   ncclUniqueId id{};
   std::vector<std::int64_t> words(kIdWords, 0);
-  if (bootstrap.rank() == 0) {
-    check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+  if (bootstrap == nullptr || bootstrap->rank() == 0) {
+    check_nccl(NcclLibrary::instance().get_unique_id(&id), "ncclGetUniqueId");
     std::memcpy(words.data(), &id, sizeof id);
   }
+  if (bootstrap == nullptr) return id;
   const Tensor on_bootstrap =
-      from_vector(words, {static_cast<std::int64_t>(kIdWords)}).to(bootstrap.device());
-  bootstrap.broadcast(on_bootstrap, 0);
+      from_vector(words, {static_cast<std::int64_t>(kIdWords)}).to(bootstrap->device());
+  bootstrap->broadcast(on_bootstrap, 0);
   words = on_bootstrap.to(Device::cpu()).to_vector<std::int64_t>();
   std::memcpy(&id, words.data(), sizeof id);
   return id;
@@ -68,20 +70,22 @@ class NcclWorkState final : public detail::WorkState {
 
 class NcclProcessGroup final : public ProcessGroup {
  public:
-  NcclProcessGroup(ProcessGroup& bootstrap, Device device)
-      : ProcessGroup(Backend::kNccl, bootstrap.rank(), bootstrap.world_size(),
-                     bootstrap.local_rank()),
+  NcclProcessGroup(ProcessGroup* bootstrap, Device device)
+      : ProcessGroup(Backend::kNccl, bootstrap ? bootstrap->rank() : 0,
+                     bootstrap ? bootstrap->world_size() : 1,
+                     bootstrap ? bootstrap->local_rank() : 0),
         device_(device),
-        ranks_text_(persistent_text(group_ranks_text(bootstrap.world_size()))) {
+        ranks_text_(persistent_text(group_ranks_text(world_size()))) {
     const ncclUniqueId id = agreed_unique_id(bootstrap);
     cuda::compute_stream(device_);
     TSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    check_nccl(ncclCommInitRank(&comm_, world_size(), id, rank()), "ncclCommInitRank");
+    check_nccl(NcclLibrary::instance().comm_init_rank(&comm_, world_size(), id, rank()),
+               "ncclCommInitRank");
     join_run();
   }
   ~NcclProcessGroup() override {
     cudaStreamSynchronize(stream_);
-    ncclCommDestroy(comm_);
+    NcclLibrary::instance().comm_destroy(comm_);
     cudaStreamDestroy(stream_);
   }
 
@@ -110,36 +114,37 @@ class NcclProcessGroup final : public ProcessGroup {
 
  private:
   void enqueue(CollectiveCall& call) {
+    const NcclLibrary& nccl = NcclLibrary::instance();
     const auto count = static_cast<std::size_t>(call.in_elements);
     const ncclDataType_t type = nccl_data_type(call.dtype);
     switch (call.op) {
       case Collective::kAllReduce:
-        check_nccl(ncclAllReduce(call.input.raw_data(), call.input.raw_data(), count, type,
-                                 nccl_reduce_op(call.reduce), comm_, stream_),
+        check_nccl(nccl.all_reduce(call.input.raw_data(), call.input.raw_data(), count, type,
+                                   nccl_reduce_op(call.reduce), comm_, stream_),
                    "ncclAllReduce", comm_);
         return;
       case Collective::kBroadcast:
-        check_nccl(ncclBroadcast(call.input.raw_data(), call.input.raw_data(), count, type,
-                                 call.root, comm_, stream_),
+        check_nccl(nccl.broadcast(call.input.raw_data(), call.input.raw_data(), count, type,
+                                  call.root, comm_, stream_),
                    "ncclBroadcast", comm_);
         return;
       case Collective::kAllGather:
-        check_nccl(ncclAllGather(call.input.raw_data(), call.output.raw_data(), count, type, comm_,
-                                 stream_),
+        check_nccl(nccl.all_gather(call.input.raw_data(), call.output.raw_data(), count, type,
+                                   comm_, stream_),
                    "ncclAllGather", comm_);
         return;
       case Collective::kReduceScatter:
-        check_nccl(ncclReduceScatter(call.input.raw_data(), call.output.raw_data(),
-                                     static_cast<std::size_t>(call.out_elements), type,
-                                     nccl_reduce_op(call.reduce), comm_, stream_),
+        check_nccl(nccl.reduce_scatter(call.input.raw_data(), call.output.raw_data(),
+                                       static_cast<std::size_t>(call.out_elements), type,
+                                       nccl_reduce_op(call.reduce), comm_, stream_),
                    "ncclReduceScatter", comm_);
         return;
       case Collective::kBarrier: {
         // NCCL has no barrier; a one-element all-reduce that every rank must join is one, as in
         // PyTorch's ProcessGroupNCCL.
         call.input = zeros({1}, {.device = device_});
-        check_nccl(ncclAllReduce(call.input.raw_data(), call.input.raw_data(), 1, ncclFloat32,
-                                 ncclSum, comm_, stream_),
+        check_nccl(nccl.all_reduce(call.input.raw_data(), call.input.raw_data(), 1, ncclFloat32,
+                                   ncclSum, comm_, stream_),
                    "ncclAllReduce (barrier)", comm_);
         return;
       }
@@ -156,7 +161,12 @@ class NcclProcessGroup final : public ProcessGroup {
 
 std::unique_ptr<ProcessGroup> make_nccl_process_group(ProcessGroup& bootstrap, Device device) {
   require_cuda_device(device);
-  return std::make_unique<NcclProcessGroup>(bootstrap, device);
+  return std::make_unique<NcclProcessGroup>(&bootstrap, device);
+}
+
+std::unique_ptr<ProcessGroup> make_nccl_process_group(Device device) {
+  require_cuda_device(device);
+  return std::make_unique<NcclProcessGroup>(nullptr, device);
 }
 
 }  // namespace tscope::engine::distributed

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "distributed/nccl_library.h"
 #include "tscope/engine/distributed/errors.h"
 
 namespace tscope::engine::distributed {
@@ -16,9 +17,10 @@ ncclRedOp_t nccl_reduce_op(ReduceOp op) {
 
 void check_nccl(ncclResult_t result, const char* call, ncclComm_t comm) {
   if (result == ncclSuccess) return;
-  std::string message = std::string(call) + " failed: " + ncclGetErrorString(result);
+  const NcclLibrary& nccl = NcclLibrary::instance();
+  std::string message = std::string(call) + " failed: " + nccl.error_string(result);
   if (comm != nullptr) {
-    if (const char* last = ncclGetLastError(comm); last != nullptr && *last != '\0') {
+    if (const char* last = nccl.last_error(comm); last != nullptr && *last != '\0') {
       message += std::string(" (") + last + ")";
     }
   }

@@ -79,8 +79,10 @@ class ProcessGroup {
 std::unique_ptr<ProcessGroup> make_mpi_process_group();
 
 // An NCCL group over the same ranks as `bootstrap` (which carries NCCL's unique id from rank 0 to
-// the others), on CUDA device `device`. Throws BackendUnavailable in a build without NCCL,
-// CudaUnavailable without a GPU, DistributedError when NCCL fails.
+// the others), on CUDA device `device`. Throws BackendUnavailable in a build without NCCL or when
+// libnccl.so.2 cannot be loaded, CudaUnavailable without a GPU, DistributedError when NCCL fails.
 std::unique_ptr<ProcessGroup> make_nccl_process_group(ProcessGroup& bootstrap, Device device);
+// An NCCL world of one on `device`, with no bootstrap group (a single GPU's checks).
+std::unique_ptr<ProcessGroup> make_nccl_process_group(Device device);
 
 }  // namespace tscope::engine::distributed
