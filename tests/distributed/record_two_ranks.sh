@@ -8,7 +8,8 @@
 # writes OUTPUT_DIR/r0.tsc and OUTPUT_DIR/r1.tsc: 12 steps (TSCOPE_TWO_RANK_STEPS) of the MLP,
 # global batch 64 (32 per rank); extra switches (--slow-rank 1 --slow-ms 30, --no-overlap,
 # --bucket-mb) go to the example. Exits 77 when mpirun is not installed. As root (CI containers)
-# OpenMPI needs its consent, and two ranks on fewer cores need oversubscription.
+# OpenMPI needs its consent, two ranks on fewer cores need oversubscription, and containers often
+# forbid the cross-process reads of OpenMPI's shared-memory single copy.
 set -euo pipefail
 
 if [ "$#" -lt 2 ]; then
@@ -24,6 +25,7 @@ if ! command -v mpirun >/dev/null; then
 fi
 mkdir -p "$output"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 cd "$output"
 exec mpirun -np 2 --oversubscribe "$build/bin/tscope" record -o 'r%r.tsc' -- \
   "$build/bin/train_fashion_mnist" --distributed --model mlp --epochs 1 --steps "${TSCOPE_TWO_RANK_STEPS:-12}" \

@@ -100,23 +100,30 @@ class RecordOutputName : public ::testing::Test {
     std::filesystem::create_directories(directory_);
   }
   void TearDown() override { std::filesystem::remove_all(directory_); }
+
+  // `tscope record -o DIRECTORY/run-%r.tsc -- /bin/true` with no launcher variable but
+  // `launcher_variables` (e.g. "OMPI_COMM_WORLD_RANK=3").
+  testing::CommandResult record_rank_pattern(const std::string& launcher_variables) const {
+    std::string command = "env";
+    for (const std::string_view variable : kLauncherRankVariables) {
+      command += " -u " + std::string(variable);
+    }
+    return testing::run_command(command + " " + launcher_variables + " " +
+                                testing::quoted(testing::built_program("tscope")) + " record -o " +
+                                testing::quoted(directory_ / "run-%r.tsc") + " -- /bin/true");
+  }
+
   std::filesystem::path directory_;
 };
 
 TEST_F(RecordOutputName, WritesTheTraceOfTheLaunchersRank) {
-  const testing::CommandResult result = testing::run_command(
-      "env -u PMI_RANK -u PMIX_RANK -u SLURM_PROCID -u RANK OMPI_COMM_WORLD_RANK=3 " +
-      testing::quoted(testing::built_program("tscope")) + " record -o " +
-      testing::quoted(directory_ / "run-%r.tsc") + " -- /bin/true");
+  const testing::CommandResult result = record_rank_pattern("OMPI_COMM_WORLD_RANK=3");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NO_THROW(trace::load_trace(directory_ / "run-3.tsc")) << result.output;
 }
 
 TEST_F(RecordOutputName, ARankPatternWithoutALauncherIsBadInput) {
-  const testing::CommandResult result = testing::run_command(
-      "env -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u PMIX_RANK -u SLURM_PROCID -u RANK " +
-      testing::quoted(testing::built_program("tscope")) + " record -o " +
-      testing::quoted(directory_ / "run-%r.tsc") + " -- /bin/true");
+  const testing::CommandResult result = record_rank_pattern("");
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("asks for the rank (%r)"), std::string::npos) << result.output;
   EXPECT_TRUE(std::filesystem::is_empty(directory_));

@@ -83,22 +83,22 @@ void CollectivePlanner::check_reduce(Collective op, ReduceOp reduce, const Tenso
 }
 
 CollectiveCall CollectivePlanner::numbered(CollectiveCall call, bool async) {
+  // In-place collectives write their input; a barrier moves nothing.
+  if (call.input.defined()) {
+    call.in_elements = call.input.numel();
+    call.out_elements = call.output.defined() ? call.output.numel() : call.in_elements;
+    call.dtype = call.input.dtype();
+  }
+  call.in_bytes = call.in_elements * static_cast<std::int64_t>(element_size(call.dtype));
   call.async = async;
   call.sequence = ++sequence_;
-  call.in_bytes = call.in_elements * static_cast<std::int64_t>(element_size(call.dtype));
   return call;
 }
 
 CollectiveCall CollectivePlanner::all_reduce(const Tensor& tensor, ReduceOp op, bool async) {
   check_tensor(Collective::kAllReduce, tensor, "reduced");
   check_reduce(Collective::kAllReduce, op, tensor);
-  return numbered({.op = Collective::kAllReduce,
-                   .reduce = op,
-                   .input = tensor,
-                   .in_elements = tensor.numel(),
-                   .out_elements = tensor.numel(),
-                   .dtype = tensor.dtype()},
-                  async);
+  return numbered({.op = Collective::kAllReduce, .reduce = op, .input = tensor}, async);
 }
 
 CollectiveCall CollectivePlanner::broadcast(const Tensor& tensor, int root, bool async) {
@@ -108,55 +108,35 @@ CollectiveCall CollectivePlanner::broadcast(const Tensor& tensor, int root, bool
                            std::to_string(root) + " is not a rank of a group of " +
                            std::to_string(world_size_));
   }
-  return numbered({.op = Collective::kBroadcast,
-                   .input = tensor,
-                   .root = root,
-                   .in_elements = tensor.numel(),
-                   .out_elements = tensor.numel(),
-                   .dtype = tensor.dtype()},
-                  async);
+  return numbered({.op = Collective::kBroadcast, .input = tensor, .root = root}, async);
+}
+
+void CollectivePlanner::check_blocks(Collective op, const Tensor& whole,
+                                     std::string_view whole_role, const Tensor& block) const {
+  check_tensor(op, block, whole_role == "output" ? "input" : "output");
+  check_tensor(op, whole, whole_role);
+  if (whole.dtype() != block.dtype() || whole.numel() != block.numel() * world_size_) {
+    throw DistributedError(
+        std::string(backend_name(backend_)) + " " + std::string(kApiNames[index_of(op)]) +
+        ": the " + std::string(whole_role) + " must hold " + std::to_string(world_size_) + " x " +
+        std::to_string(block.numel()) + " " + std::string(dtype_name(block.dtype())) +
+        " elements, it holds " + std::to_string(whole.numel()) + " " +
+        std::string(dtype_name(whole.dtype())));
+  }
 }
 
 CollectiveCall CollectivePlanner::all_gather(const Tensor& output, const Tensor& input,
                                              bool async) {
-  check_tensor(Collective::kAllGather, input, "input");
-  check_tensor(Collective::kAllGather, output, "output");
-  if (output.dtype() != input.dtype() || output.numel() != input.numel() * world_size_) {
-    throw DistributedError(
-        std::string(backend_name(backend_)) + " all_gather: the output must hold " +
-        std::to_string(world_size_) + " x " + std::to_string(input.numel()) + " " +
-        std::string(dtype_name(input.dtype())) + " elements, it holds " +
-        std::to_string(output.numel()) + " " + std::string(dtype_name(output.dtype())));
-  }
-  return numbered({.op = Collective::kAllGather,
-                   .input = input,
-                   .output = output,
-                   .in_elements = input.numel(),
-                   .out_elements = output.numel(),
-                   .dtype = input.dtype()},
-                  async);
+  check_blocks(Collective::kAllGather, output, "output", input);
+  return numbered({.op = Collective::kAllGather, .input = input, .output = output}, async);
 }
 
 CollectiveCall CollectivePlanner::reduce_scatter(const Tensor& output, const Tensor& input,
                                                  ReduceOp op, bool async) {
-  check_tensor(Collective::kReduceScatter, input, "input");
-  check_tensor(Collective::kReduceScatter, output, "output");
+  check_blocks(Collective::kReduceScatter, input, "input", output);
   check_reduce(Collective::kReduceScatter, op, input);
-  if (output.dtype() != input.dtype() || input.numel() != output.numel() * world_size_) {
-    throw DistributedError(
-        std::string(backend_name(backend_)) + " reduce_scatter: the input must hold " +
-        std::to_string(world_size_) + " x " + std::to_string(output.numel()) + " " +
-        std::string(dtype_name(output.dtype())) + " elements, it holds " +
-        std::to_string(input.numel()) + " " + std::string(dtype_name(input.dtype())));
-  }
-  return numbered({.op = Collective::kReduceScatter,
-                   .reduce = op,
-                   .input = input,
-                   .output = output,
-                   .in_elements = input.numel(),
-                   .out_elements = output.numel(),
-                   .dtype = input.dtype()},
-                  async);
+  return numbered(
+      {.op = Collective::kReduceScatter, .reduce = op, .input = input, .output = output}, async);
 }
 
 CollectiveCall CollectivePlanner::barrier(bool async) {

@@ -72,6 +72,9 @@ class CollectivePlanner {
  private:
   void check_tensor(Collective op, const Tensor& tensor, std::string_view role) const;
   void check_reduce(Collective op, ReduceOp reduce, const Tensor& tensor) const;
+  // `whole` (the role it plays: "input" or "output") holds world_size blocks like `block`.
+  void check_blocks(Collective op, const Tensor& whole, std::string_view whole_role,
+                    const Tensor& block) const;
   CollectiveCall numbered(CollectiveCall call, bool async);
 
   Backend backend_;
