@@ -172,5 +172,27 @@ TEST_F(TwoRankTraining, ThePlantedHostWorkRunsOnRankOneAndRankZeroWaitsForIt) {
             static_cast<std::size_t>(kSteps));
 }
 
+TEST(DistributedSwitches, StragglerAndOverlapSwitchesNeedDistributed) {
+  const testing::CommandResult result = testing::run_command(
+      quoted(testing::built_program("train_fashion_mnist")) + " --slow-rank 1 --slow-ms 5");
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("need --distributed"), std::string::npos) << result.output;
+}
+
+TEST(DistributedSwitches, AGlobalBatchThatDoesNotSplitOverTheRanksIsBadInput) {
+  TSCOPE_REQUIRE_FILE(testing::fashion_mnist_dir() / "train-images-idx3-ubyte.gz");
+  const testing::CommandResult result = testing::run_command(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun -np 2 --oversubscribe " +
+      quoted(testing::built_program("train_fashion_mnist")) + " --data-dir " +
+      quoted(testing::fashion_mnist_dir()) + " --distributed --steps 1 --batch-size 63");
+  if (result.output.find("mpirun: not found") != std::string::npos) GTEST_SKIP() << result.output;
+  EXPECT_NE(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("--batch-size 63 is the global batch and must divide evenly over "
+                               "the 2 ranks"),
+            std::string::npos)
+      << result.output;
+}
+
 }  // namespace
 }  // namespace tscope
