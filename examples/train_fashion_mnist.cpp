@@ -2,6 +2,8 @@
 // prints, per epoch, the mean training loss, the training throughput and the test accuracy. Its
 // planting switches (--decode-passes, --keep-step-outputs, the GELU MLP unfused) make the problems
 // the analyzer finds happen for real; TSCOPE_CPU_MEMORY_CAP makes an out-of-memory one.
+// --distributed trains data-parallel on the ranks of `mpirun -np N` (MPI on the CPU, NCCL on
+// GPUs), each rank on its contiguous share of every global batch; --slow-rank plants a straggler.
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -22,11 +24,15 @@
 #include "tscope/engine/cuda.h"
 #include "tscope/engine/data/data_file_error.h"
 #include "tscope/engine/data/fashion_mnist.h"
+#include "tscope/engine/distributed/data_parallel.h"
+#include "tscope/engine/distributed/errors.h"
+#include "tscope/engine/distributed/process_group.h"
 #include "tscope/engine/optim/adam.h"
 #include "tscope/engine/optim/sgd.h"
 #include "tscope/engine/out_of_memory.h"
 #include "tscope/engine/transfer.h"
 #include "tscope/profiler/environment.h"
+#include "tscope/profiler/output_name.h"
 #include "tscope/profiler/session.h"
 #include "tscope/trace/errors.h"
 
@@ -38,6 +44,12 @@ enum class OptimizerKind { kSgd, kAdam, kAdamW };
 
 constexpr int kExitBadInput = 2;
 constexpr int kExitFailure = 1;
+
+// A combination of switches the run cannot honour; the message says which and why.
+class BadSettings : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct Settings {
   ModelKind model = ModelKind::kMlp;
@@ -58,7 +70,36 @@ struct Settings {
   bool keep_step_outputs = false;
   std::string device_name = "auto";
   bool pin_memory = false;
+  bool distributed = false;
+  std::optional<int> slow_rank;
+  int slow_ms = 0;
+  bool overlap = true;
+  double bucket_mb = 25.0;
 };
+
+// The ranks of a --distributed run: the MPI world, and on GPUs an NCCL group over it (the
+// collectives of training run on `training`).
+struct Ranks {
+  std::unique_ptr<tscope::engine::distributed::ProcessGroup> world;
+  std::unique_ptr<tscope::engine::distributed::ProcessGroup> nccl;
+  int rank() const { return world ? world->rank() : 0; }
+  int size() const { return world ? world->world_size() : 1; }
+  tscope::engine::distributed::ProcessGroup* training() const {
+    return nccl ? nccl.get() : world.get();
+  }
+};
+
+void check_distributed_settings(const Settings& settings, const Ranks& ranks) {
+  if (settings.batch_size % ranks.size() != 0) {
+    throw BadSettings(
+        fmt::format("--batch-size {} is the global batch and must divide evenly over the {} ranks",
+                    settings.batch_size, ranks.size()));
+  }
+  if (settings.slow_rank && *settings.slow_rank >= ranks.size()) {
+    throw BadSettings(fmt::format("--slow-rank {} is not a rank of this run of {}",
+                                  *settings.slow_rank, ranks.size()));
+  }
+}
 
 std::unique_ptr<tscope::engine::optim::Optimizer> make_optimizer(
     const Settings& settings, std::vector<tscope::engine::Tensor> parameters) {
@@ -81,31 +122,48 @@ std::unique_ptr<tscope::engine::optim::Optimizer> make_optimizer(
   throw std::logic_error("unknown optimizer kind");
 }
 
-// --device auto is the first GPU when one answers, else the CPU.
-tscope::engine::Device training_device(const Settings& settings) {
+// --device auto is a GPU when one answers, else the CPU; the ranks of one host share its GPUs
+// in turn.
+tscope::engine::Device training_device(const Settings& settings, int local_rank) {
   using tscope::engine::Device;
   if (settings.device_name == "cpu") return Device::cpu();
-  if (settings.device_name == "cuda") {
-    tscope::engine::require_cuda_device(Device::cuda(0));
-    return Device::cuda(0);
-  }
-  return tscope::engine::cuda_available() ? Device::cuda(0) : Device::cpu();
+  const bool gpu = settings.device_name == "cuda" || tscope::engine::cuda_available();
+  if (!gpu) return Device::cpu();
+  const Device device = Device::cuda(
+      tscope::engine::cuda_available() ? local_rank % tscope::engine::cuda_device_count() : 0);
+  tscope::engine::require_cuda_device(device);
+  return device;
 }
 
 int train(const Settings& settings) {
   using namespace tscope;
-  // --trace records this run; without it `tscope record -- train_fashion_mnist ...` still does.
-  std::optional<profiler::Session> session;
-  if (!settings.trace_path.empty()) {
-    session.emplace(profiler::SessionOptions{.output = settings.trace_path});
-    session->start();
-  } else {
-    profiler::start_environment_session();
+  // Without --trace, `tscope record -- train_fashion_mnist ...` records the run; its session
+  // starts first, so it sees the process group being created.
+  if (settings.trace_path.empty()) profiler::start_environment_session();
+  Ranks ranks;
+  if (settings.distributed) {
+    ranks.world = engine::distributed::make_mpi_process_group();
+    check_distributed_settings(settings, ranks);
   }
+  // --trace records this run, into one file per rank when its name has %r.
+  std::optional<profiler::Session> session;
+  std::string trace_path;
+  if (!settings.trace_path.empty()) {
+    profiler::OutputNameFields fields = profiler::this_process_output_fields();
+    if (ranks.world) fields.rank = ranks.rank();
+    trace_path = profiler::expand_output_name(settings.trace_path, fields);
+    session.emplace(profiler::SessionOptions{.output = trace_path});
+    session->start();
+  }
+  const bool prints = ranks.rank() == 0;
   const engine::FashionMnist train_set(settings.data_dir, engine::FashionMnistSplit::kTrain);
   const engine::FashionMnist test_set(settings.data_dir, engine::FashionMnistSplit::kTest);
 
-  const engine::Device device = training_device(settings);
+  const engine::Device device =
+      training_device(settings, ranks.world ? ranks.world->local_rank() : 0);
+  if (ranks.world && !device.is_cpu()) {
+    ranks.nccl = engine::distributed::make_nccl_process_group(*ranks.world, device);
+  }
   if (settings.pin_memory && device.is_cpu()) {
     throw engine::CudaUnavailable("--pin-memory copies batches to a GPU, but training runs on the CPU");
   }
@@ -114,50 +172,81 @@ int train(const Settings& settings) {
   // Parameters move before the optimizer takes its handles to them.
   engine::to_device(*model, device);
   auto optimizer = make_optimizer(settings, model->parameters());
+  std::optional<engine::distributed::DistributedDataParallel> data_parallel;
+  if (ranks.world) {
+    data_parallel.emplace(
+        *model, *ranks.training(),
+        engine::distributed::DataParallelOptions{
+            .bucket_bytes = static_cast<std::size_t>(settings.bucket_mb * (1 << 20)),
+            .overlap = settings.overlap});
+  }
 
-  const auto batch_size = static_cast<std::size_t>(settings.batch_size);
+  // --batch-size is the global batch: each rank takes its contiguous share of every batch of the
+  // single-process run, so the ranks together see exactly what one process would.
+  const auto batch_size = static_cast<std::size_t>(settings.batch_size / ranks.size());
   const examples::BlurredDataset blurred_train_set(train_set, settings.decode_passes);
-  examples::BatchLoader train_loader(blurred_train_set, {.batch_size = batch_size,
-                                                 .shuffle = true,
-                                                 .seed = settings.seed,
-                                                 .num_workers = settings.workers,
-                                                 .pin_memory = settings.pin_memory});
+  examples::BatchLoader train_loader(blurred_train_set,
+                                     {.batch_size = batch_size,
+                                      .shuffle = true,
+                                      .seed = settings.seed,
+                                      .num_workers = settings.workers,
+                                      .pin_memory = settings.pin_memory,
+                                      .shard_count = static_cast<std::size_t>(ranks.size()),
+                                      .shard_index = static_cast<std::size_t>(ranks.rank())});
   examples::BatchLoader test_loader(test_set, {.batch_size = 1000,
                                                .shuffle = false,
                                                .num_workers = settings.workers});
 
-  fmt::print("model {} ({} parameters) on {}, {} training and {} test images, batch {}, {} workers\n",
-             settings.model_name, model->parameter_count(), device.to_string(),
-             train_set.size(), test_set.size(), settings.batch_size, settings.workers);
+  if (prints) {
+    fmt::print(
+        "model {} ({} parameters) on {}, {} training and {} test images, batch {}, {} workers\n",
+        settings.model_name, model->parameter_count(), device.to_string(), train_set.size(),
+        test_set.size(), settings.batch_size, settings.workers);
+    if (data_parallel) {
+      fmt::print("data parallel over {} ranks ({}): {} per rank, {} gradient buckets, overlap {}\n",
+                 ranks.size(), engine::distributed::backend_name(ranks.training()->backend()),
+                 batch_size, data_parallel->bucket_count(), settings.overlap ? "on" : "off");
+    }
+  }
+  const bool slow_here = settings.slow_rank && *settings.slow_rank == ranks.rank();
   examples::StepBudget budget{.max_steps = settings.steps};
   double accuracy = 0.0;
   double training_seconds = 0.0;
   std::int64_t images = 0;
   const auto start = std::chrono::steady_clock::now();
   for (int epoch = 1; epoch <= settings.epochs && !budget.exhausted(); ++epoch) {
-    const examples::EpochStats stats =
-        examples::train_epoch(*model, *optimizer, train_loader, budget,
-                              {.device = device,
-                               .non_blocking_copies = settings.pin_memory,
-                               .keep_step_outputs = settings.keep_step_outputs});
+    const examples::EpochStats stats = examples::train_epoch(
+        *model, *optimizer, train_loader, budget,
+        {.device = device,
+         .non_blocking_copies = settings.pin_memory,
+         .keep_step_outputs = settings.keep_step_outputs,
+         .data_parallel = data_parallel ? &*data_parallel : nullptr,
+         .planted_host_work = std::chrono::milliseconds(slow_here ? settings.slow_ms : 0)});
     accuracy = examples::evaluate(*model, test_loader, device);
     training_seconds += stats.seconds;
-    images += stats.images;
-    fmt::print(
-        "epoch {}: {} steps, loss {:.4f}, {:.0f} images/s ({:.1f} s), test accuracy {:.2f}%\n",
-        epoch, stats.step_losses.size(), stats.mean_loss(), stats.images_per_second(),
-        stats.seconds, 100.0 * accuracy);
-    std::fflush(stdout);
+    images += stats.images * ranks.size();
+    if (prints) {
+      // Rank 0's loss, on its share of each batch; images per second over all ranks.
+      fmt::print(
+          "epoch {}: {} steps, loss {:.4f}, {:.0f} images/s ({:.1f} s), test accuracy {:.2f}%\n",
+          epoch, stats.step_losses.size(), stats.mean_loss(),
+          stats.images_per_second() * ranks.size(), stats.seconds, 100.0 * accuracy);
+      std::fflush(stdout);
+    }
   }
   const double wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fmt::print("final: test accuracy {:.2f}% after {} steps; training {:.0f} images/s; wall {:.1f} s\n",
-             100.0 * accuracy, budget.steps_done,
-             training_seconds > 0.0 ? static_cast<double>(images) / training_seconds : 0.0,
-             wall_seconds);
+  if (prints) {
+    fmt::print(
+        "final: test accuracy {:.2f}% after {} steps; training {:.0f} images/s; wall {:.1f} s\n",
+        100.0 * accuracy, budget.steps_done,
+        training_seconds > 0.0 ? static_cast<double>(images) / training_seconds : 0.0,
+        wall_seconds);
+  }
   if (session) {
     const profiler::SessionSummary summary = session->stop();
-    fmt::print("trace: {} ({} events, {} dropped, {} bytes)\n", settings.trace_path,
+    fmt::print("{}trace: {} ({} events, {} dropped, {} bytes)\n",
+               ranks.world ? fmt::format("rank {}: ", ranks.rank()) : "", trace_path,
                summary.events, summary.dropped_events, summary.bytes);
   }
   return 0;
@@ -216,12 +305,33 @@ int main(int argc, char** argv) {
                "load batches into pinned host memory and copy them to the GPU asynchronously");
   app.add_flag("--keep-step-outputs", settings.keep_step_outputs,
                "keep every step's logits with their autograd graph until the epoch ends (a leak)");
+  app.add_flag("--distributed", settings.distributed,
+               "train data-parallel on the ranks of mpirun (MPI on the CPU, NCCL on GPUs); "
+               "--batch-size is then the global batch");
+  auto* slow_rank = app.add_option("--slow-rank", settings.slow_rank,
+                                   "plant a straggler: this rank does --slow-ms of extra host "
+                                   "work in every step")
+                        ->check(CLI::NonNegativeNumber);
+  app.add_option("--slow-ms", settings.slow_ms, "the straggler's extra host work per step (ms)")
+      ->check(CLI::Range(0, 600000))
+      ->needs(slow_rank);
+  app.add_flag("--no-overlap{false}", settings.overlap,
+               "reduce gradients after backward instead of overlapping it");
+  app.add_option("--bucket-mb", settings.bucket_mb, "gradient bucket size in MiB (default 25)")
+      ->check(kPositive);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     const int code = app.exit(error);
     return code == 0 ? 0 : kExitBadInput;
+  }
+  if (!settings.distributed &&
+      (settings.slow_rank || !settings.overlap || settings.bucket_mb != 25.0)) {
+    fmt::print(stderr,
+               "train_fashion_mnist: --slow-rank, --no-overlap and --bucket-mb need "
+               "--distributed\n");
+    return kExitBadInput;
   }
   settings.model = models.at(settings.model_name);
   settings.optimizer = optimizers.at(optimizer_name);
@@ -234,6 +344,15 @@ int main(int argc, char** argv) {
     // The trace (closed as the session unwound) holds the out-of-memory event for the analyzer.
     fmt::print(stderr, "train_fashion_mnist: {}\n", error.what());
     return kExitFailure;
+  } catch (const BadSettings& error) {
+    fmt::print(stderr, "train_fashion_mnist: {}\n", error.what());
+    return kExitBadInput;
+  } catch (const tscope::profiler::ProfilerError& error) {
+    fmt::print(stderr, "train_fashion_mnist: --trace: {}\n", error.what());
+    return kExitBadInput;
+  } catch (const tscope::engine::distributed::BackendUnavailable& error) {
+    fmt::print(stderr, "train_fashion_mnist: --distributed: {}\n", error.what());
+    return kExitBadInput;
   } catch (const tscope::engine::CudaUnavailable& error) {
     fmt::print(stderr, "train_fashion_mnist: {}\n", error.what());
     return kExitBadInput;

@@ -24,6 +24,8 @@
 #include "command.h"
 #include "tscope/profiler/environment.h"
 #include "tscope/profiler/gpu_capture.h"
+#include "tscope/profiler/output_name.h"
+#include "tscope/profiler/session.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/trace_io.h"
 #include "tscope/trace/tsc_writer.h"
@@ -201,11 +203,21 @@ void report(std::ostream& out, const std::filesystem::path& output) {
   }
 }
 
+// -o with %r (the launcher's rank), %p (this tscope's pid) and %h (the host) filled in, so that
+// `mpirun -np N tscope record -o run-%r.tsc -- PROGRAM` writes one trace per rank.
+std::filesystem::path expand_output(const std::filesystem::path& output) {
+  try {
+    return profiler::expand_output_name(output.string(), profiler::this_process_output_fields());
+  } catch (const profiler::ProfilerError& error) {
+    throw RecordError(fmt::format("-o {}: {}", output.string(), error.what()), kExitBadInput);
+  }
+}
+
 int record(const std::vector<std::string>& command, std::filesystem::path output) {
   if (output.empty()) {
     output = std::filesystem::path(command.front()).filename().string() + ".tsc";
   }
-  output = std::filesystem::absolute(output);
+  output = std::filesystem::absolute(expand_output(output));
   std::error_code ignored;
   std::filesystem::remove(output, ignored);
   ChildEnvironment environment(find_inject_library(), output);
@@ -233,7 +245,8 @@ void add_record_command(CLI::App& app, CommandContext& context) {
       "record",
       "Run a program under capture and write its trace (.tsc); exits with the program's code");
   command->add_option("-o,--output", settings->output,
-                      "Trace to write (default: <program>.tsc in the current folder)");
+                      "Trace to write (default: <program>.tsc in the current folder); %r is the "
+                      "rank from mpirun/srun/torchrun, %p the pid of tscope, %h the host");
   command
       ->add_option("-t,--trace", settings->gpu_trace,
                    "CUPTI records beyond kernels, copies, memsets and device memory: a list of "

@@ -24,7 +24,8 @@ double EpochStats::images_per_second() const {
 }
 
 StepOutput train_step(engine::nn::Module& model, engine::optim::Optimizer& optimizer,
-                      const engine::Tensor& inputs, const engine::Tensor& targets) {
+                      const engine::Tensor& inputs, const engine::Tensor& targets,
+                      engine::distributed::DistributedDataParallel* data_parallel) {
   optimizer.zero_grad();
   StepOutput output;
   engine::Tensor loss;
@@ -37,9 +38,21 @@ StepOutput train_step(engine::nn::Module& model, engine::optim::Optimizer& optim
     const profiler::Range backward("backward");
     loss.backward();
   }
+  if (data_parallel != nullptr) data_parallel->finish();
   optimizer.step();
   output.loss = loss.item<float>();
   return output;
+}
+
+void planted_host_work(std::chrono::milliseconds duration) {
+  const profiler::Range planted("planted host work");
+  const auto until = std::chrono::steady_clock::now() + duration;
+  // A dependent chain the compiler cannot drop, checked against the clock now and then.
+  volatile double sink = 1.0;
+  while (std::chrono::steady_clock::now() < until) {
+    for (int i = 0; i < 10000; ++i)
+      sink = sink * 1.0000001 + 1e-9;
+  }
 }
 
 EpochStats train_epoch(engine::nn::Module& model, engine::optim::Optimizer& optimizer,
@@ -61,7 +74,9 @@ EpochStats train_epoch(engine::nn::Module& model, engine::optim::Optimizer& opti
     }
     const engine::LabeledBatch on_device =
         engine::to_device(*batch, options.device, options.non_blocking_copies);
-    StepOutput output = train_step(model, optimizer, on_device.inputs, on_device.targets);
+    if (options.planted_host_work.count() > 0) planted_host_work(options.planted_host_work);
+    StepOutput output =
+        train_step(model, optimizer, on_device.inputs, on_device.targets, options.data_parallel);
     stats.step_losses.push_back(output.loss);
     stats.images += on_device.inputs.size(0);
     if (options.keep_step_outputs) kept_outputs.push_back(std::move(output.logits));

@@ -2,12 +2,14 @@
 // The training loop of the example, split into train_epoch and evaluate so that each optimizer
 // step is one unit a profiler can name ("step N") and time.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "tscope/engine/data/data_loader.h"
 #include "tscope/engine/data/labeled_batch.h"
+#include "tscope/engine/distributed/data_parallel.h"
 #include "tscope/engine/nn/module.h"
 #include "tscope/engine/optim/optimizer.h"
 
@@ -38,9 +40,16 @@ struct StepOutput {
 };
 
 // One optimizer step on one batch: forward, cross-entropy, backward and the update, the first
-// two in a "forward" range and the backward pass in a "backward" range.
+// two in a "forward" range and the backward pass in a "backward" range. With `data_parallel`, the
+// gradients are averaged over the ranks (its finish()) before the update.
 StepOutput train_step(engine::nn::Module& model, engine::optim::Optimizer& optimizer,
-                      const engine::Tensor& inputs, const engine::Tensor& targets);
+                      const engine::Tensor& inputs, const engine::Tensor& targets,
+                      engine::distributed::DistributedDataParallel* data_parallel = nullptr);
+
+// Keeps the calling thread's core busy for `duration` inside a "planted host work" range: the
+// extra host work of a straggler rank (the example's --slow-rank), real compute the analyzer can
+// name as the cause.
+void planted_host_work(std::chrono::milliseconds duration);
 
 struct TrainOptions {
   // Where the model's parameters are; each batch is moved there before its step, asynchronously
@@ -51,6 +60,10 @@ struct TrainOptions {
   // that collects outputs for end-of-epoch metrics without detaching them (batch x 10 floats per
   // step). Plants a leak for the leak analysis.
   bool keep_step_outputs = false;
+  // Data-parallel training (the example's --distributed): gradients averaged over the ranks.
+  engine::distributed::DistributedDataParallel* data_parallel = nullptr;
+  // Host work planted in every step before its forward pass (a straggler, --slow-rank).
+  std::chrono::milliseconds planted_host_work{0};
 };
 
 // One pass over `loader` in train mode, one optimizer step per batch, each in a "step N" range

@@ -15,6 +15,7 @@
 #include "collector.h"
 #include "cupti/gpu_session_writer.h"
 #include "process_counters.h"
+#include "process_metadata.h"
 #include "thread_buffers.h"
 #include "tscope/profiler/record.h"
 #include "tscope/trace/tsc_writer.h"
@@ -80,6 +81,7 @@ class SessionWriter {
     sink_.set_metadata_value("buffer_bytes_per_thread",
                              std::to_string(options.buffer_bytes_per_thread));
     ThreadBufferRegistry::instance().set_capacity_for_new_buffers(options.buffer_bytes_per_thread);
+    copy_process_metadata();
     if (options_.sample_process_counters) sample_counters();
     detail::active_generation.store(generation_, std::memory_order_release);
     thread_ = std::thread([this] { run(); });
@@ -123,11 +125,21 @@ class SessionWriter {
     if (sample.cpu_percent) collector_.add_counter_sample(kCpuCounter, sample.time, *sample.cpu_percent);
   }
 
+  // The values set through set_trace_metadata, when any changed since the last copy.
+  void copy_process_metadata() {
+    if (process_metadata_version() == metadata_version_) return;
+    const ProcessMetadata metadata = process_metadata();
+    for (const auto& [key, value] : metadata.values)
+      sink_.set_metadata_value(key, value);
+    metadata_version_ = metadata.version;
+  }
+
   void cycle() {
     clock_.resync();
     collector_.drain();
     gpu_.drain();
     if (options_.sample_process_counters) sample_counters();
+    copy_process_metadata();
     sink_.flush();
   }
 
@@ -152,6 +164,7 @@ class SessionWriter {
       gpu_.finish();
       collector_.finish(monotonic_ns());
       if (options_.sample_process_counters) sample_counters();
+      copy_process_metadata();
       sink_.close();
     } catch (...) {
       if (!failure_) failure_ = std::current_exception();
@@ -169,6 +182,7 @@ class SessionWriter {
   Pipe wake_;
   Pipe finished_;
   std::exception_ptr failure_;
+  std::uint64_t metadata_version_ = 0;
   std::thread thread_;
 };
 
@@ -212,7 +226,9 @@ SessionSummary Session::stop() {
   return writer->stop();
 }
 
-bool Session::running() const { return writer_ != nullptr; }
+bool Session::running() const {
+  return writer_ != nullptr;
+}
 
 void Session::finish_from_signal_handler(std::chrono::milliseconds timeout) {
   if (SessionWriter* writer = running_writer.load(); writer != nullptr) {

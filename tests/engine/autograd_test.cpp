@@ -166,5 +166,25 @@ TEST(Autograd, OnlyFloatLeavesCanRequireGrad) {
   EXPECT_THROW(non_leaf.set_requires_grad(false), EngineError);
 }
 
+TEST(Autograd, PostAccumulateGradHookSeesTheLeafOnceItsWholeGradientIsIn) {
+  const Tensor x = leaf({1, 2});
+  std::vector<std::vector<float>> seen;
+  x.set_post_accumulate_grad_hook(
+      [&seen](const Tensor& hooked) { seen.push_back(hooked.grad().to_vector<float>()); });
+  // x feeds the loss twice; the hook runs once, after both contributions are summed.
+  sum(add(mul(x, 2.0), mul(x, 3.0))).backward();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0], (std::vector<float>{5, 5}));
+  x.set_post_accumulate_grad_hook(nullptr);
+  sum(x).backward();
+  EXPECT_EQ(seen.size(), 1u);
+}
+
+TEST(Autograd, PostAccumulateGradHookIsRefusedOnANonLeaf) {
+  const Tensor x = leaf({1, 2});
+  const Tensor y = mul(x, 2.0);
+  EXPECT_THROW(y.set_post_accumulate_grad_hook([](const Tensor&) {}), EngineError);
+}
+
 }  // namespace
 }  // namespace tscope::engine

@@ -126,6 +126,41 @@ TEST(DataLoader, WithoutShuffleBatchesFollowDatasetOrder) {
   EXPECT_EQ(run_epoch(loader), (std::vector<IndexBatch>{{0, 1, 2, 3}, {4, 5}}));
 }
 
+TEST(DataLoader, ShardsSplitEachSingleProcessBatchIntoContiguousParts) {
+  IndexDataset dataset(103);
+  DataLoader whole(dataset, options_with(10, 0, 7));
+  const auto single = run_epoch(whole);
+  std::vector<std::vector<IndexBatch>> shards;
+  for (std::size_t shard = 0; shard < 2; ++shard) {
+    auto options = options_with(5, 2, 7);
+    options.shard_count = 2;
+    options.shard_index = shard;
+    DataLoader loader(dataset, options);
+    shards.push_back(run_epoch(loader));
+    EXPECT_EQ(loader.batches_per_epoch(), 11u);
+  }
+  ASSERT_EQ(shards[0].size(), single.size());
+  for (std::size_t step = 0; step < single.size(); ++step) {
+    IndexBatch joined = shards[0][step];
+    joined.insert(joined.end(), shards[1][step].begin(), shards[1][step].end());
+    EXPECT_EQ(joined, single[step]) << "step " << step;
+  }
+  // The last global batch of 3 samples gives 1 and 2.
+  EXPECT_EQ(shards[0].back().size(), 1u);
+  EXPECT_EQ(shards[1].back().size(), 2u);
+}
+
+TEST(DataLoader, AFinalBatchTooSmallForEveryShardIsDropped) {
+  IndexDataset dataset(21);
+  auto options = options_with(5, 0, 1);
+  options.shard_count = 4;
+  options.shard_index = 3;
+  DataLoader loader(dataset, options);
+  EXPECT_EQ(loader.batches_per_epoch(), 1u);
+  options.shard_index = 4;
+  EXPECT_THROW(DataLoader(dataset, options), std::invalid_argument);
+}
+
 TEST(DataLoader, SameSeedAndEpochGiveTheSameOrder) {
   IndexDataset dataset(50);
   DataLoader first(dataset, options_with(8, 0, 42));

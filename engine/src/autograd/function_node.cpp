@@ -25,14 +25,15 @@ std::vector<Tensor> AccumulateGrad::compute(const Tensor& grad_output) {
   }
   if (leaf_->grad) {
     leaf_->grad = add(Tensor(leaf_->grad), grad_output).impl();
-    return {};
+  } else {
+    // A gradient nothing else refers to (no other handle, no view of its storage) becomes the
+    // leaf's grad as it is, as PyTorch's AccumulateGrad steals it; any other is copied, so the
+    // leaf never shares memory with a gradient that also flows elsewhere.
+    const bool sole_owner = grad_output.impl().use_count() == 1 &&
+                            grad_output.storage().use_count() == 1 && grad_output.is_contiguous();
+    leaf_->grad = sole_owner ? grad_output.impl() : grad_output.clone().impl();
   }
-  // A gradient nothing else refers to (no other handle, no view of its storage) becomes the leaf's
-  // grad as it is, as PyTorch's AccumulateGrad steals it; any other is copied, so the leaf never
-  // shares memory with a gradient that also flows elsewhere.
-  const bool sole_owner = grad_output.impl().use_count() == 1 &&
-                          grad_output.storage().use_count() == 1 && grad_output.is_contiguous();
-  leaf_->grad = sole_owner ? grad_output.impl() : grad_output.clone().impl();
+  if (leaf_->post_accumulate_grad_hook) leaf_->post_accumulate_grad_hook(Tensor(leaf_));
   return {};
 }
 

@@ -51,6 +51,14 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   run_backward(*this, gradient, retain_graph);
 }
 
+void Tensor::set_post_accumulate_grad_hook(std::function<void(const Tensor& leaf)> hook) const {
+  if (hook && !is_leaf()) {
+    throw EngineError(
+        "a post-accumulate-grad hook needs a leaf; this tensor was computed by an op");
+  }
+  impl_->post_accumulate_grad_hook = std::move(hook);
+}
+
 Tensor Tensor::detach() const {
   return make_view(*this, shape(), strides(), offset());
 }

@@ -36,14 +36,21 @@ std::size_t BatchPlan::batch_count_for(std::size_t sample_count, const BatchPlan
   if (options.batch_size == 0) {
     throw std::invalid_argument("data loader: batch_size must be at least 1");
   }
-  return options.drop_last ? sample_count / options.batch_size
-                           : (sample_count + options.batch_size - 1) / options.batch_size;
+  if (options.shard_count == 0 || options.shard_index >= options.shard_count) {
+    throw std::invalid_argument("data loader: shard " + std::to_string(options.shard_index) +
+                                " of " + std::to_string(options.shard_count) + " does not exist");
+  }
+  const std::size_t global = options.batch_size * options.shard_count;
+  const std::size_t whole = sample_count / global;
+  const std::size_t rest = sample_count % global;
+  return whole + (options.drop_last || rest < options.shard_count ? 0 : 1);
 }
 
-BatchPlan::BatchPlan(std::size_t sample_count, std::uint64_t epoch,
-                     const BatchPlanOptions& options)
+BatchPlan::BatchPlan(std::size_t sample_count, std::uint64_t epoch, const BatchPlanOptions& options)
     : order_(sample_count),
-      batch_size_(options.batch_size),
+      global_batch_size_(options.batch_size * options.shard_count),
+      shard_count_(options.shard_count),
+      shard_index_(options.shard_index),
       batch_count_(batch_count_for(sample_count, options)) {
   std::iota(order_.begin(), order_.end(), std::size_t{0});
   if (options.shuffle) {
@@ -56,9 +63,11 @@ std::span<const std::size_t> BatchPlan::batch(std::size_t batch_index) const {
     throw std::out_of_range("data loader: batch " + std::to_string(batch_index) +
                             " of an epoch of " + std::to_string(batch_count_));
   }
-  const std::size_t begin = batch_index * batch_size_;
-  const std::size_t end = std::min(order_.size(), begin + batch_size_);
-  return std::span<const std::size_t>(order_).subspan(begin, end - begin);
+  const std::size_t begin = batch_index * global_batch_size_;
+  const std::size_t size = std::min(order_.size(), begin + global_batch_size_) - begin;
+  const std::size_t shard_begin = begin + shard_index_ * size / shard_count_;
+  const std::size_t shard_end = begin + (shard_index_ + 1) * size / shard_count_;
+  return std::span<const std::size_t>(order_).subspan(shard_begin, shard_end - shard_begin);
 }
 
 }  // namespace tscope::engine

@@ -3,6 +3,7 @@
 // of a Storage, plus the autograd state that makes it part of a define-by-run graph.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -109,6 +110,10 @@ class Tensor {
   // Backpropagates from a one-element tensor (gradient 1) into the leaves' grad.
   void backward(bool retain_graph = false) const;
   void backward(const Tensor& gradient, bool retain_graph = false) const;
+  // Runs `hook` on this leaf whenever a backward pass has added its gradient into grad() (as
+  // PyTorch's post-accumulate-grad hooks do): the point where data-parallel training can start
+  // reducing a gradient while backward goes on. One hook per leaf; an empty one removes it.
+  void set_post_accumulate_grad_hook(std::function<void(const Tensor& leaf)> hook) const;
   // Same storage, no history, requires_grad off.
   Tensor detach() const;
 
@@ -135,6 +140,7 @@ struct TensorImpl {
   std::shared_ptr<Node> grad_fn;
   // A leaf's gradient sink; weak because the graph owns it and the leaf must not keep it alive.
   std::weak_ptr<Node> grad_accumulator;
+  std::function<void(const Tensor& leaf)> post_accumulate_grad_hook;
 };
 
 // Builds a view of `base`'s storage without recording autograd (kernels and view ops use it).

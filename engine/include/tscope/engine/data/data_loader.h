@@ -31,6 +31,10 @@ struct DataLoaderOptions {
   // Copies each batch into pinned host memory as it is loaded (on the worker threads), so that
   // to_device(batch, device, true) copies it asynchronously. Needs a CUDA device.
   bool pin_memory = false;
+  // This rank's contiguous part of every global batch of batch_size * shard_count samples (see
+  // BatchPlanOptions): data-parallel ranks load disjoint parts of one single-process batch.
+  std::size_t shard_count = 1;
+  std::size_t shard_index = 0;
 };
 
 // Batches pin_memory can pin: LabeledBatch, or any type with its own pin_memory overload.
@@ -144,7 +148,8 @@ class DataLoader {
 
  private:
   static BatchPlanOptions plan_options(const DataLoaderOptions& options) {
-    return {options.batch_size, options.shuffle, options.drop_last, options.seed};
+    return {options.batch_size, options.shuffle,     options.drop_last,
+            options.seed,       options.shard_count, options.shard_index};
   }
 
   const Dataset<Batch>& dataset_;
