@@ -1,6 +1,7 @@
-// Findings across ranks. A straggler is the rank that reaches collectives last most often; its
-// cost is what the others wait for it; its cause is the part of its own step that exceeds the
-// median of the other ranks. Exposed communication is collective time that no compute hides, less
+// Findings across ranks. A straggler is the rank that reaches collectives last most often, and
+// more often than chance would let any of the ranks be (in a balanced run each is last now and
+// then); its cost is what the others wait for it; its cause is the part of its own step that
+// exceeds the median of the other ranks. Exposed communication is collective time that no compute hides, less
 // the waiting a straggler already accounts for. Load imbalance is unequal work per step (step
 // time less collective waits) that no single straggler explains.
 
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <string>
 
 #include "order_statistics.h"
@@ -53,6 +55,16 @@ constexpr std::array kCauses{
           "copy findings of its own `tscope analyze`."},
 };
 
+// "0.0021", "3.1e-07": probabilities too small for a percentage.
+std::string format_probability(double probability) {
+  std::array<char, 32> text{};
+  std::snprintf(text.data(), text.size(), "%.2g", probability);
+  return text.data();
+}
+
+// The chance below which a rank's count of last arrivals is taken as a habit, not luck.
+constexpr double kStragglerSignificance = 0.01;
+
 double median_of(const std::vector<RankReport>& ranks, auto&& figure,
                  const RankReport* except = nullptr) {
   std::vector<double> values;
@@ -70,6 +82,14 @@ std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) 
       report.ranks.begin(), report.ranks.end(),
       [](const RankReport& a, const RankReport& b) { return a.last_arrivals < b.last_arrivals; });
   if (slowest->last_arrivals == 0) return std::nullopt;
+  // Were the ranks equal, each would be last at a collective with probability 1/N: the slowest
+  // is named only when its count would come about by chance for any of the N ranks less than
+  // once in kStragglerSignificance runs (the tail bound times N, a Bonferroni correction).
+  const std::size_t ranks = report.ranks.size();
+  const double chance = std::min(
+      1.0, static_cast<double>(ranks) *
+               binomial_upper_tail(slowest->last_arrivals, counted, 1.0 / static_cast<double>(ranks)));
+  if (chance > kStragglerSignificance) return std::nullopt;
   const RankReport& rank = *slowest;
   const Cause* cause = nullptr;
   double cause_excess = 0;
@@ -99,7 +119,9 @@ std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) 
   finding.explanation =
       "Rank " + std::to_string(rank.rank) + " reaches " + std::to_string(rank.last_arrivals) +
       " of " + std::to_string(counted) +
-      " collectives within steps last, and the other ranks wait for it, net of its own waits, " +
+      " collectives within steps last (by chance, some rank would do so with probability " +
+      format_probability(chance) +
+      "), and the other ranks wait for it, net of its own waits, " +
       format_duration(lost) +
       " per step (" + format_percent(finding.cost.share_of_step) + " of the median step). " +
       (cause != nullptr
@@ -115,6 +137,7 @@ std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) 
       {{"rank", static_cast<double>(rank.rank), "rank"},
        {"last_arrivals", static_cast<double>(rank.last_arrivals), "count"},
        {"collectives_in_steps", static_cast<double>(counted), "count"},
+       {"chance_of_count", chance, "ratio"},
        {"others_wait_ns_per_step", rank.others_wait_ns_per_step, "ns"},
        {"own_wait_ns_per_step", rank.wait_ns_per_step, "ns"},
        {"cause_excess_ns", cause_excess, "ns"}});
@@ -127,14 +150,15 @@ std::optional<Finding> exposed_communication(const MultiRankReport& report, doub
   std::vector<double> hideable;
   std::vector<double> overlap;
   for (const RankReport& rank : report.ranks) {
-    if (rank.overlap.communication_ns <= 0) continue;
+    // Within the steps only: set-up collectives before the first step (the parameter broadcast,
+    // waiting for every process to start) are not paid per step.
+    const OverlapTimes& in_steps = rank.overlap.in_steps;
+    if (in_steps.communication_ns <= 0) continue;
     const double steps = static_cast<double>(std::max<std::size_t>(rank.steps.count, 1));
-    const double rank_exposed =
-        (rank.overlap.communication_ns - rank.overlap.overlapped_ns) / steps;
+    const double rank_exposed = (in_steps.communication_ns - in_steps.overlapped_ns) / steps;
     exposed.push_back(std::max(0.0, rank_exposed - rank.wait_ns_per_step));
-    hideable.push_back(
-        std::max(0.0, (rank.overlap.compute_ns - rank.overlap.overlapped_ns) / steps));
-    overlap.push_back(rank.overlap.share());
+    hideable.push_back(std::max(0.0, (in_steps.compute_ns - in_steps.overlapped_ns) / steps));
+    overlap.push_back(in_steps.share());
   }
   if (exposed.empty()) return std::nullopt;
   Finding finding;
@@ -147,7 +171,7 @@ std::optional<Finding> exposed_communication(const MultiRankReport& report, doub
                   format_duration(finding.cost.time_per_step_ns) + " per step; compute hides " +
                   format_percent(median(overlap)) + " of it";
   finding.explanation = "On the median rank, " + format_percent(median(overlap)) +
-                        " of communication time has compute running alongside (Holistic Trace "
+                        " of communication time within steps has compute running alongside (Holistic Trace "
                         "Analysis' overlap); the rest, less "
                         "what ranks wait for later ranks, stalls the step. Compute that does not "
                         "yet overlap communication could "

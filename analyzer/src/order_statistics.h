@@ -1,6 +1,7 @@
 #pragma once
 // Medians and median absolute deviations: the robust centre and spread the cross-rank analysis
-// uses, so one odd rank or collective does not move the figure.
+// uses, so one odd rank or collective does not move the figure; and the binomial tail that tells
+// a rank that is last by habit from one that is last by chance.
 
 #include <algorithm>
 #include <cmath>
@@ -27,6 +28,21 @@ inline double median_absolute_deviation(const std::vector<double>& values, doubl
   for (const double value : values)
     deviations.push_back(std::abs(value - centre));
   return median(std::move(deviations));
+}
+
+// P(X >= successes) for X ~ Binomial(trials, probability), summed in logs so that thousands of
+// trials neither overflow nor underflow.
+inline double binomial_upper_tail(std::size_t successes, std::size_t trials, double probability) {
+  if (successes == 0) return 1;
+  if (successes > trials) return 0;
+  const double n = static_cast<double>(trials);
+  double tail = 0;
+  for (std::size_t k = successes; k <= trials; ++k) {
+    const double x = static_cast<double>(k);
+    tail += std::exp(std::lgamma(n + 1) - std::lgamma(x + 1) - std::lgamma(n - x + 1) +
+                     x * std::log(probability) + (n - x) * std::log1p(-probability));
+  }
+  return std::min(tail, 1.0);
 }
 
 }  // namespace tscope::analyzer

@@ -54,7 +54,7 @@ RankSummary summarize_rank(const trace::Trace& trace, std::string source,
       record.in_step = record.host_start >= steps.steps.front().start && record.host_start < steps.steps.back().end;
     }
   }
-  summary.overlap = compute_comm_overlap(trace);
+  summary.overlap = compute_comm_overlap(trace, steps);
   return summary;
 }
 

@@ -87,13 +87,13 @@ TEST_F(SampledRanksTest, OverlapIsWithinOnePointOfHta) {
 
 // Python over the JSON, with the ranks' clocks aligned by the median end difference (170 us):
 // rank 1's NCCL kernels start last at 7 of the 10 collectives.
-TEST_F(SampledRanksTest, RankOneArrivesLastMostOftenAndIsNamedStraggler) {
+// Rank 1 is last at 7 of the 10 collectives, which one of two equal ranks is with probability
+// 2 x P(X >= 7 | X ~ Binomial(10, 1/2)) = 0.34: not a habit, so no straggler is named (HTA's
+// potential_stragglers lists both ranks).
+TEST_F(SampledRanksTest, RankOneArrivingLastAtSevenOfTenIsNoStraggler) {
   EXPECT_EQ(report_.ranks[1].last_arrivals, 7u);
   EXPECT_NEAR(report_.ranks[1].clock_offset_ns, 170'000, 1'000);
-  const Finding* straggler = finding_of_kind(report_, "straggler");
-  ASSERT_NE(straggler, nullptr);
-  EXPECT_EQ(straggler->metric("rank"), 1);
-  EXPECT_GE(straggler->severity, Severity::kLow);
+  EXPECT_EQ(finding_of_kind(report_, "straggler"), nullptr);
 }
 
 // Python over the JSON: 15 nccl:all_reduce and 6 nccl:broadcast host ranges (the other 21
@@ -170,13 +170,23 @@ TEST(MultiRankTest, PlantedHostWorkNamesTheSlowRankWithHostOverheadAsCause) {
   EXPECT_EQ(report.findings.front().kind, "straggler.host");
 }
 
-TEST(MultiRankTest, BalancedRunNamesNoStragglerAboveLow) {
+TEST(MultiRankTest, BalancedRunNamesNoStraggler) {
   const MultiRankReport report = analyze_run(SyntheticRun{});
-  const Finding* straggler = finding_of_kind(report, "straggler");
-  if (straggler != nullptr) {
-    EXPECT_LE(straggler->severity, Severity::kLow);
-  }
+  EXPECT_EQ(finding_of_kind(report, "straggler"), nullptr);
   EXPECT_LT(report.step_time.max_ns - report.step_time.min_ns, 1'000);
+}
+
+// Each step's all-reduce transfers for 1 ms after the last arrival with no compute alongside; a
+// 200 ms broadcast before the first step (processes starting) is not paid per step.
+TEST(MultiRankTest, ExposedCommunicationIsMeasuredWithinStepsOnly) {
+  SyntheticRun run;
+  run.setup_broadcast_ns = 200'000'000;
+  const MultiRankReport report = analyze_run(run);
+  const Finding* exposed = finding_of_kind(report, "exposed_communication");
+  ASSERT_NE(exposed, nullptr);
+  EXPECT_NEAR(exposed->cost.time_per_step_ns, 1'000'000, 25'000);
+  EXPECT_LT(exposed->cost.share_of_step, 1.0);
+  EXPECT_EQ(report.collectives.size(), 9u);
 }
 
 TEST(MultiRankTest, CollectiveSkewWaitAndTransferFollowTheArrivals) {

@@ -27,6 +27,9 @@ struct SyntheticRun {
   // Host of each rank ("node0" for all when empty) and its clock's offset from rank 0's.
   std::vector<std::string> hosts;
   std::vector<trace::TimeNs> clock_offsets;
+  // A parameter broadcast of this length before the first step (none when 0), as a run's set-up
+  // waits for every process to start.
+  trace::TimeNs setup_broadcast_ns = 0;
 
   trace::TimeNs delay(int rank) const { return rank == slow_rank ? slow_ns : 0; }
 
@@ -70,6 +73,16 @@ struct SyntheticRun {
     for (int other = 0; other < world_size; ++other)
       longest_delay = std::max(longest_delay, delay(other));
     const trace::TimeNs step_ns = compute_ns + longest_delay + jitter_ns + transfer_ns + 100'000;
+    const std::int64_t first_seq = setup_broadcast_ns > 0 ? 2 : 1;
+    if (setup_broadcast_ns > 0) {
+      const trace::TimeNs end = 1'000'000'000 + offset - 50'000;
+      span(comm, "mpi:broadcast", trace::Category::kCommunication, end - setup_broadcast_ns, end,
+           {{builder.intern("Collective name"), trace::StringArg{builder.intern("broadcast")}},
+            {builder.intern("Seq"), std::int64_t{1}},
+            {builder.intern("Process Group Name"), trace::StringArg{builder.intern("0")}},
+            {builder.intern("Group size"), std::int64_t{world_size}},
+            {builder.intern("bytes"), static_cast<std::int64_t>(bytes)}});
+    }
     for (int step = 0; step < steps; ++step) {
       const trace::TimeNs start = 1'000'000'000 + step * step_ns + offset;
       const trace::TimeNs computed = start + compute_ns;
@@ -81,10 +94,10 @@ struct SyntheticRun {
              computed + delay(rank));
       const trace::TimeNs done = start + compute_ns + longest_delay + jitter_ns + transfer_ns;
       span(main, "wait:all_reduce", trace::Category::kSynchronization, arrival, done,
-           {{builder.intern("Seq"), std::int64_t{step + 1}}});
+           {{builder.intern("Seq"), first_seq + step}});
       span(comm, "mpi:all_reduce", trace::Category::kCommunication, arrival, done,
            {{builder.intern("Collective name"), trace::StringArg{builder.intern("allreduce")}},
-            {builder.intern("Seq"), std::int64_t{step + 1}},
+            {builder.intern("Seq"), first_seq + step},
             {builder.intern("Process Group Name"), trace::StringArg{builder.intern("0")}},
             {builder.intern("Group size"), std::int64_t{world_size}},
             {builder.intern("bytes"), static_cast<std::int64_t>(bytes)}});

@@ -12,6 +12,7 @@
 
 #include "tscope/analyzer/analysis_context.h"
 #include "tscope/analyzer/report.h"
+#include "tscope/analyzer/steps.h"
 #include "tscope/analyzer/time_breakdown.h"
 #include "tscope/trace/trace.h"
 
@@ -56,11 +57,23 @@ struct CollectiveRecord {
 // HTA's communication/compute overlap: of the time communication runs, the share during which
 // compute runs too. On GPU traces both are kernels; on CPU traces communication is the
 // collectives' host spans and compute the engine ops of the threads that run no collective.
-struct CommOverlap {
-  bool gpu = false;
-  double communication_ns = 0;  // union of communication time over the whole trace
+struct OverlapTimes {
+  double communication_ns = 0;  // union of communication time
   double compute_ns = 0;        // union of compute time
   double overlapped_ns = 0;     // time in both
+
+  double share() const { return communication_ns > 0 ? overlapped_ns / communication_ns : 0; }
+};
+
+struct CommOverlap {
+  bool gpu = false;
+  // Over the whole trace, as HTA's include_last_profiler_step mode: the overlap figure reported.
+  double communication_ns = 0;
+  double compute_ns = 0;
+  double overlapped_ns = 0;
+  // The same within the steps (the whole trace when it has none): what exposed communication per
+  // step is measured from.
+  OverlapTimes in_steps;
 
   double share() const { return communication_ns > 0 ? overlapped_ns / communication_ns : 0; }
 };
@@ -84,7 +97,8 @@ struct RankSummary {
 // the span or an enclosing Kineto `record_param_comms`, and the NCCL/RCCL kernels they launched.
 std::vector<CollectiveRecord> find_collectives(const trace::Trace& trace,
                                                std::vector<std::string>& groups);
-CommOverlap compute_comm_overlap(const trace::Trace& trace);
+// The in-steps figures cover `steps` (the whole trace for a whole-trace step set).
+CommOverlap compute_comm_overlap(const trace::Trace& trace, const StepSet& steps);
 
 // Throws AnalyzerError when the step filter is invalid or selects nothing, or the metadata's rank
 // or world size is not a number.
