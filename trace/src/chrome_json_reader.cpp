@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "chrome_exact_times.h"
 #include "chrome_flow_binder.h"
 #include "tscope/trace/chrome_kineto_names.h"
 #include "tscope/trace/errors.h"
@@ -67,8 +68,13 @@ std::optional<double> as_double(dom::element value) {
   }
 }
 
-// Chrome times are microseconds, integral or with nanosecond decimals.
-std::optional<TimeNs> micros_to_ns(dom::element value) {
+// Below 2^32 µs (about 72 minutes) a double's spacing is under a thousandth of a nanosecond, so
+// rounding it gives the written nanoseconds; times beyond that are read from their text.
+constexpr double kExactDoubleMicros = 4294967296.0;
+
+// Chrome times are microseconds, integral or with nanosecond decimals; `text` is the number as
+// written, when the document needed it (see ChromeEventTimeTokens).
+std::optional<TimeNs> micros_to_ns(dom::element value, std::string_view text) {
   constexpr std::int64_t kLimit = std::numeric_limits<std::int64_t>::max() / 1000;
   switch (value.type()) {
     case dom::element_type::INT64: {
@@ -82,6 +88,7 @@ std::optional<TimeNs> micros_to_ns(dom::element value) {
       return static_cast<std::int64_t>(micros) * 1000;
     }
     case dom::element_type::DOUBLE: {
+      if (!text.empty()) return decimal_micros_to_ns(text);
       const double nanos = value.get_double().value_unsafe() * 1000.0;
       if (!(std::abs(nanos) < 9.2e18)) return std::nullopt;
       return std::llround(nanos);
@@ -120,10 +127,13 @@ struct RawEvent {
   std::string_view name;
   std::string_view cat;
   std::string_view binding_point;
+  std::string_view scope;
   std::optional<dom::element> pid;
   std::optional<dom::element> tid;
   std::optional<dom::element> ts;
   std::optional<dom::element> dur;
+  std::string_view ts_text;
+  std::string_view dur_text;
   std::optional<dom::element> id;
   std::optional<dom::object> args;
 };
@@ -147,14 +157,17 @@ RawEvent read_fields(dom::object object) {
       event.tid = field.value;
     } else if (key == "dur") {
       event.dur = field.value;
-    } else if (key == "args") {
-      if (field.value.type() == dom::element_type::OBJECT) {
+    } else if (key == "args" || key == kChromeSeparateArgsMember) {
+      // Our writer's separate member, when present, holds what "args" would have.
+      if (field.value.type() == dom::element_type::OBJECT && (key != "args" || !event.args)) {
         event.args = object_of(field.value);
       }
     } else if (key == "id") {
       event.id = field.value;
     } else if (key == "bp") {
       event.binding_point = as_string(field.value);
+    } else if (key == "s") {
+      event.scope = as_string(field.value);
     } else if (key == "id2") {
       // {"local": "0x1"} or {"global": "0x1"}: the scope of an async id.
       if (field.value.type() == dom::element_type::OBJECT) {
@@ -233,6 +246,9 @@ struct BeginEnd {
 struct PendingFlowEnd {
   FlowKind kind = FlowKind::kOther;
   std::uint64_t id = 0;
+  // What tied the ends, when the writer says ("correlation" in our export's flow args): our
+  // arrows each have their own id, while a launch that feeds several kernels has one correlation.
+  std::optional<std::uint64_t> correlation;
   bool is_start = true;
   bool binds_to_next = false;
   RowId row;
@@ -251,7 +267,8 @@ class ChromeImporter {
  public:
   explicit ChromeImporter(const std::string& source) : source_(source) {}
 
-  Trace import(dom::element root, std::uint64_t lost_bytes);
+  // `input` holds the text `root` was parsed from.
+  Trace import(const ChromeJsonInput& input, dom::element root, std::uint64_t lost_bytes);
 
  private:
   void read_top_level(dom::object root);
@@ -266,7 +283,8 @@ class ChromeImporter {
   void match_async();
   void finish_flows();
 
-  std::optional<TimeNs> time_of(const std::optional<dom::element>& value) const;
+  std::optional<TimeNs> time_of(const std::optional<dom::element>& value,
+                                std::string_view text) const;
   std::int64_t row_number(const std::optional<dom::element>& value);
   RowId row_of(const RawEvent& event);
   std::uint32_t process_for(std::int64_t pid, bool gpu);
@@ -276,6 +294,7 @@ class ChromeImporter {
                             std::int32_t device);
   void fill_span(const RawEvent& event, Category category);
   void append_scalar_arg(std::string_view key, dom::element value, std::vector<Arg>& args);
+  void keep_chrome_category(const RawEvent& event, Category category, std::vector<Arg>& args);
 
   const std::string& source_;
   TraceBuilder builder_;
@@ -312,9 +331,10 @@ class ChromeImporter {
   SpanRecord span_;  // reused so per-event argument vectors keep their capacity
 };
 
-std::optional<TimeNs> ChromeImporter::time_of(const std::optional<dom::element>& value) const {
+std::optional<TimeNs> ChromeImporter::time_of(const std::optional<dom::element>& value,
+                                              std::string_view text) const {
   if (!value) return std::nullopt;
-  const auto nanos = micros_to_ns(*value);
+  const auto nanos = micros_to_ns(*value, text);
   TimeNs time = 0;
   if (!nanos || __builtin_add_overflow(*nanos, base_time_, &time)) return std::nullopt;
   return time;
@@ -432,7 +452,7 @@ std::uint32_t ChromeImporter::named_track(std::int64_t pid, TrackKind kind, std:
 void ChromeImporter::read_top_level(dom::object root) {
   for (const dom::key_value_pair field : root) {
     const std::string_view key = field.key;
-    if (key == "traceEvents" || key == "schemaVersion" || key == "displayTimeUnit") continue;
+    if (key == "traceEvents" || key == "schemaVersion") continue;
     if (key == "droppedEvents") {
       if (const auto dropped = as_integer(field.value); dropped && *dropped > 0) {
         builder_.add_dropped_events(static_cast<std::uint64_t>(*dropped));
@@ -492,6 +512,7 @@ void ChromeImporter::fill_span(const RawEvent& event, Category category) {
   span_.copy.reset();
   span_.op.reset();
   span_.args.clear();
+  keep_chrome_category(event, category, span_.args);
   if (!event.args) return;
 
   // One pass over the args: known keys become structured fields, other scalars stay args.
@@ -586,6 +607,14 @@ void ChromeImporter::fill_span(const RawEvent& event, Category category) {
   if (has_op) span_.op = std::move(op);
 }
 
+void ChromeImporter::keep_chrome_category(const RawEvent& event, Category category,
+                                          std::vector<Arg>& args) {
+  if (category != Category::kOther || event.cat.empty() || event.cat == chrome_category(category)) {
+    return;
+  }
+  args.push_back({builder_.intern(kChromeCategoryArg), StringArg{builder_.intern(event.cat)}});
+}
+
 void ChromeImporter::append_scalar_arg(std::string_view key, dom::element value,
                                        std::vector<Arg>& args) {
   switch (value.type()) {
@@ -638,6 +667,11 @@ void ChromeImporter::add_instant(const RawEvent& event, TimeNs time) {
   instant.time = time;
   instant.name = builder_.intern(event.name);
   instant.category = category_from_chrome(event.cat, event.name);
+  keep_chrome_category(event, instant.category, instant.args);
+  // Thread scope is the default; a process or global instant says so.
+  if (event.scope == "g" || event.scope == "p") {
+    instant.args.push_back({builder_.intern(kChromeScopeArg), StringArg{builder_.intern(event.scope)}});
+  }
   if (event.args) {
     for (const dom::key_value_pair field : *event.args) {
       append_scalar_arg(field.key, field.value, instant.args);
@@ -708,6 +742,11 @@ void ChromeImporter::add_flow_end(const RawEvent& event, TimeNs time) {
   PendingFlowEnd end;
   end.kind = flow_kind_from_chrome(event.cat);
   end.id = *id;
+  if (const auto correlation = arg(event, "correlation")) {
+    if (const auto number = as_integer(*correlation); number && *number >= 0) {
+      end.correlation = static_cast<std::uint64_t>(*number);
+    }
+  }
   end.row = row_of(event);
   end.time = time;
   end.is_start = event.phase == 's';
@@ -719,14 +758,14 @@ void ChromeImporter::add_flow_end(const RawEvent& event, TimeNs time) {
 
 void ChromeImporter::read_event(const RawEvent& event) {
   if (event.phase == 'M' || event.phase == 0) return;
-  const auto time = time_of(event.ts);
+  const auto time = time_of(event.ts, event.ts_text);
   if (!time) {
     ++skipped_events_;
     return;
   }
   switch (event.phase) {
     case 'X': {
-      const auto duration = event.dur ? micros_to_ns(*event.dur) : std::optional<TimeNs>{0};
+      const auto duration = event.dur ? micros_to_ns(*event.dur, event.dur_text) : std::optional<TimeNs>{0};
       if (!duration || *duration < 0 || *time > std::numeric_limits<TimeNs>::max() - *duration) {
         ++skipped_events_;
         return;
@@ -813,6 +852,7 @@ void ChromeImporter::finish_flows() {
   struct Ends {
     std::vector<EventRef> starts;
     std::vector<EventRef> finishes;
+    std::optional<std::uint64_t> correlation;
   };
   std::map<std::pair<FlowKind, std::uint64_t>, Ends> by_id;
   for (const PendingFlowEnd& end : flow_ends_) {
@@ -823,16 +863,19 @@ void ChromeImporter::finish_flows() {
     if (!bound) continue;
     Ends& ends = by_id[{end.kind, end.id}];
     (end.is_start ? ends.starts : ends.finishes).push_back(*bound);
+    if (end.correlation) ends.correlation = end.correlation;
   }
   for (const auto& [key, ends] : by_id) {
     const std::size_t pairs = std::min(ends.starts.size(), ends.finishes.size());
     for (std::size_t pair = 0; pair < pairs; ++pair) {
-      builder_.add_flow({key.first, key.second, ends.starts[pair], ends.finishes[pair]});
+      builder_.add_flow({key.first, ends.correlation.value_or(key.second), ends.starts[pair],
+                         ends.finishes[pair]});
     }
   }
 }
 
-Trace ChromeImporter::import(dom::element root, std::uint64_t lost_bytes) {
+Trace ChromeImporter::import(const ChromeJsonInput& input, dom::element root,
+                             std::uint64_t lost_bytes) {
   dom::array events;
   if (root.type() == dom::element_type::ARRAY) {
     events = array_of(root);
@@ -850,22 +893,38 @@ Trace ChromeImporter::import(dom::element root, std::uint64_t lost_bytes) {
   }
 
   // Names and sort orders must be known before the first track is created; this pass only looks
-  // up each event's phase, which is cheap next to reading all its fields.
+  // up each event's phase and whether its time is beyond a double's nanoseconds, which is cheap
+  // next to reading all its fields.
+  bool needs_time_text = false;
   for (const dom::element element : events) {
     if (element.type() != dom::element_type::OBJECT) continue;
     const dom::object object = object_of(element);
+    dom::element ts_value;
+    if (!needs_time_text && object.at_key("ts").get(ts_value) == simdjson::SUCCESS &&
+        ts_value.type() == dom::element_type::DOUBLE) {
+      needs_time_text = !(std::abs(ts_value.get_double().value_unsafe()) < kExactDoubleMicros);
+    }
     dom::element phase_value;
     if (object.at_key("ph").get(phase_value) != simdjson::SUCCESS) continue;
     const std::string_view phase = as_string(phase_value);
     if (phase == "M") read_metadata_event(read_fields(object));
     if (phase == "s" || phase == "f") has_flows_ = true;
   }
+  const ChromeEventTimeTokens time_text =
+      needs_time_text ? ChromeEventTimeTokens::read(input.padded_data(), input.json().size(),
+                                                    input.padded_capacity())
+                      : ChromeEventTimeTokens{};
+  std::size_t index = 0;
   for (const dom::element element : events) {
+    const std::size_t event_index = index++;
     if (element.type() != dom::element_type::OBJECT) {
       ++skipped_events_;
       continue;
     }
-    read_event(read_fields(object_of(element)));
+    RawEvent event = read_fields(object_of(element));
+    event.ts_text = time_text.ts(event_index);
+    event.dur_text = time_text.dur(event_index);
+    read_event(event);
   }
   match_begin_end();
   match_async();
@@ -896,9 +955,11 @@ namespace {
 
 // The model rejects what no valid trace holds (spans nested 65536 deep); for an input file that
 // is a format error of that file.
-Trace import_document(const std::string& source, dom::element root, std::uint64_t lost_bytes) {
+Trace import_document(const ChromeJsonInput& input, dom::element root,
+                      std::uint64_t lost_bytes) {
+  const std::string& source = input.source_name();
   try {
-    return ChromeImporter(source).import(root, lost_bytes);
+    return ChromeImporter(source).import(input, root, lost_bytes);
   } catch (const FormatError&) {
     throw;
   } catch (const TraceError& error) {
@@ -922,7 +983,7 @@ Trace read_chrome_json(const ChromeJsonInput& input) {
     ChromeJsonInput closed = input;
     closed.close_unterminated_array();
     error = parser.parse(closed.padded_data(), closed.json().size(), false).get(root);
-    if (error == simdjson::SUCCESS) return import_document(source, root, 0);
+    if (error == simdjson::SUCCESS) return import_document(closed, root, 0);
   }
   if (error != simdjson::SUCCESS) {
     // A file cut off mid-event: keep the events before the last complete one.
@@ -939,13 +1000,13 @@ Trace read_chrome_json(const ChromeJsonInput& input) {
       if (parser.parse(candidate.padded_data(), candidate.json().size(), false).get(root) ==
           simdjson::SUCCESS) {
         lost_bytes = json.size() - (brace + 1);
-        return import_document(source, root, lost_bytes);
+        return import_document(candidate, root, lost_bytes);
       }
     }
     throw FormatError(source, json.size(),
                       std::string("not valid JSON: ") + simdjson::error_message(error));
   }
-  return import_document(source, root, lost_bytes);
+  return import_document(input, root, lost_bytes);
 }
 
 Trace read_chrome_json(const std::filesystem::path& path, const ChromeJsonReadOptions& options) {

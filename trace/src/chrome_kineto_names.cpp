@@ -153,12 +153,15 @@ std::string kineto_memset_name(MemoryKind kind) {
 
 FlowKind flow_kind_from_chrome(std::string_view cat) {
   if (cat == "ac2g" || cat == "async_cpu_to_gpu" || cat == "async") return FlowKind::kLaunchToKernel;
+  if (cat == "fwdbwd") return FlowKind::kForwardBackward;
   if (cat == to_string(FlowKind::kOpToKernel)) return FlowKind::kOpToKernel;
   return FlowKind::kOther;
 }
 
 std::string_view chrome_flow_category(FlowKind kind) {
-  return kind == FlowKind::kLaunchToKernel ? "ac2g" : to_string(kind);
+  if (kind == FlowKind::kLaunchToKernel) return "ac2g";
+  if (kind == FlowKind::kForwardBackward) return "fwdbwd";
+  return to_string(kind);
 }
 
 }  // namespace tscope::trace
