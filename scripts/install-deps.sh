@@ -10,6 +10,7 @@ packages=(
   dataset-fashion-mnist
   libimgui-dev libglfw3-dev libgl-dev libstb-dev xvfb xauth libgl1-mesa-dri
   clang libclang-rt-14-dev
+  chromium  # speedscope in headless Chromium, for the viewer tests (tests/viewers)
 )
 
 missing=()

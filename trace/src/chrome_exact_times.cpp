@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
 #include <limits>
 
 namespace tscope::trace {
@@ -9,11 +10,13 @@ namespace {
 
 namespace ondemand = simdjson::ondemand;
 
-// Digits beyond this many are all in the fraction far below a nanosecond (an int64 of
-// nanoseconds has 19 digits), so they are dropped rather than overflow the 128-bit mantissa.
-constexpr int kMaxMantissaDigits = 36;
+// An int64 of nanoseconds has at most 19 significant digits, and 19 digits always fit a uint64;
+// further fraction digits lie below the nanosecond and are dropped.
+constexpr int kMaxMantissaDigits = 19;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 std::string_view trimmed(std::string_view token) {
   while (!token.empty() && (token.back() == ' ' || token.back() == '\t' || token.back() == '\n' ||
@@ -35,7 +38,7 @@ std::optional<TimeNs> decimal_micros_to_ns(std::string_view number) {
   std::size_t at = 0;
   const bool negative = at < number.size() && number[at] == '-';
   if (negative) ++at;
-  unsigned __int128 mantissa = 0;
+  std::uint64_t mantissa = 0;
   int digits = 0;
   int exponent = 3;  // microseconds to nanoseconds
   bool any_digit = false;
@@ -76,14 +79,14 @@ std::optional<TimeNs> decimal_micros_to_ns(std::string_view number) {
   }
   if (at != number.size()) return std::nullopt;
 
-  constexpr auto kMax = static_cast<unsigned __int128>(std::numeric_limits<TimeNs>::max());
+  constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<TimeNs>::max());
   if (mantissa != 0) {
     for (; exponent > 0; --exponent) {
-      if (mantissa > kMax) return std::nullopt;
+      if (mantissa > kMax / 10) return std::nullopt;
       mantissa *= 10;
     }
     for (; exponent < 0 && mantissa != 0; ++exponent) {
-      const unsigned __int128 remainder = mantissa % 10;
+      const std::uint64_t remainder = mantissa % 10;
       mantissa /= 10;
       // Round half away from zero on the last digit dropped, as llround does for the doubles.
       if (exponent == -1 && remainder >= 5) ++mantissa;

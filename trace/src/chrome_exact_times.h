@@ -13,9 +13,9 @@
 
 namespace tscope::trace {
 
-// A JSON number of microseconds as integer nanoseconds, exact for up to 36 significant digits and
-// rounded half away from zero below the nanosecond; nullopt for text that is not a JSON number or
-// a value outside int64 nanoseconds.
+// A JSON number of microseconds as integer nanoseconds, exact to the nanosecond (digits below it
+// are rounded half away from zero, beyond the 19th significant digit dropped); nullopt for text
+// that is not a JSON number or a value outside int64 nanoseconds.
 std::optional<TimeNs> decimal_micros_to_ns(std::string_view number);
 
 class ChromeEventTimeTokens {

@@ -29,12 +29,17 @@ constexpr int kMaxSalvageAttempts = 32;
 
 // Copy out of simdjson's result wrapper: a range-for over a temporary wrapper's value dangles.
 // Callers check the element's type first.
-dom::array array_of(dom::element value) { return value.get_array().value_unsafe(); }
-dom::object object_of(dom::element value) { return value.get_object().value_unsafe(); }
+dom::array array_of(dom::element value) {
+  return value.get_array().value_unsafe();
+}
+dom::object object_of(dom::element value) {
+  return value.get_object().value_unsafe();
+}
 
 std::optional<std::int64_t> as_integer(dom::element value) {
   switch (value.type()) {
-    case dom::element_type::INT64: return value.get_int64().value_unsafe();
+    case dom::element_type::INT64:
+      return value.get_int64().value_unsafe();
     case dom::element_type::UINT64: {
       const std::uint64_t number = value.get_uint64().value_unsafe();
       if (number > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
@@ -55,16 +60,21 @@ std::optional<std::int64_t> as_integer(dom::element value) {
       if (error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
       return number;
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
 std::optional<double> as_double(dom::element value) {
   switch (value.type()) {
-    case dom::element_type::INT64: return static_cast<double>(value.get_int64().value_unsafe());
-    case dom::element_type::UINT64: return static_cast<double>(value.get_uint64().value_unsafe());
-    case dom::element_type::DOUBLE: return value.get_double().value_unsafe();
-    default: return std::nullopt;
+    case dom::element_type::INT64:
+      return static_cast<double>(value.get_int64().value_unsafe());
+    case dom::element_type::UINT64:
+      return static_cast<double>(value.get_uint64().value_unsafe());
+    case dom::element_type::DOUBLE:
+      return value.get_double().value_unsafe();
+    default:
+      return std::nullopt;
   }
 }
 
@@ -93,7 +103,8 @@ std::optional<TimeNs> micros_to_ns(dom::element value, std::string_view text) {
       if (!(std::abs(nanos) < 9.2e18)) return std::nullopt;
       return std::llround(nanos);
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -421,9 +432,8 @@ std::uint32_t ChromeImporter::gpu_track(std::int64_t device, std::int64_t stream
     info.stream = stream;
     const RowId kineto_row{device, stream};
     const auto named = thread_names_.find(kineto_row);
-    info.name = builder_.intern(named != thread_names_.end()
-                                    ? std::string(named->second)
-                                    : "stream " + std::to_string(stream));
+    info.name = builder_.intern(named != thread_names_.end() ? std::string(named->second)
+                                                             : "stream " + std::to_string(stream));
     if (const auto sort = thread_sort_.find(kineto_row); sort != thread_sort_.end()) {
       info.sort_index = sort->second;
     }
@@ -551,7 +561,8 @@ void ChromeImporter::fill_span(const RawEvent& event, Category category) {
       copy.direction =
           enum_from_string<CopyDirection, 6>(as_string(value)).value_or(CopyDirection::kUnknown);
     } else if (key == "src memory") {
-      copy.source = enum_from_string<MemoryKind, 5>(as_string(value)).value_or(MemoryKind::kUnknown);
+      copy.source =
+          enum_from_string<MemoryKind, 5>(as_string(value)).value_or(MemoryKind::kUnknown);
     } else if (key == "dst memory") {
       copy.destination =
           enum_from_string<MemoryKind, 5>(as_string(value)).value_or(MemoryKind::kUnknown);
@@ -593,8 +604,8 @@ void ChromeImporter::fill_span(const RawEvent& event, Category category) {
   } else if (category == Category::kMemcpy || category == Category::kMemset) {
     // The name says what Kineto copied ("Memcpy HtoD (Pageable -> Device)"); our own export
     // states it in args, which win.
-    const CopyInfo named = category == Category::kMemcpy ? copy_from_kineto_name(event.name)
-                                                          : CopyInfo{};
+    const CopyInfo named =
+        category == Category::kMemcpy ? copy_from_kineto_name(event.name) : CopyInfo{};
     if (copy.direction == CopyDirection::kUnknown) copy.direction = named.direction;
     if (copy.source == MemoryKind::kUnknown) copy.source = named.source;
     if (copy.destination == MemoryKind::kUnknown) {
@@ -631,7 +642,8 @@ void ChromeImporter::append_scalar_arg(std::string_view key, dom::element value,
     case dom::element_type::BOOL:
       args.push_back({builder_.intern(key), std::int64_t{value.get_bool().value_unsafe()}});
       break;
-    default: break;  // nested objects and arrays have no place in the model
+    default:
+      break;  // nested objects and arrays have no place in the model
   }
 }
 
@@ -670,7 +682,8 @@ void ChromeImporter::add_instant(const RawEvent& event, TimeNs time) {
   keep_chrome_category(event, instant.category, instant.args);
   // Thread scope is the default; a process or global instant says so.
   if (event.scope == "g" || event.scope == "p") {
-    instant.args.push_back({builder_.intern(kChromeScopeArg), StringArg{builder_.intern(event.scope)}});
+    instant.args.push_back(
+        {builder_.intern(kChromeScopeArg), StringArg{builder_.intern(event.scope)}});
   }
   if (event.args) {
     for (const dom::key_value_pair field : *event.args) {
@@ -689,7 +702,8 @@ void ChromeImporter::add_memory_event(const RawEvent& event, TimeNs time) {
   record.time = time;
   const std::int64_t bytes = integer("Bytes").value_or(0);
   record.action = bytes < 0 ? MemoryAction::kFree : MemoryAction::kAlloc;
-  record.bytes = bytes < 0 ? static_cast<std::uint64_t>(-(bytes + 1)) + 1 : static_cast<std::uint64_t>(bytes);
+  record.bytes =
+      bytes < 0 ? static_cast<std::uint64_t>(-(bytes + 1)) + 1 : static_cast<std::uint64_t>(bytes);
   const auto address = arg(event, "Addr");
   record.address = address ? event_id(*address).value_or(0) : 0;
   record.total_allocated = non_negative(integer("Total Allocated"));
@@ -729,8 +743,8 @@ void ChromeImporter::add_counter(const RawEvent& event, TimeNs time) {
     const auto value = as_double(field.value);
     if (!value) continue;
     // One series keeps the counter's name; several become "name.series" like Perfetto shows them.
-    const std::string name =
-        series == 1 ? std::string(event.name) : std::string(event.name) + "." + std::string(field.key);
+    const std::string name = series == 1 ? std::string(event.name)
+                                         : std::string(event.name) + "." + std::string(field.key);
     builder_.add_counter_sample(named_track(row.pid, TrackKind::kCounter, name, -1), time, *value);
   }
 }
@@ -765,7 +779,8 @@ void ChromeImporter::read_event(const RawEvent& event) {
   }
   switch (event.phase) {
     case 'X': {
-      const auto duration = event.dur ? micros_to_ns(*event.dur, event.dur_text) : std::optional<TimeNs>{0};
+      const auto duration =
+          event.dur ? micros_to_ns(*event.dur, event.dur_text) : std::optional<TimeNs>{0};
       if (!duration || *duration < 0 || *time > std::numeric_limits<TimeNs>::max() - *duration) {
         ++skipped_events_;
         return;
@@ -774,7 +789,9 @@ void ChromeImporter::read_event(const RawEvent& event) {
       return;
     }
     case 'B':
-    case 'E': begin_ends_[row_of(event)].push_back({*time, event, event.phase == 'B'}); return;
+    case 'E':
+      begin_ends_[row_of(event)].push_back({*time, event, event.phase == 'B'});
+      return;
     case 'b':
     case 'e':
     case 'S':
@@ -798,20 +815,24 @@ void ChromeImporter::read_event(const RawEvent& event) {
         add_instant(event, *time);
       }
       return;
-    case 'C': add_counter(event, *time); return;
+    case 'C':
+      add_counter(event, *time);
+      return;
     case 's':
     case 't':
-    case 'f': add_flow_end(event, *time); return;
-    default: return;  // object snapshots, samples, context events: nothing in the model
+    case 'f':
+      add_flow_end(event, *time);
+      return;
+    default:
+      return;  // object snapshots, samples, context events: nothing in the model
   }
 }
 
 // B/E pairs nest per thread; matched in time order because writers need not emit them sorted.
 void ChromeImporter::match_begin_end() {
   for (auto& [row, ends] : begin_ends_) {
-    std::stable_sort(ends.begin(), ends.end(), [](const BeginEnd& a, const BeginEnd& b) {
-      return a.time < b.time;
-    });
+    std::stable_sort(ends.begin(), ends.end(),
+                     [](const BeginEnd& a, const BeginEnd& b) { return a.time < b.time; });
     std::vector<const BeginEnd*> open;
     for (const BeginEnd& end : ends) {
       if (end.begin) {
@@ -826,9 +847,8 @@ void ChromeImporter::match_begin_end() {
 
 void ChromeImporter::match_async() {
   for (auto& [key, ends] : async_ends_) {
-    std::stable_sort(ends.begin(), ends.end(), [](const BeginEnd& a, const BeginEnd& b) {
-      return a.time < b.time;
-    });
+    std::stable_sort(ends.begin(), ends.end(),
+                     [](const BeginEnd& a, const BeginEnd& b) { return a.time < b.time; });
     std::vector<const BeginEnd*> open;
     for (const BeginEnd& end : ends) {
       if (end.begin) {
@@ -848,7 +868,8 @@ void ChromeImporter::match_async() {
 }
 
 void ChromeImporter::finish_flows() {
-  for (auto& [row, spans] : row_spans_) spans.prepare();
+  for (auto& [row, spans] : row_spans_)
+    spans.prepare();
   struct Ends {
     std::vector<EventRef> starts;
     std::vector<EventRef> finishes;
@@ -884,7 +905,8 @@ Trace ChromeImporter::import(const ChromeJsonInput& input, dom::element root,
     dom::element trace_events;
     if (object.at_key("traceEvents").get(trace_events) != simdjson::SUCCESS ||
         trace_events.type() != dom::element_type::ARRAY) {
-      throw FormatError(source_, 0, "a JSON object without a \"traceEvents\" array is not a Chrome trace");
+      throw FormatError(source_, 0,
+                        "a JSON object without a \"traceEvents\" array is not a Chrome trace");
     }
     events = array_of(trace_events);
     read_top_level(object);
@@ -955,8 +977,7 @@ namespace {
 
 // The model rejects what no valid trace holds (spans nested 65536 deep); for an input file that
 // is a format error of that file.
-Trace import_document(const ChromeJsonInput& input, dom::element root,
-                      std::uint64_t lost_bytes) {
+Trace import_document(const ChromeJsonInput& input, dom::element root, std::uint64_t lost_bytes) {
   const std::string& source = input.source_name();
   try {
     return ChromeImporter(source).import(input, root, lost_bytes);

@@ -25,8 +25,10 @@ class ChromeJsonWriter {
       trace_ = &part.trace;
       rows_ = &rows;
       write_process_metadata();
-      for (std::uint32_t track = 0; track < trace().tracks().size(); ++track) write_track(track);
-      for (const Flow& flow : trace().flows()) write_flow(flow);
+      for (std::uint32_t track = 0; track < trace().tracks().size(); ++track)
+        write_track(track);
+      for (const Flow& flow : trace().flows())
+        write_flow(flow);
     }
     out_.raw("\n]}\n");
     out_.close();
@@ -110,13 +112,9 @@ class ChromeJsonWriter {
       if (process.gpu) metadata_event("process_labels", row, "labels", process.name, std::nullopt);
       metadata_event("process_sort_index", row, "sort_index", {}, process.sort_index);
     }
-    for (std::uint32_t index = 0; index < trace().tracks().size(); ++index) {
-      const Track& track = trace().track(index);
-      const TrackKind kind = track.info().kind;
-      if (kind != TrackKind::kHostThread && kind != TrackKind::kGpuStream) continue;
-      const ChromeRow& row = rows_->of_track(index);
-      metadata_event("thread_name", row, "name", trace().string(track.info().name), std::nullopt);
-      metadata_event("thread_sort_index", row, "sort_index", {}, track.info().sort_index);
+    for (const ChromeRows::ChromeThread& thread : rows_->threads()) {
+      metadata_event("thread_name", thread.row, "name", thread.name, std::nullopt);
+      metadata_event("thread_sort_index", thread.row, "sort_index", {}, thread.sort_index);
     }
   }
 
@@ -207,8 +205,18 @@ class ChromeJsonWriter {
     return std::nullopt;
   }
 
-  void span_args(const SpanDetail& detail, const TrackInfo& track) {
+  void span_args(const SpanDetail* found, const TrackInfo& track) {
     ArgsWriter args(*this, detail_member());
+    const bool gpu_row = track.kind == TrackKind::kGpuStream;
+    if (found == nullptr) {
+      // GPU activity names its stream, so it returns there from an overlap row.
+      if (gpu_row) {
+        args.integer("device", track.device);
+        args.integer("stream", track.stream);
+      }
+      return;
+    }
+    const SpanDetail& detail = *found;
     if (detail.external_correlation_id != 0) {
       args.unsigned_integer("External id", detail.external_correlation_id);
     }
@@ -218,19 +226,19 @@ class ChromeJsonWriter {
       args.integer("device", kernel.device);
       args.integer("stream", kernel.stream);
       args.unsigned_integer("registers per thread", kernel.registers_per_thread);
-      args.unsigned_integer("shared memory",
-                            std::uint64_t{kernel.static_shared_bytes} + kernel.dynamic_shared_bytes);
+      args.unsigned_integer(
+          "shared memory", std::uint64_t{kernel.static_shared_bytes} + kernel.dynamic_shared_bytes);
       args.unsigned_integer("static shared memory", kernel.static_shared_bytes);
       args.unsigned_integer("dynamic shared memory", kernel.dynamic_shared_bytes);
       args.list("grid", kernel.grid);
       args.list("block", kernel.block);
     }
+    if (gpu_row && detail.kernel == kNoIndex) {
+      args.integer("device", track.device);
+      args.integer("stream", track.stream);
+    }
     if (detail.copy != kNoIndex) {
       const CopyInfo& copy = trace().copies()[detail.copy];
-      if (track.kind == TrackKind::kGpuStream) {
-        args.integer("device", track.device);
-        args.integer("stream", track.stream);
-      }
       args.unsigned_integer("bytes", copy.bytes);
       args.string("copy kind", to_string(copy.direction));
       args.string("src memory", to_string(copy.source));
@@ -264,9 +272,8 @@ class ChromeJsonWriter {
     const ChromeRow& row = rows_->of_track(index);
     const SpanColumns& spans = track.spans();
     for (std::size_t span = 0; span < spans.size(); ++span) {
-      const SpanDetail* detail = spans.detail[span] != kNoIndex
-                                     ? &trace().span_details()[spans.detail[span]]
-                                     : nullptr;
+      const SpanDetail* detail =
+          spans.detail[span] != kNoIndex ? &trace().span_details()[spans.detail[span]] : nullptr;
       const std::span<const Arg> free_args =
           detail != nullptr ? trace().args(detail->args) : std::span<const Arg>{};
       begin_event();
@@ -275,10 +282,10 @@ class ChromeJsonWriter {
       out_.raw(",\"name\":");
       out_.string(trace().string(spans.name[span]));
       out_.raw(',');
-      row_fields(row);
+      row_fields(rows_->of_span(index, static_cast<std::uint32_t>(span)));
       time_field("ts", spans.start[span] - base_time_);
       time_field("dur", spans.end[span] - spans.start[span]);
-      if (detail != nullptr) span_args(*detail, track.info());
+      span_args(detail, track.info());
       out_.raw('}');
     }
     const InstantColumns& instants = track.instants();
@@ -314,7 +321,8 @@ class ChromeJsonWriter {
       out_.raw("}}");
     }
     const MemoryColumns& memory = track.memory();
-    for (std::size_t event = 0; event < memory.size(); ++event) write_memory_event(track, row, event);
+    for (std::size_t event = 0; event < memory.size(); ++event)
+      write_memory_event(track, row, event);
   }
 
   void write_memory_event(const Track& track, const ChromeRow& row, std::size_t event) {
@@ -373,7 +381,7 @@ class ChromeJsonWriter {
     out_.raw(",\"name\":");
     out_.string(chrome_flow_category(flow.kind));
     out_.raw(',');
-    row_fields(rows_->of_track(end.track));
+    row_fields(rows_->of_span(end.track, end.index));
     time_field("ts", track.spans().start[end.index] - base_time_);
     // The id that tied the ends (a correlation id) may repeat across arrows; the "id" above may
     // not, or viewers that close a flow at its end event lose all but one arrow per launch.
@@ -409,7 +417,8 @@ void write_chrome_json(const Trace& trace, const std::filesystem::path& path) {
 void write_chrome_json(std::span<const ChromeJsonPart> parts, const std::filesystem::path& path,
                        const ChromeJsonOptions& options) {
   TimeNs base_time = parts.empty() ? 0 : parts.front().trace.begin_time();
-  for (const ChromeJsonPart& part : parts) base_time = std::min(base_time, part.trace.begin_time());
+  for (const ChromeJsonPart& part : parts)
+    base_time = std::min(base_time, part.trace.begin_time());
   ChromeJsonWriter(path, base_time, options).write(parts);
 }
 

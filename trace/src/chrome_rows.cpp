@@ -12,11 +12,13 @@ ChromeRows::ChromeRows(const Trace& trace, std::int64_t pid_offset) {
 
   // Ids a row already owns; named rows are numbered after the largest, so they never collide.
   std::int64_t largest_pid = -1;
-  for (const Process& process : processes) largest_pid = std::max(largest_pid, process.pid);
+  for (const Process& process : processes)
+    largest_pid = std::max(largest_pid, process.pid);
   std::map<std::uint32_t, std::int64_t> largest_tid;  // by process
   for (const Track& track : tracks) {
     const TrackInfo& info = track.info();
-    if (info.kind == TrackKind::kGpuStream) largest_pid = std::max<std::int64_t>(largest_pid, info.device);
+    if (info.kind == TrackKind::kGpuStream)
+      largest_pid = std::max<std::int64_t>(largest_pid, info.device);
     if (info.kind == TrackKind::kHostThread) {
       auto [entry, inserted] = largest_tid.try_emplace(info.process, 0);
       entry->second = std::max(entry->second, info.thread_id);
@@ -47,9 +49,10 @@ ChromeRows::ChromeRows(const Trace& trace, std::int64_t pid_offset) {
       // after the device.
       const bool own = owner.pid == info.device;
       row = {info.device, std::max<std::int64_t>(info.stream, 0)};
-      list_process(row.pid,
-                   own ? std::string(trace.string(owner.name)) : "GPU " + std::to_string(info.device),
-                   own ? owner.sort_index : 0, true);
+      list_process(
+          row.pid,
+          own ? std::string(trace.string(owner.name)) : "GPU " + std::to_string(info.device),
+          own ? owner.sort_index : 0, true);
     } else {
       row.pid = process_pids[info.process];
       list_process(row.pid, std::string(trace.string(owner.name)), owner.sort_index, false);
@@ -58,8 +61,54 @@ ChromeRows::ChromeRows(const Trace& trace, std::int64_t pid_offset) {
       }
     }
     row.pid += pid_offset;
-    tracks_.push_back(row);
+    TrackRows& track_rows = tracks_.emplace_back();
+    track_rows.rows.push_back(row);
+    std::uint32_t lanes = 1;
+    track_rows.span_lane = nesting_lanes(track, lanes);
+    const bool thread_row =
+        info.kind == TrackKind::kHostThread || info.kind == TrackKind::kGpuStream;
+    const std::string name(trace.string(info.name));
+    if (thread_row) threads_.push_back({row, name, info.sort_index});
+    for (std::uint32_t lane = 1; lane < lanes; ++lane) {
+      const ChromeRow overlap{row.pid, ++largest_tid[info.process]};
+      track_rows.rows.push_back(overlap);
+      threads_.push_back({overlap, name + " (overlapping)", info.sort_index});
+    }
   }
+}
+
+std::vector<std::uint32_t> ChromeRows::nesting_lanes(const Track& track, std::uint32_t& lanes) {
+  const SpanColumns& spans = track.spans();
+  std::vector<std::uint32_t> order(spans.size());
+  for (std::uint32_t span = 0; span < order.size(); ++span)
+    order[span] = span;
+  // Parents before their children: by start, the longer first.
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return spans.start[a] != spans.start[b] ? spans.start[a] < spans.start[b]
+                                            : spans.end[a] > spans.end[b];
+  });
+  std::vector<std::vector<TimeNs>> open_ends(1);  // per lane, the ends of its open spans
+  std::vector<std::uint32_t> lane_of(spans.size(), 0);
+  bool overlapping = false;
+  for (const std::uint32_t span : order) {
+    std::uint32_t lane = 0;
+    for (;; ++lane) {
+      if (lane == open_ends.size()) open_ends.emplace_back();
+      std::vector<TimeNs>& ends = open_ends[lane];
+      while (!ends.empty() && ends.back() <= spans.start[span])
+        ends.pop_back();
+      if (ends.empty() || spans.end[span] <= ends.back()) break;
+    }
+    open_ends[lane].push_back(spans.end[span]);
+    lane_of[span] = lane;
+    overlapping = overlapping || lane != 0;
+  }
+  lanes = static_cast<std::uint32_t>(open_ends.size());
+  if (!overlapping) {
+    lanes = 1;
+    return {};
+  }
+  return lane_of;
 }
 
 }  // namespace tscope::trace
