@@ -461,8 +461,9 @@ void TraceBuilder::link_correlated_events() {
       bool fits = false;
       if (launch != nullptr) {
         const auto [launch_start, launch_end] = span_of(launch->ref);
-        fits =
-            candidate.ref.track == launch->ref.track && start <= launch_start && launch_end <= end;
+        // Same process, not same track: our profiler keeps CUDA API calls on a row of their
+        // own beside the thread's ops.
+        fits = candidate.process == launch->process && start <= launch_start && launch_end <= end;
       } else {
         fits = candidate.process == process && start <= span_of(target).first;
       }
