@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -60,6 +61,33 @@ void expect_conformant_export(const Trace& trace, const std::string& name,
   EXPECT_EQ(report.slices, trace.counts().spans) << name;
   EXPECT_EQ(report.flows_enclosing_launch, report.flows_with_launch) << name;
   std::filesystem::remove(exported);
+}
+
+// The checker itself, on a file that breaks each rule once: it must name every one.
+TEST(ChromeTraceRules, NamesEveryRuleABrokenFileBreaks) {
+  const std::filesystem::path broken = scratch("broken.json");
+  std::ofstream(broken) << R"json({"traceEvents": [
+    {"ph": "X", "name": "textual pid", "pid": "Spans", "tid": 1, "ts": 0, "dur": 1},
+    {"ph": "X", "name": "negative", "pid": 1, "tid": 1, "ts": 0, "dur": -1},
+    {"ph": "X", "name": "parent", "pid": 1, "tid": 1, "ts": 10, "dur": 10},
+    {"ph": "X", "name": "crosser", "pid": 1, "tid": 1, "ts": 15, "dur": 10},
+    {"ph": "B", "name": "open", "pid": 1, "tid": 2, "ts": 0},
+    {"ph": "C", "name": "counter", "pid": 1, "tid": 1, "ts": 0, "args": {"value": "high"}},
+    {"ph": "s", "cat": "ac2g", "id": 1, "pid": 1, "tid": 1, "ts": 11},
+    {"ph": "s", "cat": "ac2g", "id": 1, "pid": 1, "tid": 1, "ts": 12},
+    {"ph": "f", "cat": "ac2g", "id": 1, "pid": 1, "tid": 1, "ts": 12, "bp": "e"},
+    {"ph": "s", "cat": "ac2g", "id": 2, "pid": 9, "tid": 9, "ts": 11}
+  ]})json";
+  const ChromeTraceReport report = check_chrome_trace(broken);
+  std::string all;
+  for (const std::string& violation : report.violations)
+    all += violation + "\n";
+  for (const char* rule :
+       {"numeric pid and tid", "X dur >= 0", "children within parents", "B/E balanced",
+        "numeric counter args", "unique flow ids", "every flow bound to a slice"}) {
+    EXPECT_NE(all.find(rule), std::string::npos) << rule << " not reported in:\n" << all;
+  }
+  std::filesystem::remove(broken);
 }
 
 class SharedTraceExport : public ::testing::TestWithParam<std::string> {};

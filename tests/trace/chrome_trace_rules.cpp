@@ -57,16 +57,9 @@ class Checker {
   }
 
   static std::optional<double> number(dom::element value) {
-    switch (value.type()) {
-      case dom::element_type::INT64:
-        return static_cast<double>(value.get_int64().value_unsafe());
-      case dom::element_type::UINT64:
-        return static_cast<double>(value.get_uint64().value_unsafe());
-      case dom::element_type::DOUBLE:
-        return value.get_double().value_unsafe();
-      default:
-        return std::nullopt;
-    }
+    double result = 0;
+    if (value.get_double().get(result) != simdjson::SUCCESS) return std::nullopt;
+    return result;
   }
 
   // Microseconds as written by our exporter: relative, so a double holds their nanoseconds.
@@ -186,9 +179,9 @@ class Checker {
         }
         open.push_back(&slice);
       }
-      if (const auto found = open_.find(row); found != open_.end() && found->second > 0) {
-        violation("B/E balanced per thread", std::to_string(found->second) + " B without E");
-      }
+    }
+    for (const auto& [row, open] : open_) {
+      if (open > 0) violation("B/E balanced per thread", std::to_string(open) + " B without E");
     }
   }
 
