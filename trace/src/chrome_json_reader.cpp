@@ -14,6 +14,10 @@
 
 #include "chrome_exact_times.h"
 #include "chrome_flow_binder.h"
+#include "chrome_json_repair.h"
+#include "chrome_json_values.h"
+#include "chrome_raw_event.h"
+#include "chrome_span_pairs.h"
 #include "tscope/trace/chrome_kineto_names.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/trace_builder.h"
@@ -22,222 +26,12 @@ namespace tscope::trace {
 namespace {
 
 namespace dom = simdjson::dom;
-
-// A truncated file is retried at this many earlier cut points before giving up, so a file cut
-// inside a deeply nested event still loads without unbounded re-parsing.
-constexpr int kMaxSalvageAttempts = 32;
-
-// Copy out of simdjson's result wrapper: a range-for over a temporary wrapper's value dangles.
-// Callers check the element's type first.
-dom::array array_of(dom::element value) {
-  return value.get_array().value_unsafe();
-}
-dom::object object_of(dom::element value) {
-  return value.get_object().value_unsafe();
-}
-
-std::optional<std::int64_t> as_integer(dom::element value) {
-  switch (value.type()) {
-    case dom::element_type::INT64:
-      return value.get_int64().value_unsafe();
-    case dom::element_type::UINT64: {
-      const std::uint64_t number = value.get_uint64().value_unsafe();
-      if (number > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-        return std::nullopt;
-      }
-      return static_cast<std::int64_t>(number);
-    }
-    case dom::element_type::DOUBLE: {
-      const double number = value.get_double().value_unsafe();
-      if (!(std::abs(number) < 9.2e18)) return std::nullopt;
-      return static_cast<std::int64_t>(number);
-    }
-    case dom::element_type::STRING: {
-      // Kineto writes some ids ("tid": "25738") as strings.
-      const std::string_view text = value.get_string().value_unsafe();
-      std::int64_t number = 0;
-      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
-      if (error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-      return number;
-    }
-    default:
-      return std::nullopt;
-  }
-}
-
-std::optional<double> as_double(dom::element value) {
-  switch (value.type()) {
-    case dom::element_type::INT64:
-      return static_cast<double>(value.get_int64().value_unsafe());
-    case dom::element_type::UINT64:
-      return static_cast<double>(value.get_uint64().value_unsafe());
-    case dom::element_type::DOUBLE:
-      return value.get_double().value_unsafe();
-    default:
-      return std::nullopt;
-  }
-}
-
-// Below 2^32 µs (about 72 minutes) a double's spacing is under a thousandth of a nanosecond, so
-// rounding it gives the written nanoseconds; times beyond that are read from their text.
-constexpr double kExactDoubleMicros = 4294967296.0;
-
-// Chrome times are microseconds, integral or with nanosecond decimals; `text` is the number as
-// written, when the document needed it (see ChromeEventTimeTokens).
-std::optional<TimeNs> micros_to_ns(dom::element value, std::string_view text) {
-  constexpr std::int64_t kLimit = std::numeric_limits<std::int64_t>::max() / 1000;
-  switch (value.type()) {
-    case dom::element_type::INT64: {
-      const std::int64_t micros = value.get_int64().value_unsafe();
-      if (micros > kLimit || micros < -kLimit) return std::nullopt;
-      return micros * 1000;
-    }
-    case dom::element_type::UINT64: {
-      const std::uint64_t micros = value.get_uint64().value_unsafe();
-      if (micros > static_cast<std::uint64_t>(kLimit)) return std::nullopt;
-      return static_cast<std::int64_t>(micros) * 1000;
-    }
-    case dom::element_type::DOUBLE: {
-      if (!text.empty()) return decimal_micros_to_ns(text);
-      const double nanos = value.get_double().value_unsafe() * 1000.0;
-      if (!(std::abs(nanos) < 9.2e18)) return std::nullopt;
-      return std::llround(nanos);
-    }
-    default:
-      return std::nullopt;
-  }
-}
-
-// Flow and async ids: numbers, or strings such as "0xaf7df77f7a3195dd".
-std::optional<std::uint64_t> event_id(dom::element value) {
-  if (value.type() == dom::element_type::UINT64) return value.get_uint64().value_unsafe();
-  if (value.type() == dom::element_type::STRING) {
-    std::string_view text = value.get_string().value_unsafe();
-    int base = 10;
-    if (text.starts_with("0x") || text.starts_with("0X")) {
-      text.remove_prefix(2);
-      base = 16;
-    }
-    std::uint64_t number = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number, base);
-    if (error == std::errc{} && end == text.data() + text.size()) return number;
-    return std::hash<std::string_view>{}(value.get_string().value_unsafe());
-  }
-  if (const auto number = as_integer(value)) return static_cast<std::uint64_t>(*number);
-  return std::nullopt;
-}
-
-std::string_view as_string(dom::element value) {
-  return value.type() == dom::element_type::STRING ? value.get_string().value_unsafe()
-                                                   : std::string_view{};
-}
-
-// The fields of one event that the importer reads, gathered in one pass over its keys.
-struct RawEvent {
-  char phase = 0;
-  std::string_view name;
-  std::string_view cat;
-  std::string_view binding_point;
-  std::string_view scope;
-  std::optional<dom::element> pid;
-  std::optional<dom::element> tid;
-  std::optional<dom::element> ts;
-  std::optional<dom::element> dur;
-  std::string_view ts_text;
-  std::string_view dur_text;
-  std::optional<dom::element> id;
-  std::optional<dom::object> args;
-};
-
-RawEvent read_fields(dom::object object) {
-  RawEvent event;
-  for (const dom::key_value_pair field : object) {
-    const std::string_view key = field.key;
-    if (key == "ph") {
-      const std::string_view phase = as_string(field.value);
-      if (phase.size() == 1) event.phase = phase[0];
-    } else if (key == "ts") {
-      event.ts = field.value;
-    } else if (key == "name") {
-      event.name = as_string(field.value);
-    } else if (key == "cat") {
-      event.cat = as_string(field.value);
-    } else if (key == "pid") {
-      event.pid = field.value;
-    } else if (key == "tid") {
-      event.tid = field.value;
-    } else if (key == "dur") {
-      event.dur = field.value;
-    } else if (key == "args" || key == kChromeSeparateArgsMember) {
-      // Our writer's separate member, when present, holds what "args" would have.
-      if (field.value.type() == dom::element_type::OBJECT && (key != "args" || !event.args)) {
-        event.args = object_of(field.value);
-      }
-    } else if (key == "id") {
-      event.id = field.value;
-    } else if (key == "bp") {
-      event.binding_point = as_string(field.value);
-    } else if (key == "s") {
-      event.scope = as_string(field.value);
-    } else if (key == "id2") {
-      // {"local": "0x1"} or {"global": "0x1"}: the scope of an async id.
-      if (field.value.type() == dom::element_type::OBJECT) {
-        for (const dom::key_value_pair scoped : object_of(field.value)) {
-          event.id = scoped.value;
-        }
-      }
-    }
-  }
-  return event;
-}
-
-std::optional<dom::element> arg(const RawEvent& event, std::string_view key) {
-  if (!event.args) return std::nullopt;
-  dom::element value;
-  if (event.args->at_key(key).get(value) != simdjson::SUCCESS) return std::nullopt;
-  return value;
-}
-
-std::array<std::uint32_t, 3> dim3(dom::element value) {
-  std::array<std::uint32_t, 3> dims{1, 1, 1};
-  if (value.type() != dom::element_type::ARRAY) return dims;
-  std::size_t axis = 0;
-  for (const dom::element item : array_of(value)) {
-    if (axis == dims.size()) break;
-    const auto number = as_integer(item);
-    if (number && *number >= 0 && *number <= std::numeric_limits<std::uint32_t>::max()) {
-      dims[axis] = static_cast<std::uint32_t>(*number);
-    }
-    ++axis;
-  }
-  return dims;
-}
-
-std::vector<std::uint64_t> id_list(dom::element value) {
-  std::vector<std::uint64_t> ids;
-  if (value.type() != dom::element_type::ARRAY) return ids;
-  for (const dom::element item : array_of(value)) {
-    if (const auto number = as_integer(item)) ids.push_back(static_cast<std::uint64_t>(*number));
-  }
-  return ids;
-}
-
-std::uint64_t non_negative(const std::optional<std::int64_t>& value) {
-  return value && *value > 0 ? static_cast<std::uint64_t>(*value) : 0;
-}
+using namespace chrome_json;
 
 bool is_gpu_row(Category category) {
   return category == Category::kKernel || category == Category::kMemcpy ||
          category == Category::kMemset || category == Category::kGpuUserAnnotation ||
          category == Category::kSynchronization;
-}
-
-template <typename Enum, int kCount>
-std::optional<Enum> enum_from_string(std::string_view text) {
-  for (int index = 0; index < kCount; ++index) {
-    if (to_string(static_cast<Enum>(index)) == text) return static_cast<Enum>(index);
-  }
-  return std::nullopt;
 }
 
 // A Chrome row (pid, tid), numeric or named; numeric strings count as numbers so that "25738"
@@ -246,12 +40,6 @@ struct RowId {
   std::int64_t pid = 0;
   std::int64_t tid = 0;
   auto operator<=>(const RowId&) const = default;
-};
-
-struct BeginEnd {
-  TimeNs time = 0;
-  RawEvent event;
-  bool begin = true;
 };
 
 struct PendingFlowEnd {
@@ -828,42 +616,24 @@ void ChromeImporter::read_event(const RawEvent& event) {
   }
 }
 
-// B/E pairs nest per thread; matched in time order because writers need not emit them sorted.
 void ChromeImporter::match_begin_end() {
   for (auto& [row, ends] : begin_ends_) {
-    std::stable_sort(ends.begin(), ends.end(),
-                     [](const BeginEnd& a, const BeginEnd& b) { return a.time < b.time; });
-    std::vector<const BeginEnd*> open;
-    for (const BeginEnd& end : ends) {
-      if (end.begin) {
-        open.push_back(&end);
-      } else if (!open.empty()) {
-        add_span(open.back()->event, open.back()->time, end.time);
-        open.pop_back();
-      }
-    }
+    match_pairs(ends,
+                [&](const BeginEnd& begin, TimeNs end) { add_span(begin.event, begin.time, end); });
   }
 }
 
 void ChromeImporter::match_async() {
   for (auto& [key, ends] : async_ends_) {
-    std::stable_sort(ends.begin(), ends.end(),
-                     [](const BeginEnd& a, const BeginEnd& b) { return a.time < b.time; });
-    std::vector<const BeginEnd*> open;
-    for (const BeginEnd& end : ends) {
-      if (end.begin) {
-        open.push_back(&end);
-      } else if (!open.empty()) {
-        const RawEvent& begin = open.back()->event;
-        // Async spans overlap freely, so each name gets its own row in its process.
-        fill_span(begin, category_from_chrome(begin.cat, begin.name));
-        span_.start = open.back()->time;
-        span_.end = std::max(span_.start, end.time);
-        const std::string row_name = std::string(begin.name) + " (async)";
-        builder_.add_span(named_track(key.pid, TrackKind::kHostThread, row_name, -1), span_);
-        open.pop_back();
-      }
-    }
+    match_pairs(ends, [&](const BeginEnd& opened, TimeNs end) {
+      const RawEvent& begin = opened.event;
+      // Async spans overlap freely, so each name gets its own row in its process.
+      fill_span(begin, category_from_chrome(begin.cat, begin.name));
+      span_.start = opened.time;
+      span_.end = std::max(span_.start, end);
+      const std::string row_name = std::string(begin.name) + " (async)";
+      builder_.add_span(named_track(key.pid, TrackKind::kHostThread, row_name, -1), span_);
+    });
   }
 }
 
@@ -960,11 +730,6 @@ Trace ChromeImporter::import(const ChromeJsonInput& input, dom::element root,
   return builder_.finalize();
 }
 
-bool starts_with_array(std::string_view json) {
-  const auto first = json.find_first_not_of(" \t\r\n");
-  return first != std::string_view::npos && json[first] == '[';
-}
-
 }  // namespace
 
 bool looks_like_chrome_json(std::span<const std::uint8_t> head) {
@@ -995,39 +760,9 @@ Trace read_chrome_json(const ChromeJsonInput& input) {
   // repeated imports (the viewer reloading, benchmarks, tests) from allocating and faulting them
   // in again.
   thread_local dom::parser parser;
-  dom::element root;
-  const std::string source = input.source_name();
-  auto error = parser.parse(input.padded_data(), input.json().size(), false).get(root);
-  std::uint64_t lost_bytes = 0;
-  if (error != simdjson::SUCCESS && starts_with_array(input.json())) {
-    // The Chrome format allows the closing ']' to be missing.
-    ChromeJsonInput closed = input;
-    closed.close_unterminated_array();
-    error = parser.parse(closed.padded_data(), closed.json().size(), false).get(root);
-    if (error == simdjson::SUCCESS) return import_document(closed, root, 0);
-  }
-  if (error != simdjson::SUCCESS) {
-    // A file cut off mid-event: keep the events before the last complete one.
-    const std::string_view json = input.json();
-    const std::string_view closing = starts_with_array(json) ? "]" : "]}";
-    std::size_t search_end = json.size();
-    for (int attempt = 0; attempt < kMaxSalvageAttempts; ++attempt) {
-      const std::size_t brace = json.rfind('}', search_end == 0 ? 0 : search_end - 1);
-      if (brace == std::string_view::npos || search_end == 0) break;
-      search_end = brace;
-      std::string prefix(json.substr(0, brace + 1));
-      prefix += closing;
-      ChromeJsonInput candidate = ChromeJsonInput::from_bytes(prefix, source);
-      if (parser.parse(candidate.padded_data(), candidate.json().size(), false).get(root) ==
-          simdjson::SUCCESS) {
-        lost_bytes = json.size() - (brace + 1);
-        return import_document(candidate, root, lost_bytes);
-      }
-    }
-    throw FormatError(source, json.size(),
-                      std::string("not valid JSON: ") + simdjson::error_message(error));
-  }
-  return import_document(input, root, lost_bytes);
+  const ParsedChromeJson parsed = parse_chrome_json(parser, input);
+  return import_document(parsed.repaired ? *parsed.repaired : input, parsed.root,
+                         parsed.lost_bytes);
 }
 
 Trace read_chrome_json(const std::filesystem::path& path, const ChromeJsonReadOptions& options) {
