@@ -18,6 +18,7 @@
 #include "chrome_json_values.h"
 #include "chrome_raw_event.h"
 #include "chrome_span_pairs.h"
+#include "chrome_track_map.h"
 #include "tscope/trace/chrome_kineto_names.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/trace_builder.h"
@@ -33,14 +34,6 @@ bool is_gpu_row(Category category) {
          category == Category::kMemset || category == Category::kGpuUserAnnotation ||
          category == Category::kSynchronization;
 }
-
-// A Chrome row (pid, tid), numeric or named; numeric strings count as numbers so that "25738"
-// and 25738 are one thread, as in the 2021 Kineto schema.
-struct RowId {
-  std::int64_t pid = 0;
-  std::int64_t tid = 0;
-  auto operator<=>(const RowId&) const = default;
-};
 
 struct PendingFlowEnd {
   FlowKind kind = FlowKind::kOther;
@@ -71,7 +64,6 @@ class ChromeImporter {
 
  private:
   void read_top_level(dom::object root);
-  void read_metadata_event(const RawEvent& event);
   void read_event(const RawEvent& event);
   void add_span(const RawEvent& event, TimeNs start, TimeNs end);
   void add_instant(const RawEvent& event, TimeNs time);
@@ -84,41 +76,16 @@ class ChromeImporter {
 
   std::optional<TimeNs> time_of(const std::optional<dom::element>& value,
                                 std::string_view text) const;
-  std::int64_t row_number(const std::optional<dom::element>& value);
-  RowId row_of(const RawEvent& event);
-  std::uint32_t process_for(std::int64_t pid, bool gpu);
-  std::uint32_t host_track(RowId row);
-  std::uint32_t gpu_track(std::int64_t device, std::int64_t stream);
-  std::uint32_t named_track(std::int64_t pid, TrackKind kind, std::string_view name,
-                            std::int32_t device);
   void fill_span(const RawEvent& event, Category category);
   void append_scalar_arg(std::string_view key, dom::element value, std::vector<Arg>& args);
   void keep_chrome_category(const RawEvent& event, Category category, std::vector<Arg>& args);
 
   const std::string& source_;
   TraceBuilder builder_;
+  ChromeTrackMap tracks_{builder_};
   TimeNs base_time_ = 0;
-  std::int32_t rank_ = -1;
   std::uint64_t skipped_events_ = 0;
 
-  // Names of non-numeric pids and tids, numbered from kNamedRowBase down.
-  static constexpr std::int64_t kNamedRowBase = std::numeric_limits<std::int64_t>::min() / 2;
-  std::unordered_map<std::string_view, std::int64_t> named_rows_;
-  std::unordered_map<std::int64_t, std::string_view> row_names_;
-  static bool is_named_row(std::int64_t id) { return id <= kNamedRowBase; }
-
-  std::map<std::int64_t, std::string_view> process_names_;
-  std::map<std::int64_t, std::string_view> process_labels_;
-  std::map<std::int64_t, std::int32_t> process_sort_;
-  std::map<RowId, std::string_view> thread_names_;
-  std::map<RowId, std::int32_t> thread_sort_;
-
-  std::map<std::pair<std::int64_t, bool>, std::uint32_t> processes_;
-  std::map<RowId, std::uint32_t> host_tracks_;
-  std::optional<std::pair<RowId, std::uint32_t>> last_host_row_;
-  std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> gpu_tracks_;
-  std::map<std::tuple<std::int64_t, TrackKind, std::string, std::int32_t>, std::uint32_t>
-      named_tracks_;
   // The spans of each Chrome row, kept only when the file has flow events to bind to them.
   bool has_flows_ = false;
   std::map<RowId, ChromeFlowBinder> row_spans_;
@@ -139,114 +106,6 @@ std::optional<TimeNs> ChromeImporter::time_of(const std::optional<dom::element>&
   return time;
 }
 
-std::int64_t ChromeImporter::row_number(const std::optional<dom::element>& value) {
-  if (!value) return 0;
-  if (const auto number = as_integer(*value)) return *number;
-  const std::string_view text = as_string(*value);
-  const auto [found, inserted] =
-      named_rows_.try_emplace(text, kNamedRowBase - static_cast<std::int64_t>(named_rows_.size()));
-  if (inserted) row_names_[found->second] = text;
-  return found->second;
-}
-
-RowId ChromeImporter::row_of(const RawEvent& event) {
-  return {row_number(event.pid), row_number(event.tid)};
-}
-
-std::uint32_t ChromeImporter::process_for(std::int64_t pid, bool gpu) {
-  const auto key = std::make_pair(pid, gpu);
-  if (const auto found = processes_.find(key); found != processes_.end()) return found->second;
-  Process process;
-  std::string name;
-  if (const auto label = process_labels_.find(pid); gpu && label != process_labels_.end()) {
-    name = label->second;  // Kineto labels device rows "GPU 0"
-  } else if (const auto named = process_names_.find(pid); named != process_names_.end()) {
-    name = named->second;
-  } else if (const auto text = row_names_.find(pid); text != row_names_.end()) {
-    name = text->second;
-  } else {
-    name = (gpu ? "GPU " : "process ") + std::to_string(pid);
-  }
-  process.pid = is_named_row(pid) ? -1 : pid;
-  process.name = builder_.intern(name);
-  process.rank = gpu ? -1 : rank_;
-  if (const auto sort = process_sort_.find(pid); sort != process_sort_.end()) {
-    process.sort_index = sort->second;
-  }
-  const std::uint32_t index = builder_.add_process(process);
-  processes_.emplace(key, index);
-  return index;
-}
-
-std::uint32_t ChromeImporter::host_track(RowId row) {
-  // Consecutive events mostly share a row.
-  if (last_host_row_ && last_host_row_->first == row) return last_host_row_->second;
-  if (const auto found = host_tracks_.find(row); found != host_tracks_.end()) {
-    last_host_row_ = *found;
-    return found->second;
-  }
-  TrackInfo info;
-  info.kind = TrackKind::kHostThread;
-  info.process = process_for(row.pid, false);
-  info.thread_id = row.tid;
-  std::string name;
-  if (const auto named = thread_names_.find(row); named != thread_names_.end()) {
-    name = named->second;
-  } else if (const auto text = row_names_.find(row.tid); text != row_names_.end()) {
-    name = text->second;
-    info.thread_id = -1;
-  } else {
-    name = "thread " + std::to_string(row.tid);
-  }
-  info.name = builder_.intern(name);
-  if (const auto sort = thread_sort_.find(row); sort != thread_sort_.end()) {
-    info.sort_index = sort->second;
-  }
-  const std::uint32_t track = builder_.add_track(info);
-  host_tracks_.emplace(row, track);
-  return track;
-}
-
-std::uint32_t ChromeImporter::gpu_track(std::int64_t device, std::int64_t stream) {
-  const auto key = std::make_pair(device, stream);
-  std::uint32_t track = 0;
-  if (const auto found = gpu_tracks_.find(key); found != gpu_tracks_.end()) {
-    track = found->second;
-  } else {
-    TrackInfo info;
-    info.kind = TrackKind::kGpuStream;
-    info.process = process_for(device, true);
-    info.device = static_cast<std::int32_t>(device);
-    info.stream = stream;
-    const RowId kineto_row{device, stream};
-    const auto named = thread_names_.find(kineto_row);
-    info.name = builder_.intern(named != thread_names_.end() ? std::string(named->second)
-                                                             : "stream " + std::to_string(stream));
-    if (const auto sort = thread_sort_.find(kineto_row); sort != thread_sort_.end()) {
-      info.sort_index = sort->second;
-    }
-    track = builder_.add_track(info);
-    gpu_tracks_.emplace(key, track);
-  }
-  return track;
-}
-
-std::uint32_t ChromeImporter::named_track(std::int64_t pid, TrackKind kind, std::string_view name,
-                                          std::int32_t device) {
-  auto key = std::make_tuple(pid, kind, std::string(name), device);
-  if (const auto found = named_tracks_.find(key); found != named_tracks_.end()) {
-    return found->second;
-  }
-  TrackInfo info;
-  info.kind = kind;
-  info.process = process_for(pid, false);
-  info.device = device;
-  info.name = builder_.intern(name);
-  const std::uint32_t track = builder_.add_track(info);
-  named_tracks_.emplace(std::move(key), track);
-  return track;
-}
-
 void ChromeImporter::read_top_level(dom::object root) {
   for (const dom::key_value_pair field : root) {
     const std::string_view key = field.key;
@@ -261,7 +120,8 @@ void ChromeImporter::read_top_level(dom::object root) {
     } else if (key == "distributedInfo" && field.value.type() == dom::element_type::OBJECT) {
       dom::element rank;
       if (field.value["rank"].get(rank) == simdjson::SUCCESS) {
-        if (const auto number = as_integer(rank)) rank_ = static_cast<std::int32_t>(*number);
+        if (const auto number = as_integer(rank))
+          tracks_.set_rank(static_cast<std::int32_t>(*number));
       }
     } else if (key == "deviceProperties" && field.value.type() == dom::element_type::ARRAY) {
       for (const dom::element device : array_of(field.value)) {
@@ -277,26 +137,6 @@ void ChromeImporter::read_top_level(dom::object root) {
       builder_.set_metadata_value(key, as_string(field.value));
     } else if (const auto number = as_integer(field.value)) {
       builder_.set_metadata_value(key, std::to_string(*number));
-    }
-  }
-}
-
-void ChromeImporter::read_metadata_event(const RawEvent& event) {
-  const RowId row = row_of(event);
-  const auto value = [&](std::string_view key) { return arg(event, key); };
-  if (event.name == "process_name") {
-    if (const auto name = value("name")) process_names_[row.pid] = as_string(*name);
-  } else if (event.name == "process_labels") {
-    if (const auto labels = value("labels")) process_labels_[row.pid] = as_string(*labels);
-  } else if (event.name == "process_sort_index") {
-    if (const auto sort = value("sort_index"); sort && as_integer(*sort)) {
-      process_sort_[row.pid] = static_cast<std::int32_t>(*as_integer(*sort));
-    }
-  } else if (event.name == "thread_name") {
-    if (const auto name = value("name")) thread_names_[row] = as_string(*name);
-  } else if (event.name == "thread_sort_index") {
-    if (const auto sort = value("sort_index"); sort && as_integer(*sort)) {
-      thread_sort_[row] = static_cast<std::int32_t>(*as_integer(*sort));
     }
   }
 }
@@ -440,7 +280,7 @@ void ChromeImporter::add_span(const RawEvent& event, TimeNs start, TimeNs end) {
   fill_span(event, category);
   span_.start = start;
   span_.end = std::max(start, end);
-  const RowId row = row_of(event);
+  const RowId row = tracks_.row_of(event);
   std::uint32_t track = 0;
   if (is_gpu_row(category)) {
     // pid = device and tid = stream on Kineto's GPU rows; the args say so explicitly.
@@ -449,14 +289,14 @@ void ChromeImporter::add_span(const RawEvent& event, TimeNs start, TimeNs end) {
     const auto device_number = device ? as_integer(*device) : std::optional<std::int64_t>{};
     const auto stream_number = stream ? as_integer(*stream) : std::optional<std::int64_t>{};
     if (device_number && stream_number) {
-      track = gpu_track(*device_number, *stream_number);
+      track = tracks_.gpu_track(*device_number, *stream_number);
     } else if (row.pid >= 0 && row.tid >= 0) {
-      track = gpu_track(row.pid, row.tid);
+      track = tracks_.gpu_track(row.pid, row.tid);
     } else {
-      track = host_track(row);
+      track = tracks_.host_track(row);
     }
   } else {
-    track = host_track(row);
+    track = tracks_.host_track(row);
   }
   const EventRef ref = builder_.add_span(track, span_);
   if (has_flows_) row_spans_[row].add_span(span_.start, span_.end, ref);
@@ -478,7 +318,7 @@ void ChromeImporter::add_instant(const RawEvent& event, TimeNs time) {
       append_scalar_arg(field.key, field.value, instant.args);
     }
   }
-  builder_.add_instant(host_track(row_of(event)), instant);
+  builder_.add_instant(tracks_.host_track(tracks_.row_of(event)), instant);
 }
 
 void ChromeImporter::add_memory_event(const RawEvent& event, TimeNs time) {
@@ -511,18 +351,18 @@ void ChromeImporter::add_memory_event(const RawEvent& event, TimeNs time) {
   if (const std::string_view scope = text(kMemoryScopeArg); !scope.empty()) {
     record.scope = builder_.intern(scope);
   }
-  const RowId row = row_of(event);
+  const RowId row = tracks_.row_of(event);
   std::string pool(text(kMemoryPoolArg));
   if (pool.empty()) {
     pool = record.device < 0 ? "host memory" : "GPU " + std::to_string(record.device) + " memory";
   }
-  builder_.add_memory_event(named_track(row.pid, TrackKind::kMemoryPool, pool, record.device),
-                            record);
+  builder_.add_memory_event(
+      tracks_.named_track(row.pid, TrackKind::kMemoryPool, pool, record.device), record);
 }
 
 void ChromeImporter::add_counter(const RawEvent& event, TimeNs time) {
   if (!event.args || event.cat == kMemoryCounterCategory) return;
-  const RowId row = row_of(event);
+  const RowId row = tracks_.row_of(event);
   std::size_t series = 0;
   for (const dom::key_value_pair field : *event.args) {
     if (as_double(field.value)) ++series;
@@ -533,7 +373,8 @@ void ChromeImporter::add_counter(const RawEvent& event, TimeNs time) {
     // One series keeps the counter's name; several become "name.series" like Perfetto shows them.
     const std::string name = series == 1 ? std::string(event.name)
                                          : std::string(event.name) + "." + std::string(field.key);
-    builder_.add_counter_sample(named_track(row.pid, TrackKind::kCounter, name, -1), time, *value);
+    builder_.add_counter_sample(tracks_.named_track(row.pid, TrackKind::kCounter, name, -1), time,
+                                *value);
   }
 }
 
@@ -549,7 +390,7 @@ void ChromeImporter::add_flow_end(const RawEvent& event, TimeNs time) {
       end.correlation = static_cast<std::uint64_t>(*number);
     }
   }
-  end.row = row_of(event);
+  end.row = tracks_.row_of(event);
   end.time = time;
   end.is_start = event.phase == 's';
   // Chrome binds s and t to the enclosing slice; f to the next slice unless "bp":"e".
@@ -578,7 +419,7 @@ void ChromeImporter::read_event(const RawEvent& event) {
     }
     case 'B':
     case 'E':
-      begin_ends_[row_of(event)].push_back({*time, event, event.phase == 'B'});
+      begin_ends_[tracks_.row_of(event)].push_back({*time, event, event.phase == 'B'});
       return;
     case 'b':
     case 'e':
@@ -590,7 +431,7 @@ void ChromeImporter::read_event(const RawEvent& event) {
         return;
       }
       const bool begin = event.phase == 'b' || event.phase == 'S';
-      async_ends_[{row_of(event).pid, event.cat, *id}].push_back({*time, event, begin});
+      async_ends_[{tracks_.row_of(event).pid, event.cat, *id}].push_back({*time, event, begin});
       return;
     }
     case 'i':
@@ -632,7 +473,7 @@ void ChromeImporter::match_async() {
       span_.start = opened.time;
       span_.end = std::max(span_.start, end);
       const std::string row_name = std::string(begin.name) + " (async)";
-      builder_.add_span(named_track(key.pid, TrackKind::kHostThread, row_name, -1), span_);
+      builder_.add_span(tracks_.named_track(key.pid, TrackKind::kHostThread, row_name, -1), span_);
     });
   }
 }
@@ -699,7 +540,7 @@ Trace ChromeImporter::import(const ChromeJsonInput& input, dom::element root,
     dom::element phase_value;
     if (object.at_key("ph").get(phase_value) != simdjson::SUCCESS) continue;
     const std::string_view phase = as_string(phase_value);
-    if (phase == "M") read_metadata_event(read_fields(object));
+    if (phase == "M") tracks_.read_metadata_event(read_fields(object));
     if (phase == "s" || phase == "f") has_flows_ = true;
   }
   const ChromeEventTimeTokens time_text =
