@@ -392,5 +392,32 @@ TEST(ChromeJsonWriterTest, SeparateDetailKeepsArgsOutOfArgsAndReadsBackTheSame) 
   expect_equivalent(original, read_chrome_json(path));
 }
 
+TEST(ChromeJsonWriterTest, SpansThatOverlapWithoutNestingGetAnOverlapRowAndComeBackToTheirThread) {
+  TraceBuilder builder;
+  Process process;
+  process.pid = 10;
+  process.name = builder.intern("python");
+  const std::uint32_t owner = builder.add_process(process);
+  TrackInfo host;
+  host.process = owner;
+  host.thread_id = 11;
+  host.name = builder.intern("main");
+  const std::uint32_t track = builder.add_track(host);
+  for (const auto& [start, end] : {std::pair<TimeNs, TimeNs>{1000, 3000}, {2000, 4000}}) {
+    SpanRecord span;
+    span.name = builder.intern("op");
+    span.category = Category::kCpuOp;
+    span.start = start;
+    span.end = end;
+    builder.add_span(track, span);
+  }
+  const Trace original = builder.finalize();
+  const auto path = temp_path("overlap.json");
+  write_chrome_json(original, path);
+  const std::string text = read_bytes(path);
+  EXPECT_NE(text.find("\"args\":{\"name\":\"main (overlapping)\"}"), std::string::npos) << text;
+  expect_equivalent(original, read_chrome_json(path));
+}
+
 }  // namespace
 }  // namespace tscope::trace

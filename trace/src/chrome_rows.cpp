@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "tscope/trace/chrome_kineto_names.h"
+
 namespace tscope::trace {
 
 ChromeRows::ChromeRows(const Trace& trace, std::int64_t pid_offset) {
@@ -72,7 +74,7 @@ ChromeRows::ChromeRows(const Trace& trace, std::int64_t pid_offset) {
     for (std::uint32_t lane = 1; lane < lanes; ++lane) {
       const ChromeRow overlap{row.pid, ++largest_tid[info.process]};
       track_rows.rows.push_back(overlap);
-      threads_.push_back({overlap, name + " (overlapping)", info.sort_index});
+      threads_.push_back({overlap, name + std::string(kChromeOverlapRowSuffix), info.sort_index});
     }
   }
 }

@@ -1,6 +1,7 @@
 #include "chrome_track_map.h"
 
 #include "chrome_json_values.h"
+#include "tscope/trace/chrome_kineto_names.h"
 
 namespace tscope::trace::chrome_json {
 
@@ -63,12 +64,30 @@ std::uint32_t ChromeTrackMap::process_for(std::int64_t pid, bool gpu) {
   return index;
 }
 
+std::optional<RowId> ChromeTrackMap::overlapped_row(RowId row) const {
+  const auto named = thread_names_.find(row);
+  if (named == thread_names_.end() || !named->second.ends_with(kChromeOverlapRowSuffix)) {
+    return std::nullopt;
+  }
+  const std::string_view base =
+      named->second.substr(0, named->second.size() - kChromeOverlapRowSuffix.size());
+  for (const auto& [other, name] : thread_names_) {
+    if (other.pid == row.pid && other != row && name == base) return other;
+  }
+  return std::nullopt;
+}
+
 std::uint32_t ChromeTrackMap::host_track(RowId row) {
   // Consecutive events mostly share a row.
   if (last_host_row_ && last_host_row_->first == row) return last_host_row_->second;
   if (const auto found = host_tracks_.find(row); found != host_tracks_.end()) {
     last_host_row_ = *found;
     return found->second;
+  }
+  if (const auto base = overlapped_row(row)) {
+    const std::uint32_t track = host_track(*base);
+    host_tracks_.emplace(row, track);
+    return track;
   }
   TrackInfo info;
   info.kind = TrackKind::kHostThread;

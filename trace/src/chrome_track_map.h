@@ -46,6 +46,8 @@ class ChromeTrackMap {
  private:
   std::int64_t row_number(const std::optional<dom::element>& value);
   std::uint32_t process_for(std::int64_t pid, bool gpu);
+  // The row a writer's "<thread> (overlapping)" row belongs to, by name within its process.
+  std::optional<RowId> overlapped_row(RowId row) const;
 
   TraceBuilder& builder_;
   std::int32_t rank_ = -1;

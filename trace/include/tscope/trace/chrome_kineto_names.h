@@ -50,5 +50,8 @@ inline constexpr std::string_view kChromeScopeArg = "chrome.scope";
 // The member that holds an event's args when the writer keeps them out of "args"
 // (ChromeDetailPlacement::kSeparate); the reader takes it as the args.
 inline constexpr std::string_view kChromeSeparateArgsMember = "tscopeArgs";
+// The writer puts spans of a track that overlap without nesting on extra rows named
+// "<track><suffix>" in the same process; the reader takes them back to the track.
+inline constexpr std::string_view kChromeOverlapRowSuffix = " (overlapping)";
 
 }  // namespace tscope::trace
