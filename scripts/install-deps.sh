@@ -12,6 +12,7 @@ packages=(
   libimgui-dev libglfw3-dev libgl-dev libstb-dev xvfb xauth libgl1-mesa-dri
   clang libclang-rt-14-dev
   patchelf
+  chromium  # speedscope in headless Chromium, for the viewer tests (tests/viewers)
 )
 
 missing=()

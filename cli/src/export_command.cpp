@@ -1,12 +1,15 @@
 // `tscope export --chrome OUT.json[.gz] IN...`: writes any trace tensorscope reads as Chrome Trace
 // Event JSON (Kineto's conventions) for Perfetto UI, chrome://tracing and HTA; gzip when OUT ends
 // in .gz. Several traces, or a folder, are the ranks of one run: one JSON with a pid per rank.
+// `--detail separate` keeps event detail out of "args" for viewers that key frames on name plus
+// args (speedscope).
 
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,6 +25,7 @@ void add_export_command(CLI::App& app, CommandContext& context) {
   struct Paths {
     std::vector<std::string> inputs;
     std::string chrome;
+    std::string detail = "args";
   };
   auto paths = std::make_shared<Paths>();
   CLI::App* command = app.add_subcommand(
@@ -37,6 +41,13 @@ void add_export_command(CLI::App& app, CommandContext& context) {
                    "for the ranks of one run")
       ->required()
       ->check(CLI::ExistingPath);
+  command
+      ->add_option("--detail", paths->detail,
+                   "Where event detail (op shapes, tensor ids, correlation ids) goes: 'args' "
+                   "(Perfetto UI and chrome://tracing show it) or 'separate' (a member viewers "
+                   "ignore, so speedscope groups frames by op name; tscope still reads it)")
+      ->check(CLI::IsMember({"args", "separate"}))
+      ->capture_default_str();
   command->callback([paths, &context] {
     const bool one_trace =
         paths->inputs.size() == 1 && !std::filesystem::is_directory(paths->inputs.front());
@@ -54,7 +65,10 @@ void add_export_command(CLI::App& app, CommandContext& context) {
         return;
       }
     }
-    trace::write_chrome_json(loaded, paths->chrome);
+    trace::ChromeJsonOptions options;
+    if (paths->detail == "separate") options.detail = trace::ChromeDetailPlacement::kSeparate;
+    const trace::ChromeJsonPart part{loaded};
+    trace::write_chrome_json(std::span(&part, 1), paths->chrome, options);
     const trace::TraceCounts counts = loaded.counts();
     std::cout << fmt::format("wrote {}: {} spans, {} instants, {} counter samples, {} memory "
                              "events, {} flows\n",

@@ -78,6 +78,9 @@ void add_flows(const trace::Trace& trace, trace::EventRef event, trace::TimeNs o
       case trace::FlowKind::kOpToKernel:
         key = outgoing ? "runs kernel" : "run by op";
         break;
+      case trace::FlowKind::kForwardBackward:
+        key = outgoing ? "backward" : "forward";
+        break;
       case trace::FlowKind::kOther:
         key = outgoing ? "flow to" : "flow from";
         break;

@@ -2,6 +2,8 @@
 // expected figures were computed independently of this reader, with python3's json and gzip
 // modules (flows bound to the innermost enclosing slice, closed intervals, as Chrome does).
 
+#include "tscope/trace/chrome_json_reader.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,7 @@
 #include <tuple>
 
 #include "test_data.h"
-#include "tscope/trace/chrome_json_reader.h"
+#include "tscope/trace/chrome_json_input.h"
 
 namespace tscope::trace {
 namespace {
@@ -43,7 +45,8 @@ struct Census {
         copy_bytes[key] += copy.bytes;
       }
     }
-    for (const Flow& flow : trace.flows()) ++flows[flow.kind];
+    for (const Flow& flow : trace.flows())
+      ++flows[flow.kind];
   }
 
   std::uint64_t category(Category category) const { return spans_by_category.at(category); }
@@ -100,7 +103,7 @@ TEST(ChromeJsonReaderTest, NcclA100KinetoTraceHasExactCounts) {
   EXPECT_EQ(census.copies, (std::map<CopyKey, std::uint64_t>{{kDtoD, 960}}));
   EXPECT_EQ(census.copy_bytes.at(kDtoD), 307'323'096u);
   EXPECT_EQ(census.flow_count(FlowKind::kLaunchToKernel), 3774u);
-  EXPECT_EQ(census.flow_count(FlowKind::kOther), 543u);  // fwdbwd
+  EXPECT_EQ(census.flow_count(FlowKind::kForwardBackward), 543u);  // fwdbwd
 }
 
 TEST(ChromeJsonReaderTest, Gp100StepTraceHasExactCounts) {
@@ -176,8 +179,9 @@ TEST(ChromeJsonReaderTest, MultirankPairHasExactCountsPerRank) {
   EXPECT_EQ(first.category(Category::kCpuOp), 2329u);
   EXPECT_EQ(first.category(Category::kUserAnnotation), 71u);
   EXPECT_EQ(first.category(Category::kStep), 2u);
-  EXPECT_EQ(first.copies, (std::map<CopyKey, std::uint64_t>{
-                              {kHtoDPageable, 16}, {kHtoDPinned, 8}, {kDtoHPageable, 8}, {kDtoD, 8}}));
+  EXPECT_EQ(first.copies,
+            (std::map<CopyKey, std::uint64_t>{
+                {kHtoDPageable, 16}, {kHtoDPinned, 8}, {kDtoHPageable, 8}, {kDtoD, 8}}));
   EXPECT_EQ(first.copy_bytes.at(kHtoDPinned), 4'849'696u);
   // No flow events in these files: launches are linked through their correlation ids.
   EXPECT_EQ(first.flow_count(FlowKind::kLaunchToKernel), 1204u);
@@ -216,9 +220,10 @@ TEST(ChromeJsonReaderTest, KernelRowsUseDeviceAsPidAndStreamAsTid) {
   const auto path = shared_data_path("traces/kineto/hta_nccl_data_a100_rank0_of2.json.gz");
   TSCOPE_REQUIRE_FILE(path);
   const Trace trace = read_chrome_json(path);
-  const auto stream7 = std::find_if(trace.tracks().begin(), trace.tracks().end(), [](const Track& t) {
-    return t.info().kind == TrackKind::kGpuStream && t.info().stream == 7;
-  });
+  const auto stream7 =
+      std::find_if(trace.tracks().begin(), trace.tracks().end(), [](const Track& t) {
+        return t.info().kind == TrackKind::kGpuStream && t.info().stream == 7;
+      });
   ASSERT_NE(stream7, trace.tracks().end());
   EXPECT_EQ(stream7->info().device, 0);
   EXPECT_EQ(trace.string(stream7->info().name), "stream 7 ");
@@ -248,6 +253,57 @@ TEST(ChromeJsonReaderTest, KernelArgsFillLaunchGeometryAndKeepNanosecondDecimals
   EXPECT_EQ(first->kernel->stream, 7);
   EXPECT_EQ(first->correlation_id, 19812u);
   EXPECT_EQ(first->external_correlation_id, 112u);
+}
+
+TEST(ChromeJsonReaderTest, EpochMicrosecondsWithNanosecondDecimalsKeepEveryNanosecond) {
+  // Kineto's nanosecond-resolution traces: µs since the epoch with ns decimals, 61 bits of ns
+  // where a double holds 53 (so it would round to multiples of 256 ns).
+  const std::string json = R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "parent", "pid": 1, "tid": 1, "ts": 1700000000123456.789, "dur": 10.001},
+    {"ph": "X", "cat": "cpu_op", "name": "child", "pid": 1, "tid": 1, "ts": 1700000000123456.791, "dur": 9.999},
+    {"ph": "i", "s": "t", "name": "mark", "pid": 1, "tid": 1, "ts": 1.700000000123457e15}
+  ]})";
+  const Trace trace = read_chrome_json(ChromeJsonInput::from_bytes(json, "epoch.json"));
+  const SpanColumns& spans = trace.track(0).spans();
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_EQ(spans.start[0], 1'700'000'000'123'456'789);
+  EXPECT_EQ(spans.end[0], 1'700'000'000'123'466'790);
+  EXPECT_EQ(spans.start[1], 1'700'000'000'123'456'791);
+  EXPECT_EQ(spans.end[1], 1'700'000'000'123'466'790);  // ends with its parent, not past it
+  EXPECT_EQ(trace.track(0).instants().time[0], 1'700'000'000'123'457'000);
+}
+
+// Older Kineto traces number "External id"s so that a kernel's can equal an unrelated op's (the
+// AlexNet trace: every kernel's External id is its correlation id); the op that ran a kernel is
+// the one around the call that launched it.
+TEST(ChromeJsonReaderTest, OpToKernelFlowsStartAtTheOpEnclosingTheLaunch) {
+  for (const char* name :
+       {"traces/kineto/hta_critical_path_alexnet_a100.json.gz",
+        "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz",
+        "traces/kineto/hta_nccl_data_a100_rank0_of2.json.gz"}) {
+    const auto path = shared_data_path(name);
+    TSCOPE_REQUIRE_FILE(path);
+    const Trace trace = read_chrome_json(path);
+    std::map<std::uint64_t, EventRef> launch_of;
+    for (const Flow& flow : trace.flows()) {
+      if (flow.kind == FlowKind::kLaunchToKernel) launch_of[flow.to.pack()] = flow.from;
+    }
+    const auto interval = [&](EventRef ref) {
+      const SpanColumns& spans = trace.track(ref.track).spans();
+      return std::make_pair(spans.start[ref.index], spans.end[ref.index]);
+    };
+    std::size_t op_flows = 0;
+    for (const Flow& flow : trace.flows()) {
+      EXPECT_LE(interval(flow.from).first, interval(flow.to).first) << name;
+      if (flow.kind != FlowKind::kOpToKernel) continue;
+      ++op_flows;
+      const auto launch = launch_of.find(flow.to.pack());
+      ASSERT_NE(launch, launch_of.end()) << name;
+      EXPECT_LE(interval(flow.from).first, interval(launch->second).first) << name;
+      EXPECT_GE(interval(flow.from).second, interval(launch->second).second) << name;
+    }
+    EXPECT_GT(op_flows + std::string_view(name).ends_with("alexnet_a100.json.gz"), 0u) << name;
+  }
 }
 
 }  // namespace

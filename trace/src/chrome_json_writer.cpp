@@ -1,57 +1,41 @@
 #include "tscope/trace/chrome_json_writer.h"
 
-#include <map>
+#include <algorithm>
 #include <optional>
 #include <string>
 
 #include "chrome_json_output.h"
+#include "chrome_rows.h"
 #include "tscope/trace/chrome_kineto_names.h"
 
 namespace tscope::trace {
 namespace {
 
-// Where a track's events go in Chrome's (pid, tid) grid.
-struct ChromeRow {
-  std::int64_t pid = 0;
-  std::int64_t tid = 0;
-  // Processes and threads without an OS id (rows an importer found named, such as Kineto's
-  // "Spans") keep their name as the pid or tid, which Chrome allows.
-  std::optional<std::string_view> named_pid;
-  std::optional<std::string_view> named_tid;
-};
-
 class ChromeJsonWriter {
  public:
-  ChromeJsonWriter(const Trace& trace, const std::filesystem::path& path)
-      : trace_(trace), out_(path), base_time_(trace.begin_time()) {}
+  ChromeJsonWriter(const std::filesystem::path& path, TimeNs base_time,
+                   const ChromeJsonOptions& options)
+      : out_(path), base_time_(base_time), options_(options) {}
 
-  void write() {
-    write_header();
-    write_process_metadata();
-    for (std::uint32_t track = 0; track < trace_.tracks().size(); ++track) write_track(track);
-    for (const Flow& flow : trace_.flows()) write_flow(flow);
+  void write(std::span<const ChromeJsonPart> parts) {
+    if (!parts.empty()) write_header(parts.front().trace);
+    out_.raw(",\n\"traceEvents\": [");
+    for (const ChromeJsonPart& part : parts) {
+      const ChromeRows rows(part.trace, part.pid_offset);
+      trace_ = &part.trace;
+      rows_ = &rows;
+      write_process_metadata();
+      for (std::uint32_t track = 0; track < trace().tracks().size(); ++track)
+        write_track(track);
+      for (const Flow& flow : trace().flows())
+        write_flow(flow);
+    }
     out_.raw("\n]}\n");
     out_.close();
   }
 
  private:
-  ChromeRow process_row(const Process& process) const {
-    if (process.pid < 0) return {0, 0, trace_.string(process.name), {}};
-    return {process.pid, 0, {}, {}};
-  }
-
-  ChromeRow row_of(const Track& track) const {
-    const TrackInfo& info = track.info();
-    if (info.kind == TrackKind::kGpuStream) return {info.device, info.stream, {}, {}};
-    ChromeRow row = process_row(trace_.processes()[info.process]);
-    if (info.kind != TrackKind::kHostThread) return row;
-    if (info.thread_id < 0) {
-      row.named_tid = trace_.string(info.name);
-    } else {
-      row.tid = info.thread_id;
-    }
-    return row;
-  }
+  const Trace& trace() const { return *trace_; }
 
   void begin_event() {
     out_.raw(first_event_ ? "\n" : ",\n");
@@ -65,17 +49,9 @@ class ChromeJsonWriter {
 
   void row_fields(const ChromeRow& row) {
     out_.raw("\"pid\":");
-    if (row.named_pid) {
-      out_.string(*row.named_pid);
-    } else {
-      out_.integer(row.pid);
-    }
+    out_.integer(row.pid);
     out_.raw(",\"tid\":");
-    if (row.named_tid) {
-      out_.string(*row.named_tid);
-    } else {
-      out_.integer(row.tid);
-    }
+    out_.integer(row.tid);
   }
 
   void time_field(std::string_view name, TimeNs time) {
@@ -84,27 +60,26 @@ class ChromeJsonWriter {
     out_.micros(time);
   }
 
-  void write_header() {
+  void write_header(const Trace& first) {
     out_.raw("{\n\"schemaVersion\": 1,\n\"baseTimeNanoseconds\": ");
     out_.integer(base_time_);
-    for (const Process& process : trace_.processes()) {
+    for (const Process& process : first.processes()) {
       if (process.rank < 0) continue;
       out_.raw(",\n\"distributedInfo\": {\"rank\": ");
       out_.integer(process.rank);
       out_.raw('}');
       break;
     }
-    if (trace_.metadata().dropped_events != 0) {
+    if (first.metadata().dropped_events != 0) {
       out_.raw(",\n\"droppedEvents\": ");
-      out_.unsigned_integer(trace_.metadata().dropped_events);
+      out_.unsigned_integer(first.metadata().dropped_events);
     }
-    for (const auto& [name, value] : trace_.metadata().values) {
+    for (const auto& [name, value] : first.metadata().values) {
       if (is_reserved_top_level_key(name)) continue;
       out_.raw(",\n");
       key(name);
       out_.string(value);
     }
-    out_.raw(",\n\"traceEvents\": [");
   }
 
   static bool is_reserved_top_level_key(std::string_view name) {
@@ -119,7 +94,8 @@ class ChromeJsonWriter {
     out_.string(name);
     out_.raw(',');
     row_fields(row);
-    out_.raw(",\"args\":{");
+    // Viewers that sort by time (speedscope) want a ts on every event, metadata included.
+    out_.raw(",\"ts\":0,\"args\":{");
     key(arg);
     if (number) {
       out_.integer(*number);
@@ -130,51 +106,23 @@ class ChromeJsonWriter {
   }
 
   void write_process_metadata() {
-    struct ChromeProcess {
-      ChromeRow row;
-      std::string name;
-      std::int32_t sort_index = 0;
-      bool gpu = false;
-    };
-    std::map<std::pair<std::int64_t, std::optional<std::string_view>>, ChromeProcess> processes;
-    for (const Track& track : trace_.tracks()) {
-      const TrackInfo& info = track.info();
-      const Process& owner = trace_.processes()[info.process];
-      if (info.kind == TrackKind::kGpuStream) {
-        // Kineto gives each device its own pid; a device without a process of its own is named
-        // after the device.
-        const bool own = owner.pid == info.device;
-        processes.try_emplace({info.device, {}},
-                              ChromeProcess{{info.device, 0, {}, {}},
-                                            own ? std::string(trace_.string(owner.name))
-                                                : "GPU " + std::to_string(info.device),
-                                            own ? owner.sort_index : 0, true});
-      } else {
-        const ChromeRow row = process_row(owner);
-        processes.try_emplace({row.pid, row.named_pid},
-                              ChromeProcess{row, std::string(trace_.string(owner.name)),
-                                            owner.sort_index, false});
-      }
-    }
-    for (const auto& [key, process] : processes) {
-      const ChromeRow& row = process.row;
+    for (const ChromeRows::ChromeProcess& process : rows_->processes()) {
+      const ChromeRow row{process.pid, 0};
       metadata_event("process_name", row, "name", process.name, std::nullopt);
       if (process.gpu) metadata_event("process_labels", row, "labels", process.name, std::nullopt);
       metadata_event("process_sort_index", row, "sort_index", {}, process.sort_index);
     }
-    for (const Track& track : trace_.tracks()) {
-      const TrackKind kind = track.info().kind;
-      if (kind != TrackKind::kHostThread && kind != TrackKind::kGpuStream) continue;
-      const ChromeRow row = row_of(track);
-      metadata_event("thread_name", row, "name", trace_.string(track.info().name), std::nullopt);
-      metadata_event("thread_sort_index", row, "sort_index", {}, track.info().sort_index);
+    for (const ChromeRows::ChromeThread& thread : rows_->threads()) {
+      metadata_event("thread_name", thread.row, "name", thread.name, std::nullopt);
+      metadata_event("thread_sort_index", thread.row, "sort_index", {}, thread.sort_index);
     }
   }
 
   // Writes `"key":value` pairs of an args object, with the separators between them.
   class ArgsWriter {
    public:
-    explicit ArgsWriter(ChromeJsonWriter& writer) : writer_(writer) {}
+    ArgsWriter(ChromeJsonWriter& writer, std::string_view member)
+        : writer_(writer), member_(member) {}
     ~ArgsWriter() {
       if (open_) writer_.out_.raw('}');
     }
@@ -182,7 +130,13 @@ class ChromeJsonWriter {
     ArgsWriter& operator=(const ArgsWriter&) = delete;
 
     ChromeJsonOutput& field(std::string_view name) {
-      writer_.out_.raw(open_ ? "," : ",\"args\":{");
+      if (open_) {
+        writer_.out_.raw(',');
+      } else {
+        writer_.out_.raw(',');
+        writer_.key(member_);
+        writer_.out_.raw('{');
+      }
       open_ = true;
       writer_.key(name);
       return writer_.out_;
@@ -208,9 +162,13 @@ class ChromeJsonWriter {
       }
       out.raw(']');
     }
+    // The Chrome fields an importer kept as args (the original category, an instant's scope)
+    // are written as those fields, not again here.
     void free_form(const Trace& trace, std::span<const Arg> args) {
       for (const Arg& arg : args) {
-        ChromeJsonOutput& out = field(trace.string(arg.key));
+        const std::string_view name = trace.string(arg.key);
+        if (name == kChromeCategoryArg || name == kChromeScopeArg) continue;
+        ChromeJsonOutput& out = field(name);
         if (const auto* integer_value = std::get_if<std::int64_t>(&arg.value)) {
           out.integer(*integer_value);
         } else if (const auto* real_value = std::get_if<double>(&arg.value)) {
@@ -223,40 +181,71 @@ class ChromeJsonWriter {
 
    private:
     ChromeJsonWriter& writer_;
+    std::string_view member_;
     bool open_ = false;
   };
 
-  void span_args(const SpanDetail& detail, const TrackInfo& track) {
-    ArgsWriter args(*this);
+  std::string_view detail_member() const {
+    return options_.detail == ChromeDetailPlacement::kArgs ? "args" : kChromeSeparateArgsMember;
+  }
+
+  // The "cat" of a span or instant: the category a Chrome importer kept when the model's own
+  // would say less ("Trace", "overhead"), else the model's.
+  std::string_view category_of(Category category, std::span<const Arg> args) const {
+    if (const auto kept = string_arg(args, kChromeCategoryArg)) return *kept;
+    return chrome_category(category);
+  }
+
+  std::optional<std::string_view> string_arg(std::span<const Arg> args,
+                                             std::string_view name) const {
+    for (const Arg& arg : args) {
+      if (trace().string(arg.key) != name) continue;
+      if (const auto* text = std::get_if<StringArg>(&arg.value)) return trace().string(text->id);
+    }
+    return std::nullopt;
+  }
+
+  void span_args(const SpanDetail* found, const TrackInfo& track) {
+    ArgsWriter args(*this, detail_member());
+    const bool gpu_row = track.kind == TrackKind::kGpuStream;
+    if (found == nullptr) {
+      // GPU activity names its stream, so it returns there from an overlap row.
+      if (gpu_row) {
+        args.integer("device", track.device);
+        args.integer("stream", track.stream);
+      }
+      return;
+    }
+    const SpanDetail& detail = *found;
     if (detail.external_correlation_id != 0) {
       args.unsigned_integer("External id", detail.external_correlation_id);
     }
     if (detail.correlation_id != 0) args.unsigned_integer("correlation", detail.correlation_id);
     if (detail.kernel != kNoIndex) {
-      const KernelInfo& kernel = trace_.kernels()[detail.kernel];
+      const KernelInfo& kernel = trace().kernels()[detail.kernel];
       args.integer("device", kernel.device);
       args.integer("stream", kernel.stream);
       args.unsigned_integer("registers per thread", kernel.registers_per_thread);
-      args.unsigned_integer("shared memory",
-                            std::uint64_t{kernel.static_shared_bytes} + kernel.dynamic_shared_bytes);
+      args.unsigned_integer(
+          "shared memory", std::uint64_t{kernel.static_shared_bytes} + kernel.dynamic_shared_bytes);
       args.unsigned_integer("static shared memory", kernel.static_shared_bytes);
       args.unsigned_integer("dynamic shared memory", kernel.dynamic_shared_bytes);
       args.list("grid", kernel.grid);
       args.list("block", kernel.block);
     }
+    if (gpu_row && detail.kernel == kNoIndex) {
+      args.integer("device", track.device);
+      args.integer("stream", track.stream);
+    }
     if (detail.copy != kNoIndex) {
-      const CopyInfo& copy = trace_.copies()[detail.copy];
-      if (track.kind == TrackKind::kGpuStream) {
-        args.integer("device", track.device);
-        args.integer("stream", track.stream);
-      }
+      const CopyInfo& copy = trace().copies()[detail.copy];
       args.unsigned_integer("bytes", copy.bytes);
       args.string("copy kind", to_string(copy.direction));
       args.string("src memory", to_string(copy.source));
       args.string("dst memory", to_string(copy.destination));
     }
     if (detail.op != kNoIndex) {
-      const OpInfo& op = trace_.ops()[detail.op];
+      const OpInfo& op = trace().ops()[detail.op];
       ChromeJsonOutput& out = args.field("Input Dims");
       out.raw('[');
       for (std::size_t input = 0; input < op.input_shapes.size(); ++input) {
@@ -275,41 +264,47 @@ class ChromeJsonWriter {
       args.list("tensors read", op.tensors_read);
       args.list("tensors written", op.tensors_written);
     }
-    args.free_form(trace_, trace_.args(detail.args));
+    args.free_form(trace(), trace().args(detail.args));
   }
 
   void write_track(std::uint32_t index) {
-    const Track& track = trace_.track(index);
-    const ChromeRow row = row_of(track);
+    const Track& track = trace().track(index);
+    const ChromeRow& row = rows_->of_track(index);
     const SpanColumns& spans = track.spans();
     for (std::size_t span = 0; span < spans.size(); ++span) {
+      const SpanDetail* detail =
+          spans.detail[span] != kNoIndex ? &trace().span_details()[spans.detail[span]] : nullptr;
+      const std::span<const Arg> free_args =
+          detail != nullptr ? trace().args(detail->args) : std::span<const Arg>{};
       begin_event();
       out_.raw("{\"ph\":\"X\",\"cat\":");
-      out_.string(chrome_category(spans.category[span]));
+      out_.string(category_of(spans.category[span], free_args));
       out_.raw(",\"name\":");
-      out_.string(trace_.string(spans.name[span]));
+      out_.string(trace().string(spans.name[span]));
       out_.raw(',');
-      row_fields(row);
+      row_fields(rows_->of_span(index, static_cast<std::uint32_t>(span)));
       time_field("ts", spans.start[span] - base_time_);
       time_field("dur", spans.end[span] - spans.start[span]);
-      if (spans.detail[span] != kNoIndex) {
-        span_args(trace_.span_details()[spans.detail[span]], track.info());
-      }
+      span_args(detail, track.info());
       out_.raw('}');
     }
     const InstantColumns& instants = track.instants();
     for (std::size_t instant = 0; instant < instants.size(); ++instant) {
+      const std::span<const Arg> args = trace().args(instants.args[instant]);
       begin_event();
-      out_.raw("{\"ph\":\"i\",\"s\":\"t\",\"cat\":");
-      out_.string(chrome_category(instants.category[instant]));
+      out_.raw("{\"ph\":\"i\",\"s\":");
+      // Thread scope unless the source said process or global.
+      out_.string(string_arg(args, kChromeScopeArg).value_or("t"));
+      out_.raw(",\"cat\":");
+      out_.string(category_of(instants.category[instant], args));
       out_.raw(",\"name\":");
-      out_.string(trace_.string(instants.name[instant]));
+      out_.string(trace().string(instants.name[instant]));
       out_.raw(',');
       row_fields(row);
       time_field("ts", instants.time[instant] - base_time_);
       {
-        ArgsWriter args(*this);
-        args.free_form(trace_, trace_.args(instants.args[instant]));
+        ArgsWriter writer(*this, detail_member());
+        writer.free_form(trace(), args);
       }
       out_.raw('}');
     }
@@ -317,7 +312,7 @@ class ChromeJsonWriter {
     for (std::size_t sample = 0; sample < counters.size(); ++sample) {
       begin_event();
       out_.raw("{\"ph\":\"C\",\"name\":");
-      out_.string(trace_.string(track.info().name));
+      out_.string(trace().string(track.info().name));
       out_.raw(',');
       row_fields(row);
       time_field("ts", counters.time[sample] - base_time_);
@@ -326,12 +321,13 @@ class ChromeJsonWriter {
       out_.raw("}}");
     }
     const MemoryColumns& memory = track.memory();
-    for (std::size_t event = 0; event < memory.size(); ++event) write_memory_event(track, row, event);
+    for (std::size_t event = 0; event < memory.size(); ++event)
+      write_memory_event(track, row, event);
   }
 
   void write_memory_event(const Track& track, const ChromeRow& row, std::size_t event) {
     const MemoryColumns& memory = track.memory();
-    const std::string_view pool = trace_.string(track.info().name);
+    const std::string_view pool = trace().string(track.info().name);
     begin_event();
     out_.raw("{\"ph\":\"i\",\"s\":\"t\",\"name\":");
     out_.string(kKinetoMemoryEventName);
@@ -339,7 +335,8 @@ class ChromeJsonWriter {
     row_fields(row);
     time_field("ts", memory.time[event] - base_time_);
     {
-      ArgsWriter args(*this);
+      // Kineto's own args, which memory views read; viewers that key frames ignore instants.
+      ArgsWriter args(*this, "args");
       const std::int32_t device = memory.device[event];
       args.integer("Device Type", device < 0 ? 0 : 1);  // Kineto: 0 CPU, 1 CUDA
       args.integer("Device Id", device);
@@ -351,10 +348,10 @@ class ChromeJsonWriter {
       args.unsigned_integer("Total Reserved", memory.total_reserved[event]);
       args.string(kMemoryPoolArg, pool);
       if (memory.owner_op[event] != kEmptyString) {
-        args.string(kMemoryOpArg, trace_.string(memory.owner_op[event]));
+        args.string(kMemoryOpArg, trace().string(memory.owner_op[event]));
       }
       if (memory.scope[event] != kEmptyString) {
-        args.string(kMemoryScopeArg, trace_.string(memory.scope[event]));
+        args.string(kMemoryScopeArg, trace().string(memory.scope[event]));
       }
     }
     out_.raw("}");
@@ -374,38 +371,55 @@ class ChromeJsonWriter {
     out_.raw("}}");
   }
 
-  void flow_end(const Flow& flow, const EventRef& end, bool is_start) {
-    const Track& track = trace_.track(end.track);
+  void flow_end(const Flow& flow, std::uint64_t arrow, const EventRef& end, bool is_start) {
+    const Track& track = trace().track(end.track);
     begin_event();
     out_.raw(is_start ? "{\"ph\":\"s\",\"id\":" : "{\"ph\":\"f\",\"bp\":\"e\",\"id\":");
-    out_.unsigned_integer(flow.id);
+    out_.unsigned_integer(arrow);
     out_.raw(",\"cat\":");
     out_.string(chrome_flow_category(flow.kind));
     out_.raw(",\"name\":");
     out_.string(chrome_flow_category(flow.kind));
     out_.raw(',');
-    row_fields(row_of(track));
+    row_fields(rows_->of_span(end.track, end.index));
     time_field("ts", track.spans().start[end.index] - base_time_);
-    out_.raw('}');
+    // The id that tied the ends (a correlation id) may repeat across arrows; the "id" above may
+    // not, or viewers that close a flow at its end event lose all but one arrow per launch.
+    out_.raw(",\"args\":{\"correlation\":");
+    out_.unsigned_integer(flow.id);
+    out_.raw("}}");
   }
 
   void write_flow(const Flow& flow) {
     // Chrome flows bind to slices; arrows from instants or samples have no JSON form.
     if (flow.from.kind != EventKind::kSpan || flow.to.kind != EventKind::kSpan) return;
-    flow_end(flow, flow.from, true);
-    flow_end(flow, flow.to, false);
+    const std::uint64_t arrow = ++flows_written_;
+    flow_end(flow, arrow, flow.from, true);
+    flow_end(flow, arrow, flow.to, false);
   }
 
-  const Trace& trace_;
   ChromeJsonOutput out_;
   TimeNs base_time_;
+  ChromeJsonOptions options_;
+  const Trace* trace_ = nullptr;
+  const ChromeRows* rows_ = nullptr;
   bool first_event_ = true;
+  std::uint64_t flows_written_ = 0;
 };
 
 }  // namespace
 
 void write_chrome_json(const Trace& trace, const std::filesystem::path& path) {
-  ChromeJsonWriter(trace, path).write();
+  const ChromeJsonPart part{trace};
+  write_chrome_json(std::span(&part, 1), path, {});
+}
+
+void write_chrome_json(std::span<const ChromeJsonPart> parts, const std::filesystem::path& path,
+                       const ChromeJsonOptions& options) {
+  TimeNs base_time = parts.empty() ? 0 : parts.front().trace.begin_time();
+  for (const ChromeJsonPart& part : parts)
+    base_time = std::min(base_time, part.trace.begin_time());
+  ChromeJsonWriter(path, base_time, options).write(parts);
 }
 
 }  // namespace tscope::trace

@@ -95,9 +95,7 @@ Category category_from_chrome(std::string_view cat, std::string_view name) {
     if (entry.cat != cat) continue;
     const bool may_be_step =
         entry.category == Category::kUserAnnotation || entry.category == Category::kCpuOp;
-    return may_be_step && is_profiler_step(name)
-               ? Category::kStep
-               : entry.category;
+    return may_be_step && is_profiler_step(name) ? Category::kStep : entry.category;
   }
   for (int index = 0; index < kCategoryCount; ++index) {
     const auto category = static_cast<Category>(index);
@@ -152,13 +150,17 @@ std::string kineto_memset_name(MemoryKind kind) {
 }
 
 FlowKind flow_kind_from_chrome(std::string_view cat) {
-  if (cat == "ac2g" || cat == "async_cpu_to_gpu" || cat == "async") return FlowKind::kLaunchToKernel;
+  if (cat == "ac2g" || cat == "async_cpu_to_gpu" || cat == "async")
+    return FlowKind::kLaunchToKernel;
+  if (cat == "fwdbwd") return FlowKind::kForwardBackward;
   if (cat == to_string(FlowKind::kOpToKernel)) return FlowKind::kOpToKernel;
   return FlowKind::kOther;
 }
 
 std::string_view chrome_flow_category(FlowKind kind) {
-  return kind == FlowKind::kLaunchToKernel ? "ac2g" : to_string(kind);
+  if (kind == FlowKind::kLaunchToKernel) return "ac2g";
+  if (kind == FlowKind::kForwardBackward) return "fwdbwd";
+  return to_string(kind);
 }
 
 }  // namespace tscope::trace

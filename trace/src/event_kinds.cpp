@@ -96,6 +96,8 @@ std::string_view to_string(FlowKind kind) {
       return "op_to_kernel";
     case FlowKind::kOther:
       return "other";
+    case FlowKind::kForwardBackward:
+      return "forward_backward";
   }
   return "unknown";
 }

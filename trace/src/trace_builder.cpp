@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "tscope/trace/errors.h"
@@ -443,6 +444,38 @@ void TraceBuilder::link_correlated_events() {
     }
     return nullptr;
   };
+  const auto span_of = [this](EventRef ref) {
+    const SpanColumns& spans = trace_.tracks_[ref.track].spans_;
+    return std::make_pair(spans.start[ref.index], spans.end[ref.index]);
+  };
+  // The op that ran a GPU activity encloses the call that launched it. Older Kineto traces reuse
+  // "External id" numbers across unrelated events (a kernel's External id equal to its
+  // correlation, say), so an op with the right id elsewhere in time is not the one; without a
+  // known launch, the op must at least start before the activity.
+  const auto running_op = [&](const std::vector<HostSpan>& candidates, std::uint32_t process,
+                              const HostSpan* launch, EventRef target) -> const HostSpan* {
+    const HostSpan* best = nullptr;
+    TimeNs best_start = std::numeric_limits<TimeNs>::min();
+    for (const HostSpan& candidate : candidates) {
+      const auto [start, end] = span_of(candidate.ref);
+      bool fits = false;
+      if (launch != nullptr) {
+        const auto [launch_start, launch_end] = span_of(launch->ref);
+        // Same process, not same track: our profiler keeps CUDA API calls on a row of their
+        // own beside the thread's ops.
+        fits = candidate.process == launch->process && start <= launch_start && launch_end <= end;
+      } else {
+        fits = candidate.process == process && start <= span_of(target).first;
+      }
+      // The innermost op that fits: the latest start.
+      if (fits && (best == nullptr || start > best_start)) {
+        best = &candidate;
+        best_start = start;
+      }
+    }
+    return best;
+  };
+  std::vector<Flow> linked;
   for (std::uint32_t track = 0; track < trace_.tracks_.size(); ++track) {
     const Track& gpu = trace_.tracks_[track];
     if (gpu.info_.kind != TrackKind::kGpuStream) continue;
@@ -451,20 +484,32 @@ void TraceBuilder::link_correlated_events() {
       if (detail == kNoIndex || !is_gpu_activity(gpu.spans_.category[span])) continue;
       const SpanDetail& info = trace_.span_details_[detail];
       const EventRef target{EventKind::kSpan, track, span};
+      const HostSpan* launch = nullptr;
       if (const auto found = launches.find(info.correlation_id); found != launches.end()) {
-        if (const HostSpan* launch = pick(found->second, gpu.info_.process)) {
-          trace_.flows_.push_back(
-              {FlowKind::kLaunchToKernel, info.correlation_id, launch->ref, target});
+        launch = pick(found->second, gpu.info_.process);
+        if (launch != nullptr) {
+          linked.push_back({FlowKind::kLaunchToKernel, info.correlation_id, launch->ref, target});
         }
       }
       if (const auto found = ops.find(info.external_correlation_id); found != ops.end()) {
-        if (const HostSpan* op = pick(found->second, gpu.info_.process)) {
-          trace_.flows_.push_back(
-              {FlowKind::kOpToKernel, info.external_correlation_id, op->ref, target});
+        if (const HostSpan* op = running_op(found->second, gpu.info_.process, launch, target)) {
+          linked.push_back({FlowKind::kOpToKernel, info.external_correlation_id, op->ref, target});
         }
       }
     }
   }
+  // Correlation ids name both ends exactly; a flow event in the file only binds by time, which
+  // picks a zero-length neighbour that starts at the same microsecond. Where both exist for one
+  // activity, the correlation's wins.
+  std::unordered_set<std::uint64_t> linked_targets[2];
+  for (const Flow& flow : linked) {
+    linked_targets[flow.kind == FlowKind::kOpToKernel].insert(flow.to.pack());
+  }
+  std::erase_if(trace_.flows_, [&](const Flow& flow) {
+    if (flow.kind != FlowKind::kLaunchToKernel && flow.kind != FlowKind::kOpToKernel) return false;
+    return linked_targets[flow.kind == FlowKind::kOpToKernel].contains(flow.to.pack());
+  });
+  trace_.flows_.insert(trace_.flows_.end(), linked.begin(), linked.end());
 }
 
 Trace TraceBuilder::finalize(const FinalizeOptions& options) {

@@ -27,8 +27,8 @@ std::string kineto_copy_name(const CopyInfo& copy);
 std::string kineto_memset_name(MemoryKind kind);
 
 // Flow kind of a flow category: Kineto's "ac2g", the older "async_cpu_to_gpu" and the 2021
-// schema's "async" tie a runtime launch to the GPU activity it started; our writer names the
-// other kinds after FlowKind.
+// schema's "async" tie a runtime launch to the GPU activity it started; "fwdbwd" ties a forward
+// op to its backward op; our writer names the other kinds after FlowKind.
 FlowKind flow_kind_from_chrome(std::string_view cat);
 std::string_view chrome_flow_category(FlowKind kind);
 
@@ -41,5 +41,17 @@ inline constexpr std::string_view kMemoryScopeArg = "Scope";
 // Category of the allocator-total counters the writer derives from memory events for viewers;
 // the reader skips them because the memory events themselves carry the same totals.
 inline constexpr std::string_view kMemoryCounterCategory = "tscope.memory_totals";
+
+// Chrome fields the model has no column for, kept as args by the reader and written back as the
+// fields by the writer: the "cat" of an event whose Category is kOther ("Trace", "overhead",
+// "cuda_profiler_range"), and an instant's scope when it is not the thread ("g", "p").
+inline constexpr std::string_view kChromeCategoryArg = "chrome.cat";
+inline constexpr std::string_view kChromeScopeArg = "chrome.scope";
+// The member that holds an event's args when the writer keeps them out of "args"
+// (ChromeDetailPlacement::kSeparate); the reader takes it as the args.
+inline constexpr std::string_view kChromeSeparateArgsMember = "tscopeArgs";
+// The writer puts spans of a track that overlap without nesting on extra rows named
+// "<track><suffix>" in the same process; the reader takes them back to the track.
+inline constexpr std::string_view kChromeOverlapRowSuffix = " (overlapping)";
 
 }  // namespace tscope::trace

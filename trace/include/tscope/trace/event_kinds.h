@@ -41,7 +41,9 @@ enum class CopyDirection : std::uint8_t {
 
 enum class MemoryKind : std::uint8_t { kUnknown, kPageable, kPinned, kDevice, kManaged };
 
-enum class FlowKind : std::uint8_t { kLaunchToKernel, kOpToKernel, kOther };
+// kForwardBackward (a forward op to its backward op, Kineto's "fwdbwd") comes last so that the
+// values .tsc files already hold keep their meaning.
+enum class FlowKind : std::uint8_t { kLaunchToKernel, kOpToKernel, kOther, kForwardBackward };
 
 enum class MemoryAction : std::uint8_t { kAlloc, kFree };
 

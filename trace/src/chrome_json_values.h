@@ -1,0 +1,57 @@
+#pragma once
+// Conversions of simdjson DOM values as the Chrome JSON importer reads them: integers that may be
+// written as doubles or numeric strings, microsecond times to integer nanoseconds, flow and async
+// ids, launch dimensions and id lists, and the enum names our writer uses.
+
+#include <simdjson.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "tscope/trace/event_kinds.h"
+#include "tscope/trace/records.h"
+
+namespace tscope::trace::chrome_json {
+
+namespace dom = simdjson::dom;
+
+// Copy out of simdjson's result wrapper: a range-for over a temporary wrapper's value dangles.
+// Callers check the element's type first.
+dom::array array_of(dom::element value);
+dom::object object_of(dom::element value);
+
+// Integers, whole doubles and numeric strings ("tid": "25738" in Kineto); nullopt beyond int64.
+std::optional<std::int64_t> as_integer(dom::element value);
+std::optional<double> as_double(dom::element value);
+// The text of a string value, empty for any other type.
+std::string_view as_string(dom::element value);
+std::uint64_t non_negative(const std::optional<std::int64_t>& value);
+
+// Below 2^32 µs (about 72 minutes) a double's spacing is under a thousandth of a nanosecond, so
+// rounding it gives the written nanoseconds; times beyond that are read from their text.
+inline constexpr double kExactDoubleMicros = 4294967296.0;
+
+// Chrome times are microseconds, integral or with nanosecond decimals; `text` is the number as
+// written, when the document needed it (see ChromeEventTimeTokens).
+std::optional<TimeNs> micros_to_ns(dom::element value, std::string_view text);
+
+// Flow and async ids: numbers, or strings such as "0xaf7df77f7a3195dd".
+std::optional<std::uint64_t> event_id(dom::element value);
+
+// A CUDA grid or block "[x, y, z]"; missing axes are 1.
+std::array<std::uint32_t, 3> dim3(dom::element value);
+std::vector<std::uint64_t> id_list(dom::element value);
+
+// The enum value whose to_string() is `text`.
+template <typename Enum, int kCount>
+std::optional<Enum> enum_from_string(std::string_view text) {
+  for (int index = 0; index < kCount; ++index) {
+    if (to_string(static_cast<Enum>(index)) == text) return static_cast<Enum>(index);
+  }
+  return std::nullopt;
+}
+
+}  // namespace tscope::trace::chrome_json
