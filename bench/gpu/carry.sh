@@ -5,8 +5,9 @@
 #
 # The carry folder holds bin/ (the programs without debug information), lib/ (what they load
 # except the C library, the driver and the CUDA libraries) and data/fashion-mnist (the training
-# set, for the engine's GPU training). cuBLAS, cuBLASLt and cuDNN (over 1 GiB together) are not
-# carried: the machine's CUDA 13 toolkit or PyTorch's nvidia wheels provide them.
+# set, for the engine's GPU training). cuBLAS, cuBLASLt, cuDNN and NCCL (over 1 GiB together) are
+# not carried: the machine's CUDA 13 toolkit or PyTorch's nvidia wheels provide them (NCCL is
+# loaded at run time, as libnccl.so.2).
 
 # The programs of every device check, relative to a build folder. The library goes to lib/.
 carry_programs=(
@@ -16,6 +17,7 @@ carry_programs=(
   bin/train_fashion_mnist
   lib/libtscope_inject.so
   tests/profiler/profiler_cupti_tests
+  tests/distributed/distributed_nccl_tests
 )
 
 # pack_carry BUILD_DIR CARRY_DIR: fills CARRY_DIR from the build. The programs' RPATH becomes

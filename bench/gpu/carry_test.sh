@@ -110,6 +110,8 @@ check "the hidden libsimdjson comes from the carry" from_carry 'libsimdjson\.so\
 check "the hidden OpenBLAS comes from the carry" from_carry 'libopenblas\.so\.0'
 check "the engine half starts" contains "== engine: CUDA tests and benchmarks"
 check "the engine half runs its tests" bash -c 'grep -Eq "^engine_cuda_tests +\| [0-9]+ passed" <<<"$1"' _ "$output"
+check "the engine half runs the NCCL group's tests" \
+  bash -c 'grep -Eq "^distributed_nccl_tests +\| [0-9]+ passed" <<<"$1"' _ "$output"
 check "the engine half finds all carried libraries" \
   bash -c 'grep -Eq "^carried programs load +\| [0-9]+ programs, 0 missing libraries .*PASS" <<<"$1"' _ "$output"
 check "the CUPTI half starts" contains "== profiler: CUPTI capture"

@@ -6,7 +6,9 @@
 #      `tscope doctor` must find a device;
 #   2. engine_cuda_tests: every CUDA kernel and gradient against its CPU reference, the device
 #      allocator, pinned copies (must all pass, none skipped);
-#   3. bench_gpu_engine: matmul against cuBLAS called directly (target: at least 90%), elementwise
+#   3. distributed_nccl_tests: a world-of-one NCCL group's collectives on the GPU and their
+#      `nccl:*` ranges in a trace (needs the machine's libnccl.so.2);
+#   4. bench_gpu_engine: matmul against cuBLAS called directly (target: at least 90%), elementwise
 #      add against a device-to-device copy on 256 MiB tensors (target: at least 80%), the fused
 #      linear + ReLU against the two ops, the CNN training step on the GPU against the CPU.
 # Prints one table; the logs and the raw JSON stay under $OUT. Exits non-zero when any row fails,
@@ -27,7 +29,8 @@ if [[ -n ${TSCOPE_BUILD_DIR:-} ]] && command -v cmake >/dev/null; then
   cmake -S "$repo" -B "$TSCOPE_BUILD_DIR" -G Ninja -DTSCOPE_GUI=OFF -DCMAKE_CUDA_ARCHITECTURES=90-real \
     >"$out/configure.log" 2>&1
   cmake --build "$TSCOPE_BUILD_DIR" --target engine_cuda_tests bench_gpu_engine tscope \
-    train_fashion_mnist tscope_inject profiler_cupti_tests >"$out/build.log" 2>&1
+    train_fashion_mnist tscope_inject profiler_cupti_tests distributed_nccl_tests \
+    >"$out/build.log" 2>&1
   carry=$TSCOPE_BUILD_DIR/gpu-carry
   pack_carry "$TSCOPE_BUILD_DIR" "$carry" >"$out/bundle.log"
   built="built in $TSCOPE_BUILD_DIR"
@@ -49,17 +52,21 @@ tests_status=0
 run_carried "$carry/bin/engine_cuda_tests" --gtest_output="json:$out/tests.json" >"$out/tests.log" 2>&1 ||
   tests_status=$?
 
-# 3. Benchmarks.
+nccl_status=0
+run_carried "$carry/bin/distributed_nccl_tests" --gtest_output="json:$out/nccl_tests.json" \
+  >"$out/nccl_tests.log" 2>&1 || nccl_status=$?
+
+# 4. Benchmarks.
 bench_status=0
 run_carried "$carry/bin/bench_gpu_engine" --benchmark_min_time="${MIN_TIME:-0.3}" \
   --benchmark_out="$out/bench.json" --benchmark_out_format=json >"$out/bench.log" 2>&1 ||
   bench_status=$?
 
-python3 - "$out" "$built" "$tests_status" "$bench_status" "${#programs[@]}" <<'PY'
+python3 - "$out" "$built" "$tests_status" "$bench_status" "${#programs[@]}" "$nccl_status" <<'PY'
 import json, os, sys
 
 out, built, tests_status, bench_status = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-programs = int(sys.argv[5])
+programs, nccl_status = int(sys.argv[5]), int(sys.argv[6])
 rows = [("build", built, "-", "-", "ok")]
 missing = open(os.path.join(out, "missing_libraries.txt")).read().split("\n")
 missing = [line.strip() for line in missing if line.strip()]
@@ -69,22 +76,26 @@ rows.append(("carried programs load", f"{programs} programs, {len(missing)} miss
 gpu = open(os.path.join(out, "gpu.txt")).read().strip()
 rows.append(("GPU", gpu or "?", "-", "a device", "FAIL" if gpu.startswith("no device") else "PASS"))
 
-try:
-    tests = json.load(open(os.path.join(out, "tests.json")))
-    cases = [case for suite in tests["testsuites"] for case in suite["testsuite"]]
+def test_row(label, results, status, log):
+    try:
+        tests = json.load(open(os.path.join(out, results)))
+        cases = [case for suite in tests["testsuites"] for case in suite["testsuite"]]
+    except (OSError, ValueError, KeyError) as error:
+        rows.append((label, f"no result ({error}); exit {status}", "-", "all pass", "FAIL"))
+        return
     failed = sum(1 for case in cases if case.get("failures"))
     skipped = sum(1 for case in cases if case.get("result") == "SKIPPED")
     passed = len(cases) - failed - skipped
-    verdict = "PASS" if failed == 0 and tests_status == 0 else "FAIL"
+    verdict = "PASS" if failed == 0 and status == 0 else "FAIL"
     # On a GPU machine only the checks for machines without a device may skip.
     device_skips = sum(1 for case in cases if case.get("result") == "SKIPPED"
                        and not case["classname"].startswith("CudaWithoutDevice"))
     if device_skips:
-        verdict = "FAIL (device tests skipped: tests.log)"
-    rows.append(("engine_cuda_tests", f"{passed} passed, {failed} failed, {skipped} skipped",
-                 "-", "all pass", verdict))
-except (OSError, ValueError, KeyError) as error:
-    rows.append(("engine_cuda_tests", f"no result ({error}); exit {tests_status}", "-", "all pass", "FAIL"))
+        verdict = f"FAIL (device tests skipped: {log})"
+    rows.append((label, f"{passed} passed, {failed} failed, {skipped} skipped", "-", "all pass", verdict))
+
+test_row("engine_cuda_tests", "tests.json", tests_status, "tests.log")
+test_row("distributed_nccl_tests", "nccl_tests.json", nccl_status, "nccl_tests.log")
 
 def benchmarks():
     try:
