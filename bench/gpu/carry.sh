@@ -44,6 +44,13 @@ pack_carry() {
       grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libcuda|libnvidia-[^/]*|libcublas[^/]*|libcudart[^/]*|libcudnn[^/]*)\.so' |
       xargs -r cp -Ln -t "$carry/lib/"
   done
+  # A carried library with a DT_RUNPATH of its own (OpenMPI's, naming its Debian folder) would
+  # look for its dependencies there and not through the programs' RPATH: point it at the carry.
+  for copy in "$carry"/lib/*; do
+    if [[ -n $(patchelf --print-rpath "$copy" 2>/dev/null) ]]; then
+      patchelf --force-rpath --set-rpath '$ORIGIN' "$copy"
+    fi
+  done
   # CUPTI is loaded at run time, so ldd does not list it; it is small and matches the headers the
   # profiler was built with.
   cp -Ln /usr/local/cuda/lib64/libcupti.so.* "$carry/lib/" 2>/dev/null || true
