@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "fashion_mnist/auto_batch.h"
 #include "fashion_mnist/blurred_dataset.h"
 #include "fashion_mnist/models.h"
 #include "fashion_mnist/training.h"
@@ -58,6 +60,7 @@ struct Settings {
   bool keep_step_outputs = false;
   std::string device_name = "auto";
   bool pin_memory = false;
+  bool auto_batch = false;
 };
 
 std::unique_ptr<tscope::engine::optim::Optimizer> make_optimizer(
@@ -115,39 +118,56 @@ int train(const Settings& settings) {
   engine::to_device(*model, device);
   auto optimizer = make_optimizer(settings, model->parameters());
 
-  const auto batch_size = static_cast<std::size_t>(settings.batch_size);
-  const examples::BlurredDataset blurred_train_set(train_set, settings.decode_passes);
-  examples::BatchLoader train_loader(blurred_train_set, {.batch_size = batch_size,
-                                                 .shuffle = true,
-                                                 .seed = settings.seed,
-                                                 .num_workers = settings.workers,
-                                                 .pin_memory = settings.pin_memory});
-  examples::BatchLoader test_loader(test_set, {.batch_size = 1000,
-                                               .shuffle = false,
-                                               .num_workers = settings.workers});
-
-  fmt::print("model {} ({} parameters) on {}, {} training and {} test images, batch {}, {} workers\n",
-             settings.model_name, model->parameter_count(), device.to_string(),
-             train_set.size(), test_set.size(), settings.batch_size, settings.workers);
   examples::StepBudget budget{.max_steps = settings.steps};
   double accuracy = 0.0;
   double training_seconds = 0.0;
   std::int64_t images = 0;
   const auto start = std::chrono::steady_clock::now();
-  for (int epoch = 1; epoch <= settings.epochs && !budget.exhausted(); ++epoch) {
-    const examples::EpochStats stats =
-        examples::train_epoch(*model, *optimizer, train_loader, budget,
-                              {.device = device,
-                               .non_blocking_copies = settings.pin_memory,
-                               .keep_step_outputs = settings.keep_step_outputs});
-    accuracy = examples::evaluate(*model, test_loader, device);
-    training_seconds += stats.seconds;
-    images += stats.images;
+  // One try at a batch size: its loaders and epochs. A try cut short by out of memory leaves the
+  // model and optimizer as they were, so --auto-batch can try again at a smaller batch.
+  const auto train_at = [&](std::int64_t batch) {
+    const auto batch_size = static_cast<std::size_t>(batch);
+    const examples::BlurredDataset blurred_train_set(train_set, settings.decode_passes);
+    examples::BatchLoader train_loader(blurred_train_set, {.batch_size = batch_size,
+                                                           .shuffle = true,
+                                                           .seed = settings.seed,
+                                                           .num_workers = settings.workers,
+                                                           .pin_memory = settings.pin_memory});
+    // Test batches no larger than the training batch: a batch that trains also evaluates.
+    examples::BatchLoader test_loader(test_set,
+                                      {.batch_size = std::min<std::size_t>(1000, batch_size),
+                                       .shuffle = false,
+                                       .num_workers = settings.workers});
+
     fmt::print(
-        "epoch {}: {} steps, loss {:.4f}, {:.0f} images/s ({:.1f} s), test accuracy {:.2f}%\n",
-        epoch, stats.step_losses.size(), stats.mean_loss(), stats.images_per_second(),
-        stats.seconds, 100.0 * accuracy);
-    std::fflush(stdout);
+        "model {} ({} parameters) on {}, {} training and {} test images, batch {}, {} workers\n",
+        settings.model_name, model->parameter_count(), device.to_string(), train_set.size(),
+        test_set.size(), batch, settings.workers);
+    for (int epoch = 1; epoch <= settings.epochs && !budget.exhausted(); ++epoch) {
+      const examples::EpochStats stats =
+          examples::train_epoch(*model, *optimizer, train_loader, budget,
+                                {.device = device,
+                                 .non_blocking_copies = settings.pin_memory,
+                                 .keep_step_outputs = settings.keep_step_outputs});
+      accuracy = examples::evaluate(*model, test_loader, device);
+      training_seconds += stats.seconds;
+      images += stats.images;
+      fmt::print(
+          "epoch {}: {} steps, loss {:.4f}, {:.0f} images/s ({:.1f} s), test accuracy {:.2f}%\n",
+          epoch, stats.step_losses.size(), stats.mean_loss(), stats.images_per_second(),
+          stats.seconds, 100.0 * accuracy);
+      std::fflush(stdout);
+    }
+  };
+  if (settings.auto_batch) {
+    const std::int64_t fitted = examples::run_halving_batch_on_oom(
+        settings.batch_size, train_at, [](const engine::OutOfMemory& error, std::int64_t next) {
+          fmt::print("{}; retrying with batch {}\n", error.what(), next);
+          std::fflush(stdout);
+        });
+    fmt::print("auto batch: {} fits\n", fitted);
+  } else {
+    train_at(settings.batch_size);
   }
   const double wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -214,6 +234,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   app.add_flag("--pin-memory", settings.pin_memory,
                "load batches into pinned host memory and copy them to the GPU asynchronously");
+  app.add_flag("--auto-batch", settings.auto_batch,
+               "on out of memory, halve the batch and try again until the steps complete");
   app.add_flag("--keep-step-outputs", settings.keep_step_outputs,
                "keep every step's logits with their autograd graph until the epoch ends (a leak)");
 

@@ -279,6 +279,56 @@ TEST(CachingAllocator, OutOfMemoryAndEveryBlockAreRecordedInTheTrace) {
   EXPECT_EQ(reserved_after_each, (std::vector<std::uint64_t>{12 * kMegabyte, 12 * kMegabyte}));
 }
 
+TEST(CachingAllocator, FragmentedOutOfMemoryRecordsTheLargestFreeBlockAndTheSegmentLayout) {
+  const std::filesystem::path output =
+      std::filesystem::temp_directory_path() /
+      ("caching_allocator_fragmented_" + std::to_string(::getpid()) + ".tsc");
+  CachingAllocator allocator = make_allocator();
+  allocator.set_capacity(20 * kMegabyte);
+  profiler::Session session({.output = output, .sample_process_counters = false});
+  session.start();
+  // Three 4 MiB blocks cut from one 20 MiB segment; freeing the outer two leaves 16 MiB free in
+  // holes of 4 and 12 MiB, so a 14 MiB request finds room in total but in no one block.
+  void* first = allocator.allocate(4 * kMegabyte);
+  void* middle = allocator.allocate(4 * kMegabyte);
+  void* last = allocator.allocate(4 * kMegabyte);
+  allocator.deallocate(first, 4 * kMegabyte);
+  allocator.deallocate(last, 4 * kMegabyte);
+  {
+    const CurrentOpScope outer("conv2d");
+    const CurrentOpScope inner("im2col");
+    EXPECT_THROW(allocator.allocate(14 * kMegabyte), DeviceOutOfMemory);
+  }
+  allocator.deallocate(middle, 4 * kMegabyte);
+  session.stop();
+  const trace::Trace recorded = trace::load_trace(output);
+  std::filesystem::remove(output);
+
+  const auto oom = instant_arguments(recorded, "out of memory");
+  EXPECT_EQ(oom.at("allocated_bytes"), static_cast<std::int64_t>(4 * kMegabyte));
+  EXPECT_EQ(oom.at("reserved_bytes"), static_cast<std::int64_t>(20 * kMegabyte));
+  EXPECT_EQ(oom.at("largest_free_block_bytes"), static_cast<std::int64_t>(12 * kMegabyte));
+  const auto segment = instant_arguments(recorded, CachingAllocator::kSegmentInstantName);
+  EXPECT_EQ(segment.at("segment_bytes"), static_cast<std::int64_t>(20 * kMegabyte));
+  EXPECT_EQ(segment.at("allocated_bytes"), static_cast<std::int64_t>(4 * kMegabyte));
+  EXPECT_EQ(segment.at("largest_free_bytes"), static_cast<std::int64_t>(12 * kMegabyte));
+  EXPECT_EQ(segment.at("blocks"), 3);
+}
+
+TEST(CachingAllocator, OutOfMemoryNamesTheOutermostOpAndTheKernelThatAsked) {
+  CachingAllocator allocator = make_allocator();
+  allocator.set_capacity(kMegabyte);
+  const CurrentOpScope outer("conv2d");
+  const CurrentOpScope inner("im2col");
+  try {
+    allocator.allocate(4 * kMegabyte);
+    FAIL() << "a request past the cap was served";
+  } catch (const DeviceOutOfMemory& error) {
+    EXPECT_EQ(error.requesting_op(), "conv2d");
+    EXPECT_EQ(error.inner_op(), "im2col");
+  }
+}
+
 TEST(CachingAllocator, OutOfMemoryLeavesTheAllocatorUsable) {
   CachingAllocator allocator = make_allocator();
   allocator.set_capacity(2 * kMegabyte);
