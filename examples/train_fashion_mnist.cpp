@@ -61,6 +61,7 @@ struct Settings {
   std::string device_name = "auto";
   bool pin_memory = false;
   bool auto_batch = false;
+  bool evaluate = true;
 };
 
 std::unique_ptr<tscope::engine::optim::Optimizer> make_optimizer(
@@ -149,7 +150,7 @@ int train(const Settings& settings) {
                                 {.device = device,
                                  .non_blocking_copies = settings.pin_memory,
                                  .keep_step_outputs = settings.keep_step_outputs});
-      accuracy = examples::evaluate(*model, test_loader, device);
+      if (settings.evaluate) accuracy = examples::evaluate(*model, test_loader, device);
       training_seconds += stats.seconds;
       images += stats.images;
       fmt::print(
@@ -236,6 +237,8 @@ int main(int argc, char** argv) {
                "load batches into pinned host memory and copy them to the GPU asynchronously");
   app.add_flag("--auto-batch", settings.auto_batch,
                "on out of memory, halve the batch and try again until the steps complete");
+  app.add_flag("!--no-eval", settings.evaluate,
+               "skip the test-set evaluation after each epoch (short runs that probe memory or speed)");
   app.add_flag("--keep-step-outputs", settings.keep_step_outputs,
                "keep every step's logits with their autograd graph until the epoch ends (a leak)");
 

@@ -23,6 +23,10 @@ struct StepDemand {
   bool failed = false;     // an out-of-memory event cut it short
   double peak_bytes = 0;   // complete: the peak of live bytes; failed: live bytes + the request
   double fixed_bytes = 0;  // the part of peak_bytes that does not scale with the batch
+  // Input batches alive at the peak, and the most alive at any moment of the step: how many
+  // batches the loader holds ready varies with its timing, so a fit counts the most.
+  double input_bytes_at_peak = 0;
+  double input_bytes_max = 0;
 };
 
 struct BatchFit {

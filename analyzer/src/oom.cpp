@@ -5,11 +5,11 @@
 #include <map>
 #include <string>
 
-#include "allocation_category.h"
 #include "batch_fit.h"
 #include "device_memory.h"
 #include "memory_replay.h"
 #include "oom_events.h"
+#include "tscope/analyzer/allocation_category.h"
 #include "tscope/analyzer/units.h"
 
 namespace tscope::analyzer {
@@ -162,8 +162,8 @@ void add_batch_fit(Finding& finding, const BatchFit& fit, std::optional<double> 
     if (failing_batch)
       text += " (it failed at " + std::to_string(static_cast<std::int64_t>(*failing_batch)) + ")";
     text += ": " + bytes_text(fit.fixed_bytes) + " fixed + " + bytes_text(fit.per_sample_bytes) +
-            " per sample, " + (fit.is_bound ? "a bound" : "a fit") + " from " + fit.derivation +
-            ". ";
+            " per sample, " + (fit.is_bound ? "an upper bound, since " : "a fit from ") +
+            fit.derivation + ". ";
   }
   if (fit.is_bound) {
     text += "Run with --auto-batch (or several batch sizes) for complete steps and a fit. ";
@@ -255,9 +255,7 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
                         " is larger than the whole " + limit + " limit";
         explanation =
             "The request alone exceeds the limit, so no freeing can make room: only a smaller "
-            "batch (or "
-            "a smaller " +
-            (op.empty() ? std::string("op") : op) + ") can. ";
+            "batch can. ";
         break;
       case OomCase::kFragmented:
         finding.title = "Out of memory: a request of " + request + " by " + asker + " finds " +

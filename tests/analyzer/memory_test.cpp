@@ -154,8 +154,8 @@ TEST(MemoryTest, OomWithFreeButFragmentedCacheComparesTheLargestFreeBlockWithThe
 }
 
 // What halving on out of memory leaves in a trace: a step at batch 256 cut short, then two
-// complete steps at 128 whose peak is 1 MiB of parameters, 1 MiB of gradient of a parameter's size
-// and 25 MiB of batch-sized activations.
+// complete steps at 128 whose peak is 1 MiB of parameters, 1 MiB of a parameter's gradient (kept
+// until the next step's zero_grad) and 25 MiB of batch-sized activations.
 SyntheticTrace halved_batch_trace() {
   SyntheticTrace trace;
   trace.memory(kMs, MemoryAction::kAlloc, 0x10, kMiB, "empty", "");
@@ -171,10 +171,9 @@ SyntheticTrace halved_batch_trace() {
     trace.memory(start + 2 * kMs, MemoryAction::kAlloc, address + 1, 15 * kMiB, "matmul",
                  "forward");
     trace.memory(start + 3 * kMs, MemoryAction::kAlloc, address + 2, kMiB, "matmul", "backward");
-    for (std::uint64_t block = 0; block < 3; ++block) {
-      trace.memory(start + 5 * kMs, MemoryAction::kFree, address + block,
-                   block == 2 ? kMiB : (10 + 5 * block) * kMiB, "", "");
-    }
+    trace.memory(start + 5 * kMs, MemoryAction::kFree, address, 10 * kMiB, "", "");
+    trace.memory(start + 5 * kMs, MemoryAction::kFree, address + 1, 15 * kMiB, "", "");
+    trace.memory(start + 10 * kMs + kMs / 2, MemoryAction::kFree, address + 2, kMiB, "", "");
     address += 3;
   }
   return trace;
