@@ -51,11 +51,12 @@ struct Block {
   std::uint32_t key;
 };
 
-// Replays allocations and frees in order, calling `visit(position, key, signed bytes)` for each
-// change; a free counts against the key its allocation had (the op running at a free is another).
-template <typename Visit>
+// Replays allocations and frees in order, calling `change(key, signed bytes)` for each change and
+// `done(position)` after each event; a free counts against the key its allocation had (the op
+// running at a free is another).
+template <typename Change, typename Done>
 void replay(const trace::Trace& trace, const std::vector<MemoryEvent>& order,
-            MemoryGrouping grouping, Visit&& visit) {
+            MemoryGrouping grouping, Change&& change, Done&& done) {
   std::unordered_map<std::uint32_t, std::unordered_map<std::uint64_t, Block>> live;
   for (std::size_t position = 0; position < order.size(); ++position) {
     const MemoryEvent& event = order[position];
@@ -63,16 +64,16 @@ void replay(const trace::Trace& trace, const std::vector<MemoryEvent>& order,
     auto& pool = live[event.track];
     const std::uint64_t address = memory.address[event.index];
     if (const auto found = pool.find(address); found != pool.end()) {
-      visit(position, found->second.key, -static_cast<std::int64_t>(found->second.bytes));
+      change(found->second.key, -static_cast<std::int64_t>(found->second.bytes));
       pool.erase(found);
     }
     if (memory.action[event.index] == trace::MemoryAction::kAlloc) {
       const std::uint32_t key =
           key_of(trace, grouping, memory.owner_op[event.index], memory.scope[event.index]);
       pool.emplace(address, Block{memory.bytes[event.index], key});
-      visit(position, key, static_cast<std::int64_t>(memory.bytes[event.index]));
+      change(key, static_cast<std::int64_t>(memory.bytes[event.index]));
     }
-    visit(position, 0, 0);  // the event itself is done
+    done(position);
   }
 }
 
@@ -98,17 +99,22 @@ MemoryTimeline::MemoryTimeline(const trace::Trace& trace, MemoryGrouping groupin
   // The peak first, then each key's bytes there: the groups shown are the peak's largest.
   std::int64_t total = 0;
   std::size_t peak_position = 0;
-  replay(trace, order, grouping, [&](std::size_t position, std::uint32_t, std::int64_t bytes) {
-    total += bytes;
-    if (bytes == 0 && static_cast<std::uint64_t>(total) > peak_bytes_) {
-      peak_bytes_ = static_cast<std::uint64_t>(total);
-      peak_position = position;
-    }
-  });
+  replay(
+      trace, order, grouping, [&](std::uint32_t, std::int64_t bytes) { total += bytes; },
+      [&](std::size_t position) {
+        if (static_cast<std::uint64_t>(total) > peak_bytes_) {
+          peak_bytes_ = static_cast<std::uint64_t>(total);
+          peak_position = position;
+        }
+      });
   std::unordered_map<std::uint32_t, std::int64_t> at_peak;
-  replay(trace, order, grouping, [&](std::size_t position, std::uint32_t key, std::int64_t bytes) {
-    if (position <= peak_position) at_peak[key] += bytes;
-  });
+  std::size_t position_now = 0;
+  replay(
+      trace, order, grouping,
+      [&](std::uint32_t key, std::int64_t bytes) {
+        if (position_now <= peak_position) at_peak[key] += bytes;
+      },
+      [&](std::size_t position) { position_now = position + 1; });
   std::vector<std::pair<std::int64_t, std::uint32_t>> ranked;
   for (const auto& [key, bytes] : at_peak) {
     if (bytes > 0) ranked.emplace_back(bytes, key);
@@ -125,21 +131,21 @@ MemoryTimeline::MemoryTimeline(const trace::Trace& trace, MemoryGrouping groupin
   totals_.reserve(order.size());
   std::vector<std::uint64_t> stack(group_names_.size(), 0);
   std::uint64_t live = 0;
-  replay(trace, order, grouping, [&](std::size_t position, std::uint32_t key, std::int64_t bytes) {
-    if (bytes != 0) {
-      const auto group = static_cast<std::uint8_t>(group_of(key));
-      stack[group] = static_cast<std::uint64_t>(static_cast<std::int64_t>(stack[group]) + bytes);
-      live = static_cast<std::uint64_t>(static_cast<std::int64_t>(live) + bytes);
-      delta_group_.push_back(group);
-      delta_bytes_.push_back(bytes);
-      return;
-    }
-    (void)position;
-    times_.push_back(order[times_.size()].time);
-    totals_.push_back(live);
-    delta_begin_.push_back(static_cast<std::uint32_t>(delta_group_.size()));
-    if (times_.size() % kCheckpointEvery == 0) checkpoints_.push_back(stack);
-  });
+  replay(
+      trace, order, grouping,
+      [&](std::uint32_t key, std::int64_t bytes) {
+        const auto group = static_cast<std::uint8_t>(group_of(key));
+        stack[group] = static_cast<std::uint64_t>(static_cast<std::int64_t>(stack[group]) + bytes);
+        live = static_cast<std::uint64_t>(static_cast<std::int64_t>(live) + bytes);
+        delta_group_.push_back(group);
+        delta_bytes_.push_back(bytes);
+      },
+      [&](std::size_t position) {
+        times_.push_back(order[position].time);
+        totals_.push_back(live);
+        delta_begin_.push_back(static_cast<std::uint32_t>(delta_group_.size()));
+        if (times_.size() % kCheckpointEvery == 0) checkpoints_.push_back(stack);
+      });
   peak_time_ = times_[peak_position];
   for (std::size_t width = 2, level = 0; width <= totals_.size(); width *= 2, ++level) {
     std::vector<std::uint32_t> maxima(totals_.size() / width);
