@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <ostream>
 #include <string>
 
 #include "test_data.h"
@@ -26,6 +27,11 @@ struct CapCase {
   const char* cap;
   int first_batch;  // where --auto-batch starts halving
 };
+
+// Names the case in test output instead of its bytes.
+void PrintTo(const CapCase& cap_case, std::ostream* out) {
+  *out << cap_case.model << " under " << cap_case.cap;
+}
 
 class PredictedBatch : public ::testing::TestWithParam<CapCase> {
  protected:
