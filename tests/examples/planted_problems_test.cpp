@@ -107,7 +107,8 @@ TEST_F(PlantedProblems, KeptStepOutputsAreALeakOfTheirBytesPerStep) {
 
 TEST_F(PlantedProblems, TheSameRunWithoutKeptOutputsHasNoLeak) {
   const trace::Trace trace = train("--model mlp --steps 40 --batch-size 100 --no-eval");
-  EXPECT_EQ(find_kind(findings_of(trace), "leak"), nullptr);
+  const std::vector<Finding> findings = findings_of(trace);
+  EXPECT_EQ(find_kind(findings, "leak"), nullptr);
 }
 
 TEST_F(PlantedProblems, OutOfMemoryNamesTheConvolutionsUnfoldedInputAsLargestConsumer) {
@@ -137,7 +138,8 @@ TEST_F(PlantedProblems, OutOfMemoryOfOneRequestLargerThanTheCapSaysNoFreeingHelp
   constexpr double kIm2colBytes = 2048.0 * 25 * 28 * 28 * sizeof(float);
   const trace::Trace trace =
       train("--model cnn --steps 2 --batch-size 2048", "TSCOPE_CPU_MEMORY_CAP=64M", 1);
-  const Finding* oom = find_kind(findings_of(trace), "oom");
+  const std::vector<Finding> findings = findings_of(trace);
+  const Finding* oom = find_kind(findings, "oom");
   ASSERT_NE(oom, nullptr) << "no oom finding";
   EXPECT_EQ(oom->metric("requested_bytes"), kIm2colBytes);
   EXPECT_EQ(oom->metric("request_exceeds_limit"), 1);
