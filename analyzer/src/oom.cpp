@@ -120,24 +120,20 @@ std::string requesting_op(const OomEvent& oom) {
   return oom.op + " (" + oom.inner_op + ")";
 }
 
-std::string bytes_text(double bytes) {
-  return format_bytes(bytes);
-}
-
 // "scope / op: 12 MiB in 3 blocks (category)" for the largest sites.
 std::string list_sites(const trace::Trace& trace, const MemoryState& state) {
   std::string text;
   for (std::size_t i = 0; i < std::min(kTopSites, state.sites.size()); ++i) {
     const SiteBytes& site = state.sites[i];
     text += (i == 0 ? " " : "; ") + site_label(trace, site.site) + " " +
-            bytes_text(static_cast<double>(site.bytes)) + " in " + std::to_string(site.count) +
+            format_bytes(static_cast<double>(site.bytes)) + " in " + std::to_string(site.count) +
             " blocks (" + std::string(to_string(site.category)) + ")";
   }
   text += ". By category:";
   for (std::size_t category = 0; category < kAllocationCategoryCount; ++category) {
     if (state.by_category[category] == 0) continue;
     text += " " + std::string(to_string(static_cast<AllocationCategory>(category))) + " " +
-            bytes_text(static_cast<double>(state.by_category[category])) + ";";
+            format_bytes(static_cast<double>(state.by_category[category])) + ";";
   }
   text.back() = '.';
   return text;
@@ -153,17 +149,17 @@ void add_batch_fit(Finding& finding, const BatchFit& fit, std::optional<double> 
   finding.metrics.push_back({"failed_steps", static_cast<double>(fit.failed_steps), "count"});
   std::string text;
   if (fit.largest_batch == 0) {
-    text = "No batch fits: the " + bytes_text(fit.fixed_bytes) +
-           " that do not scale with the batch already reach the " + bytes_text(fit.limit_bytes) +
+    text = "No batch fits: the " + format_bytes(fit.fixed_bytes) +
+           " that do not scale with the batch already reach the " + format_bytes(fit.limit_bytes) +
            " limit. ";
   } else {
-    text = "The largest batch that fits under " + bytes_text(fit.limit_bytes) + " is " +
+    text = "The largest batch that fits under " + format_bytes(fit.limit_bytes) + " is " +
            (fit.is_bound ? "at most " : "") + std::to_string(fit.largest_batch);
     if (failing_batch)
       text += " (it failed at " + std::to_string(static_cast<std::int64_t>(*failing_batch)) + ")";
-    text += ": " + bytes_text(fit.fixed_bytes) + " fixed + " + bytes_text(fit.per_sample_bytes) +
-            " per sample, " + (fit.is_bound ? "an upper bound, since " : "a fit from ") +
-            fit.derivation + ". ";
+    text += ": " + format_bytes(fit.fixed_bytes) + " fixed + " +
+            format_bytes(fit.per_sample_bytes) + " per sample, " +
+            (fit.is_bound ? "an upper bound, since " : "a fit from ") + fit.derivation + ". ";
   }
   if (fit.is_bound) {
     text += "Run with --auto-batch (or several batch sizes) for complete steps and a fit. ";
@@ -238,7 +234,7 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
          static_cast<double>(state.by_category[category]), "bytes"});
   }
 
-  const std::string live_text = bytes_text(static_cast<double>(state.live));
+  const std::string live_text = format_bytes(static_cast<double>(state.live));
   std::string explanation;
   const OomCase oom_case = oom ? classify(*oom) : OomCase::kUnknown;
   if (oom) {
@@ -247,8 +243,8 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
     const std::string asker =
         (op.empty() ? std::string("an unknown op") : op) + (scope.empty() ? "" : " under " + scope);
     const std::string request =
-        oom->requested_bytes ? bytes_text(*oom->requested_bytes) : "an unknown size";
-    const std::string limit = oom->limit_bytes ? bytes_text(*oom->limit_bytes) : "the limit";
+        oom->requested_bytes ? format_bytes(*oom->requested_bytes) : "an unknown size";
+    const std::string limit = oom->limit_bytes ? format_bytes(*oom->limit_bytes) : "the limit";
     switch (oom_case) {
       case OomCase::kRequestExceedsLimit:
         finding.title = "Out of memory: one request of " + request + " by " + asker +
@@ -259,14 +255,14 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
         break;
       case OomCase::kFragmented:
         finding.title = "Out of memory: a request of " + request + " by " + asker + " finds " +
-                        bytes_text(*oom->reserved_bytes - *oom->allocated_bytes) +
+                        format_bytes(*oom->reserved_bytes - *oom->allocated_bytes) +
                         " free in the allocator's cache but no block larger than " +
-                        bytes_text(*oom->largest_free_block_bytes);
+                        format_bytes(*oom->largest_free_block_bytes);
         explanation = "Free memory exists but is fragmented: the largest free block (" +
-                      bytes_text(*oom->largest_free_block_bytes) +
+                      format_bytes(*oom->largest_free_block_bytes) +
                       ") is smaller than the request (" + request + "), with " +
-                      bytes_text(*oom->allocated_bytes) + " allocated of " +
-                      bytes_text(*oom->reserved_bytes) + " reserved. ";
+                      format_bytes(*oom->allocated_bytes) + " allocated of " +
+                      format_bytes(*oom->reserved_bytes) + " reserved. ";
         break;
       case OomCase::kNoRoom:
       case OomCase::kUnknown:
@@ -286,14 +282,20 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
     finding.metrics.push_back(
         {"request_exceeds_limit", oom_case == OomCase::kRequestExceedsLimit ? 1.0 : 0.0, "bool"});
     finding.metrics.push_back({"fragmented", oom_case == OomCase::kFragmented ? 1.0 : 0.0, "bool"});
+    finding.metrics.push_back({"oom_events", static_cast<double>(ooms.size()), "count"});
+    if (ooms.size() > 1) {
+      explanation += "The first of " + std::to_string(ooms.size()) +
+                     " out-of-memory events (a run that retries with smaller batches has one per "
+                     "try). ";
+    }
     explanation += "At the failure " + live_text + " were alive";
   } else {
     finding.title = "Memory peak of " + live_text + " alive; largest consumer: " + largest;
     explanation = "At the peak " + live_text + " were alive";
   }
   if (state.reserved > 0) {
-    explanation += " (allocator: " + bytes_text(static_cast<double>(state.allocated)) +
-                   " allocated of " + bytes_text(static_cast<double>(state.reserved)) +
+    explanation += " (allocator: " + format_bytes(static_cast<double>(state.allocated)) +
+                   " allocated of " + format_bytes(static_cast<double>(state.reserved)) +
                    " reserved, " + format_percent(fragmentation) + " fragmentation)";
   }
   explanation += ". Largest owners:" + list_sites(trace, state);
@@ -311,9 +313,9 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
     finding.metrics.push_back({name + "_headroom_bytes", headroom, "bytes"});
     explanation +=
         " GPU " + std::to_string(device.device) + " peaks at " +
-        bytes_text(static_cast<double>(device.peak_bytes)) + " of its " +
-        bytes_text(static_cast<double>(*device.total_bytes)) + ", " + bytes_text(headroom) + " (" +
-        format_percent(headroom / static_cast<double>(*device.total_bytes)) + ") headroom.";
+        format_bytes(static_cast<double>(device.peak_bytes)) + " of its " +
+        format_bytes(static_cast<double>(*device.total_bytes)) + ", " + format_bytes(headroom) +
+        " (" + format_percent(headroom / static_cast<double>(*device.total_bytes)) + ") headroom.";
   }
   finding.explanation = explanation;
 
@@ -336,7 +338,7 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
   if (oom_case != OomCase::kRequestExceedsLimit && !state.sites.empty()) {
     advice +=
         "Start with the largest owner, " + largest + " (" +
-        bytes_text(static_cast<double>(state.sites.front().bytes)) +
+        format_bytes(static_cast<double>(state.sites.front().bytes)) +
         "): free it earlier, keep fewer copies alive, or recompute it (activation checkpointing).";
   }
   finding.recommendation += advice;

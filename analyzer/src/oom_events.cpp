@@ -4,15 +4,10 @@
 #include <cctype>
 #include <variant>
 
+#include "tscope/analyzer/oom.h"
+
 namespace tscope::analyzer {
 namespace {
-
-bool names_oom(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return lower.find("out of memory") != std::string::npos || lower.find("oom") != std::string::npos;
-}
 
 std::string text_arg(const trace::Trace& trace, trace::ArgRange args, std::string_view key) {
   for (const trace::Arg& arg : trace.args(args)) {
@@ -24,6 +19,13 @@ std::string text_arg(const trace::Trace& trace, trace::ArgRange args, std::strin
 }
 
 }  // namespace
+
+bool names_out_of_memory(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower.find("out of memory") != std::string::npos || lower.find("oom") != std::string::npos;
+}
 
 std::optional<double> numeric_arg(const trace::Trace& trace, trace::ArgRange args,
                                   std::string_view key) {
@@ -50,7 +52,7 @@ std::vector<OomEvent> out_of_memory_events(const trace::Trace& trace) {
   for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
     const trace::InstantColumns& instants = trace.track(track_index).instants();
     for (std::uint32_t i = 0; i < instants.size(); ++i) {
-      if (!names_oom(trace.string(instants.name[i]))) continue;
+      if (!names_out_of_memory(trace.string(instants.name[i]))) continue;
       const trace::ArgRange args = instants.args[i];
       OomEvent event;
       event.ref = {trace::EventKind::kInstant, track_index, i};

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "tscope/analyzer/allocation_category.h"
+#include "tscope/analyzer/oom.h"
 
 namespace tscope::gui {
 namespace {
@@ -85,11 +86,6 @@ std::string key_name(const trace::Trace& trace, MemoryGrouping grouping, std::ui
   return name.empty() ? std::string("(none)") : std::string(name);
 }
 
-bool names_oom(std::string_view name) {
-  return name.find("out of memory") != std::string_view::npos ||
-         name.find("OOM") != std::string_view::npos;
-}
-
 }  // namespace
 
 MemoryTimeline::MemoryTimeline(const trace::Trace& trace, MemoryGrouping grouping)
@@ -160,7 +156,7 @@ MemoryTimeline::MemoryTimeline(const trace::Trace& trace, MemoryGrouping groupin
   for (const trace::Track& track : trace.tracks()) {
     const trace::InstantColumns& instants = track.instants();
     for (std::uint32_t i = 0; i < instants.size(); ++i) {
-      if (!names_oom(trace.string(instants.name[i]))) continue;
+      if (!analyzer::names_out_of_memory(trace.string(instants.name[i]))) continue;
       if (!oom_time_ || instants.time[i] < *oom_time_) oom_time_ = instants.time[i];
     }
   }

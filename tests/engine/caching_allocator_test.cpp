@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "fragmented_cache.h"
 #include "tscope/engine/current_op.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/host_segment_source.h"
@@ -287,19 +288,9 @@ TEST(CachingAllocator, FragmentedOutOfMemoryRecordsTheLargestFreeBlockAndTheSegm
   allocator.set_capacity(20 * kMegabyte);
   profiler::Session session({.output = output, .sample_process_counters = false});
   session.start();
-  // Three 4 MiB blocks cut from one 20 MiB segment; freeing the outer two leaves 16 MiB free in
-  // holes of 4 and 12 MiB, so a 14 MiB request finds room in total but in no one block.
-  void* first = allocator.allocate(4 * kMegabyte);
-  void* middle = allocator.allocate(4 * kMegabyte);
-  void* last = allocator.allocate(4 * kMegabyte);
-  allocator.deallocate(first, 4 * kMegabyte);
-  allocator.deallocate(last, 4 * kMegabyte);
-  {
-    const CurrentOpScope outer("conv2d");
-    const CurrentOpScope inner("im2col");
-    EXPECT_THROW(allocator.allocate(14 * kMegabyte), DeviceOutOfMemory);
-  }
-  allocator.deallocate(middle, 4 * kMegabyte);
+  void* middle = testing::run_out_of_memory_in_fragmented_segment(allocator);
+  EXPECT_NE(middle, nullptr) << "the 14 MiB request was served";
+  if (middle != nullptr) allocator.deallocate(middle, 4 * kMegabyte);
   session.stop();
   const trace::Trace recorded = trace::load_trace(output);
   std::filesystem::remove(output);

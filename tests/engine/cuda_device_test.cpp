@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "fragmented_cache.h"
 #include "tscope/analyzer/oom.h"
 #include "tscope/engine/cuda.h"
 #include "tscope/engine/current_op.h"
@@ -140,18 +141,9 @@ TEST_F(CudaDevice, FragmentedDeviceOutOfMemoryIsReportedAsFragmentedWithTheReque
   allocator.set_capacity(allocator.caching_stats().reserved_bytes + 20 * kMegabyte);
   profiler::Session session({.output = output, .sample_process_counters = false});
   session.start();
-  // As on the host: 16 MiB free in one 20 MiB segment, in holes of 4 and 12 MiB, then 14 MiB asked.
-  void* first = allocator.allocate(4 * kMegabyte);
-  void* middle = allocator.allocate(4 * kMegabyte);
-  void* last = allocator.allocate(4 * kMegabyte);
-  allocator.deallocate(first, 4 * kMegabyte);
-  allocator.deallocate(last, 4 * kMegabyte);
-  {
-    const CurrentOpScope outer("conv2d");
-    const CurrentOpScope inner("im2col");
-    EXPECT_THROW(allocator.allocate(14 * kMegabyte), DeviceOutOfMemory);
-  }
-  allocator.deallocate(middle, 4 * kMegabyte);
+  void* middle = testing::run_out_of_memory_in_fragmented_segment(allocator);
+  EXPECT_NE(middle, nullptr) << "the 14 MiB request was served";
+  if (middle != nullptr) allocator.deallocate(middle, 4 * kMegabyte);
   allocator.set_capacity(saved);
   session.stop();
   const trace::Trace recorded = trace::load_trace(output);
