@@ -64,6 +64,15 @@ void replay(const trace::Trace& trace, const std::vector<MemoryEvent>& order,
     const trace::MemoryColumns& memory = trace.track(event.track).memory();
     auto& pool = live[event.track];
     const std::uint64_t address = memory.address[event.index];
+    const auto bytes = static_cast<std::int64_t>(memory.bytes[event.index]);
+    if (address == 0) {
+      // Kineto's 2021 events carry no address: each only moves a net, under its own key.
+      const std::uint32_t key =
+          key_of(trace, grouping, memory.owner_op[event.index], memory.scope[event.index]);
+      change(key, memory.action[event.index] == trace::MemoryAction::kAlloc ? bytes : -bytes);
+      done(position);
+      continue;
+    }
     if (const auto found = pool.find(address); found != pool.end()) {
       change(found->second.key, -static_cast<std::int64_t>(found->second.bytes));
       pool.erase(found);
@@ -72,7 +81,7 @@ void replay(const trace::Trace& trace, const std::vector<MemoryEvent>& order,
       const std::uint32_t key =
           key_of(trace, grouping, memory.owner_op[event.index], memory.scope[event.index]);
       pool.emplace(address, Block{memory.bytes[event.index], key});
-      change(key, static_cast<std::int64_t>(memory.bytes[event.index]));
+      change(key, bytes);
     }
     done(position);
   }
@@ -98,7 +107,7 @@ MemoryTimeline::MemoryTimeline(const trace::Trace& trace, MemoryGrouping groupin
   replay(
       trace, order, grouping, [&](std::uint32_t, std::int64_t bytes) { total += bytes; },
       [&](std::size_t position) {
-        if (static_cast<std::uint64_t>(total) > peak_bytes_) {
+        if (total > static_cast<std::int64_t>(peak_bytes_)) {
           peak_bytes_ = static_cast<std::uint64_t>(total);
           peak_position = position;
         }
@@ -125,20 +134,21 @@ MemoryTimeline::MemoryTimeline(const trace::Trace& trace, MemoryGrouping groupin
   times_.reserve(order.size());
   delta_begin_.push_back(0);
   totals_.reserve(order.size());
-  std::vector<std::uint64_t> stack(group_names_.size(), 0);
-  std::uint64_t live = 0;
+  // Signed: address-less frees of blocks allocated before the trace began can take a net below 0.
+  std::vector<std::int64_t> stack(group_names_.size(), 0);
+  std::int64_t live = 0;
   replay(
       trace, order, grouping,
       [&](std::uint32_t key, std::int64_t bytes) {
         const auto group = static_cast<std::uint8_t>(group_of(key));
-        stack[group] = static_cast<std::uint64_t>(static_cast<std::int64_t>(stack[group]) + bytes);
-        live = static_cast<std::uint64_t>(static_cast<std::int64_t>(live) + bytes);
+        stack[group] += bytes;
+        live += bytes;
         delta_group_.push_back(group);
         delta_bytes_.push_back(bytes);
       },
       [&](std::size_t position) {
         times_.push_back(order[position].time);
-        totals_.push_back(live);
+        totals_.push_back(static_cast<std::uint64_t>(std::max<std::int64_t>(0, live)));
         delta_begin_.push_back(static_cast<std::uint32_t>(delta_group_.size()));
         if (times_.size() % kCheckpointEvery == 0) checkpoints_.push_back(stack);
       });
@@ -190,15 +200,18 @@ std::size_t MemoryTimeline::argmax(std::size_t first, std::size_t last) const {
 
 std::vector<std::uint64_t> MemoryTimeline::groups_after(std::size_t event) const {
   const std::size_t checkpoint = (event + 1) / kCheckpointEvery;
-  std::vector<std::uint64_t> stack = checkpoint == 0
-                                         ? std::vector<std::uint64_t>(group_names_.size(), 0)
-                                         : checkpoints_[checkpoint - 1];
+  std::vector<std::int64_t> stack = checkpoint == 0
+                                        ? std::vector<std::int64_t>(group_names_.size(), 0)
+                                        : checkpoints_[checkpoint - 1];
   for (std::size_t d = delta_begin_[checkpoint * kCheckpointEvery]; d < delta_begin_[event + 1];
        ++d) {
-    stack[delta_group_[d]] = static_cast<std::uint64_t>(
-        static_cast<std::int64_t>(stack[delta_group_[d]]) + delta_bytes_[d]);
+    stack[delta_group_[d]] += delta_bytes_[d];
   }
-  return stack;
+  std::vector<std::uint64_t> shown(stack.size());
+  for (std::size_t group = 0; group < stack.size(); ++group) {
+    shown[group] = static_cast<std::uint64_t>(std::max<std::int64_t>(0, stack[group]));
+  }
+  return shown;
 }
 
 std::vector<MemoryColumn> MemoryTimeline::sample(TimeRange range, std::size_t columns) const {
@@ -238,6 +251,7 @@ std::vector<LiveBlock> MemoryTimeline::blocks_at(const trace::Trace& trace, Time
     const trace::MemoryColumns& memory = trace.track(event.track).memory();
     auto& pool = live[event.track];
     const std::uint64_t address = memory.address[event.index];
+    if (address == 0) continue;  // no block to list
     pool.erase(address);
     if (memory.action[event.index] != trace::MemoryAction::kAlloc) continue;
     const std::uint32_t key =

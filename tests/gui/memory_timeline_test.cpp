@@ -10,7 +10,9 @@
 #include <numeric>
 #include <random>
 
+#include "test_data.h"
 #include "tscope/trace/trace_builder.h"
+#include "tscope/trace/trace_io.h"
 
 namespace tscope::gui {
 namespace {
@@ -129,6 +131,19 @@ TEST(MemoryTimeline, ClickingABandListsItsAllocationsAndFindsTheOpThatMadeThem) 
   ASSERT_TRUE(op);
   EXPECT_EQ(op->index, copy.conv().index);
   EXPECT_EQ(op->track, copy.conv().track);
+}
+
+TEST(MemoryTimeline, AddresslessKinetoEventsStackTheirNetBytes) {
+  const auto path = tscope::testing::shared_data_path(
+      "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  TSCOPE_REQUIRE_FILE(path);
+  const trace::Trace trace = trace::load_trace(path);
+  const MemoryTimeline timeline(trace, MemoryGrouping::kOwnerOp);
+  // The analyzer's memory_peak on this trace: net bytes of both pools in time order.
+  EXPECT_EQ(timeline.peak_bytes(), 2'810'904'320u);
+  EXPECT_EQ(timeline.sample({trace.begin_time(), trace.end_time() + 1}, 1).front().total,
+            2'810'904'320u);
+  EXPECT_FALSE(timeline.oom_time());
 }
 
 TEST(MemoryTimeline, EveryColumnOfADenseTraceMatchesABruteForceMaximum) {

@@ -19,7 +19,7 @@ constexpr float kPlotHeight = 140;
 constexpr std::size_t kListedBlocks = 20;
 // One colour per shown group, then grey for "other".
 constexpr std::array<Color, MemoryTimeline::kShownGroups + 1> kGroupColors{
-    rgba(70, 160, 230), rgba(240, 140, 50),  rgba(90, 190, 110),
+    kPlotColor,         rgba(240, 140, 50),  rgba(90, 190, 110),
     rgba(200, 90, 200), rgba(230, 200, 70),  rgba(90, 200, 210),
     rgba(220, 90, 90),  rgba(160, 130, 230), rgba(120, 120, 130)};
 

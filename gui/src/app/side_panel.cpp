@@ -21,7 +21,8 @@ void draw_side_panel(UiState& state, const ScreenRect& rect) {
   if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen)) {
     draw_statistics_section(*state.session);
   }
-  // Closed at first: its series is built when it is first opened.
+  // Closed at first unless asked for: its series is built when it is first opened.
+  if (state.memory.open_at_start) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
   if (ImGui::CollapsingHeader("Memory")) draw_memory_section(state);
   ImGui::End();
 }

@@ -18,6 +18,7 @@ namespace tscope::gui::app {
 
 // The memory panel's series (built once per grouping) and its last sampling and click.
 struct MemoryPanelState {
+  bool open_at_start = false;
   int grouping = 0;  // a MemoryGrouping
   std::optional<MemoryTimeline> timeline;
   std::vector<MemoryColumn> columns;

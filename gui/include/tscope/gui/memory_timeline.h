@@ -75,7 +75,7 @@ class MemoryTimeline {
   std::vector<std::uint8_t> delta_group_;
   std::vector<std::int64_t> delta_bytes_;
   // Group bytes after every kCheckpointEvery-th event, so a stack needs few deltas replayed.
-  std::vector<std::vector<std::uint64_t>> checkpoints_;
+  std::vector<std::vector<std::int64_t>> checkpoints_;
   // levels_[l][i]: the index of the largest total among events [i << (l+1), (i+1) << (l+1)).
   std::vector<std::vector<std::uint32_t>> levels_;
   TimeNs peak_time_ = 0;
