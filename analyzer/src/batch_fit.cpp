@@ -234,8 +234,8 @@ std::optional<BatchFit> fit_largest_batch(const std::vector<StepDemand>& demands
           "the peak of " + worst->name + " (batch " + batch_text(worst->batch) + ", " +
           format_bytes(peak) + " with the loader's batches at their most) split into " +
           format_bytes(fit.fixed_bytes) +
-          " that does not scale (alive before the step, or of a parameter's size: parameters, "
-          "gradients, optimizer state) and " +
+          " that does not scale (alive before the step, or a parameter-sized block that outlives "
+          "it: parameters, gradients, optimizer state) and " +
           format_bytes(peak - fit.fixed_bytes) +
           " that does (what the step allocated, input batches), the tightest of " +
           std::to_string(complete.size()) + " complete steps";

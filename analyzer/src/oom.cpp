@@ -342,6 +342,9 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
         "): free it earlier, keep fewer copies alive, or recompute it (activation checkpointing).";
   }
   finding.recommendation += advice;
+  while (!finding.recommendation.empty() && finding.recommendation.back() == ' ') {
+    finding.recommendation.pop_back();
+  }
   return {finding};
 }
 
