@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "fashion_mnist/auto_batch.h"
 #include "fashion_mnist/blurred_dataset.h"
 #include "fashion_mnist/models.h"
 #include "fashion_mnist/training.h"
@@ -75,6 +77,8 @@ struct Settings {
   int slow_ms = 0;
   bool overlap = true;
   double bucket_mb = 25.0;
+  bool auto_batch = false;
+  bool evaluate = true;
 };
 
 // The ranks of a --distributed run: the MPI world, and on GPUs an NCCL group over it (the
@@ -90,6 +94,12 @@ struct Ranks {
 };
 
 void check_distributed_settings(const Settings& settings, const Ranks& ranks) {
+  // Each rank would halve its batch on its own out of memory, and the ranks' collectives would
+  // no longer match.
+  if (settings.auto_batch) {
+    throw BadSettings("--auto-batch retries one process at smaller batches; it does not combine "
+                      "with --distributed");
+  }
   if (settings.batch_size % ranks.size() != 0) {
     throw BadSettings(
         fmt::format("--batch-size {} is the global batch and must divide evenly over the {} ranks",
@@ -181,58 +191,74 @@ int train(const Settings& settings) {
             .overlap = settings.overlap});
   }
 
-  // --batch-size is the global batch: each rank takes its contiguous share of every batch of the
-  // single-process run, so the ranks together see exactly what one process would.
-  const auto batch_size = static_cast<std::size_t>(settings.batch_size / ranks.size());
-  const examples::BlurredDataset blurred_train_set(train_set, settings.decode_passes);
-  examples::BatchLoader train_loader(blurred_train_set,
-                                     {.batch_size = batch_size,
-                                      .shuffle = true,
-                                      .seed = settings.seed,
-                                      .num_workers = settings.workers,
-                                      .pin_memory = settings.pin_memory,
-                                      .shard_count = static_cast<std::size_t>(ranks.size()),
-                                      .shard_index = static_cast<std::size_t>(ranks.rank())});
-  examples::BatchLoader test_loader(test_set, {.batch_size = 1000,
-                                               .shuffle = false,
-                                               .num_workers = settings.workers});
-
-  if (prints) {
-    fmt::print(
-        "model {} ({} parameters) on {}, {} training and {} test images, batch {}, {} workers\n",
-        settings.model_name, model->parameter_count(), device.to_string(), train_set.size(),
-        test_set.size(), settings.batch_size, settings.workers);
-    if (data_parallel) {
-      fmt::print("data parallel over {} ranks ({}): {} per rank, {} gradient buckets, overlap {}\n",
-                 ranks.size(), engine::distributed::backend_name(ranks.training()->backend()),
-                 batch_size, data_parallel->bucket_count(), settings.overlap ? "on" : "off");
-    }
-  }
   const bool slow_here = settings.slow_rank && *settings.slow_rank == ranks.rank();
   examples::StepBudget budget{.max_steps = settings.steps};
   double accuracy = 0.0;
   double training_seconds = 0.0;
   std::int64_t images = 0;
   const auto start = std::chrono::steady_clock::now();
-  for (int epoch = 1; epoch <= settings.epochs && !budget.exhausted(); ++epoch) {
-    const examples::EpochStats stats = examples::train_epoch(
-        *model, *optimizer, train_loader, budget,
-        {.device = device,
-         .non_blocking_copies = settings.pin_memory,
-         .keep_step_outputs = settings.keep_step_outputs,
-         .data_parallel = data_parallel ? &*data_parallel : nullptr,
-         .planted_host_work = std::chrono::milliseconds(slow_here ? settings.slow_ms : 0)});
-    accuracy = examples::evaluate(*model, test_loader, device);
-    training_seconds += stats.seconds;
-    images += stats.images * ranks.size();
+  // One try at a (global) batch size: its loaders and epochs. A try cut short by out of memory
+  // leaves the model and optimizer as they were, so --auto-batch can try again at a smaller batch.
+  const auto train_at = [&](std::int64_t batch) {
+    // The global batch: each rank takes its contiguous share of every batch of the
+    // single-process run, so the ranks together see exactly what one process would.
+    const auto batch_size = static_cast<std::size_t>(batch / ranks.size());
+    const examples::BlurredDataset blurred_train_set(train_set, settings.decode_passes);
+    examples::BatchLoader train_loader(blurred_train_set,
+                                       {.batch_size = batch_size,
+                                        .shuffle = true,
+                                        .seed = settings.seed,
+                                        .num_workers = settings.workers,
+                                        .pin_memory = settings.pin_memory,
+                                        .shard_count = static_cast<std::size_t>(ranks.size()),
+                                        .shard_index = static_cast<std::size_t>(ranks.rank())});
+    // Test batches no larger than the training batch: a batch that trains also evaluates.
+    examples::BatchLoader test_loader(test_set,
+                                      {.batch_size = std::min<std::size_t>(1000, batch_size),
+                                       .shuffle = false,
+                                       .num_workers = settings.workers});
     if (prints) {
-      // Rank 0's loss, on its share of each batch; images per second over all ranks.
       fmt::print(
-          "epoch {}: {} steps, loss {:.4f}, {:.0f} images/s ({:.1f} s), test accuracy {:.2f}%\n",
-          epoch, stats.step_losses.size(), stats.mean_loss(),
-          stats.images_per_second() * ranks.size(), stats.seconds, 100.0 * accuracy);
-      std::fflush(stdout);
+          "model {} ({} parameters) on {}, {} training and {} test images, batch {}, {} workers\n",
+          settings.model_name, model->parameter_count(), device.to_string(), train_set.size(),
+          test_set.size(), batch, settings.workers);
+      if (data_parallel) {
+        fmt::print(
+            "data parallel over {} ranks ({}): {} per rank, {} gradient buckets, overlap {}\n",
+            ranks.size(), engine::distributed::backend_name(ranks.training()->backend()),
+            batch_size, data_parallel->bucket_count(), settings.overlap ? "on" : "off");
+      }
     }
+    for (int epoch = 1; epoch <= settings.epochs && !budget.exhausted(); ++epoch) {
+      const examples::EpochStats stats = examples::train_epoch(
+          *model, *optimizer, train_loader, budget,
+          {.device = device,
+           .non_blocking_copies = settings.pin_memory,
+           .keep_step_outputs = settings.keep_step_outputs,
+           .data_parallel = data_parallel ? &*data_parallel : nullptr,
+           .planted_host_work = std::chrono::milliseconds(slow_here ? settings.slow_ms : 0)});
+      if (settings.evaluate) accuracy = examples::evaluate(*model, test_loader, device);
+      training_seconds += stats.seconds;
+      images += stats.images * ranks.size();
+      if (prints) {
+        // Rank 0's loss, on its share of each batch; images per second over all ranks.
+        fmt::print(
+            "epoch {}: {} steps, loss {:.4f}, {:.0f} images/s ({:.1f} s), test accuracy {:.2f}%\n",
+            epoch, stats.step_losses.size(), stats.mean_loss(),
+            stats.images_per_second() * ranks.size(), stats.seconds, 100.0 * accuracy);
+        std::fflush(stdout);
+      }
+    }
+  };
+  if (settings.auto_batch) {
+    const std::int64_t fitted = examples::run_halving_batch_on_oom(
+        settings.batch_size, train_at, [](const engine::OutOfMemory& error, std::int64_t next) {
+          fmt::print("{}; retrying with batch {}\n", error.what(), next);
+          std::fflush(stdout);
+        });
+    fmt::print("auto batch: {} fits\n", fitted);
+  } else {
+    train_at(settings.batch_size);
   }
   const double wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -303,6 +329,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   app.add_flag("--pin-memory", settings.pin_memory,
                "load batches into pinned host memory and copy them to the GPU asynchronously");
+  app.add_flag("--auto-batch", settings.auto_batch,
+               "on out of memory, halve the batch and try again until the steps complete");
+  app.add_flag("!--no-eval", settings.evaluate,
+               "skip the test-set evaluation after each epoch (short runs that probe memory or speed)");
   app.add_flag("--keep-step-outputs", settings.keep_step_outputs,
                "keep every step's logits with their autograd graph until the epoch ends (a leak)");
   app.add_flag("--distributed", settings.distributed,

@@ -1,4 +1,4 @@
-#include "allocation_category.h"
+#include "tscope/analyzer/allocation_category.h"
 
 #include <algorithm>
 #include <cctype>

@@ -43,6 +43,8 @@ class MemoryReplay {
   bool empty() const { return order_.size() == 0; }
   std::size_t event_count() const { return order_.size(); }
   trace::TimeNs time_of(std::size_t position) const { return order_[position].time; }
+  // The memory event at `position` of the merged order.
+  const MemoryStep& event_at(std::size_t position) const { return order_[position]; }
   // Applies events up to (not including) `position` of the merged order; only moves forward.
   void advance_to(std::size_t position);
   // Applies every event with time < `time` (or <= when `inclusive`).
@@ -54,8 +56,8 @@ class MemoryReplay {
   // The part of live_bytes() that address-less events account for, with no site.
   std::uint64_t anonymous_bytes() const;
   // Per pool track: address -> allocation.
-  const std::unordered_map<std::uint32_t, std::unordered_map<std::uint64_t, LiveAllocation>>&
-  live() const {
+  const std::unordered_map<std::uint32_t, std::unordered_map<std::uint64_t, LiveAllocation>>& live()
+      const {
     return live_;
   }
   // Allocator totals reported by the most recent applied event of each pool.

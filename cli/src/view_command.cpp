@@ -43,6 +43,8 @@ void add_view_command(CLI::App& app, CommandContext& context) {
                       "Show START:END, nanoseconds from the trace's first event");
   command->add_option("--select", settings->options.select,
                       "Select the earliest span with exactly this name");
+  command->add_flag("--memory-panel", settings->options.memory_panel,
+                    "Open the memory panel: live bytes stacked by owner op, scope or category");
   command->callback([settings, &context] {
     gui::ViewerInput input;
     const std::string& path = settings->paths.front();

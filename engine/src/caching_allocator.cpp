@@ -221,14 +221,40 @@ MemorySnapshot CachingAllocator::snapshot_locked() const {
 void CachingAllocator::throw_out_of_memory(std::size_t bytes) {
   ++stats_.out_of_memory_count;
   const std::size_t limit = capacity_.value_or(stats_.reserved_bytes);
+  MemorySnapshot snapshot = snapshot_locked();
+  // The layout goes into the trace first, one instant per segment, so that an analysis can tell
+  // a fragmented cache (free blocks, none large enough) from a full one.
+  std::size_t largest_free_block = 0;
+  for (const SegmentSnapshot& segment : snapshot.segments) {
+    std::size_t allocated = 0;
+    std::size_t largest_free = 0;
+    for (const BlockSnapshot& block : segment.blocks) {
+      if (block.allocated) {
+        allocated += block.bytes;
+      } else {
+        largest_free = std::max(largest_free, block.bytes);
+      }
+    }
+    largest_free_block = std::max(largest_free_block, largest_free);
+    profiler::instant(kSegmentInstantName, trace::Category::kOther,
+                      {{"address", segment.address},
+                       {"segment_bytes", segment.bytes},
+                       {"allocated_bytes", allocated},
+                       {"largest_free_bytes", largest_free},
+                       {"blocks", segment.blocks.size()},
+                       {"device", trace_device(device())}});
+  }
   profiler::instant("out of memory", trace::Category::kOther,
                     {{"requested_bytes", bytes},
                      {"limit_bytes", limit},
                      {"allocated_bytes", stats_.allocated_bytes},
                      {"reserved_bytes", stats_.reserved_bytes},
+                     {"largest_free_block_bytes", largest_free_block},
                      {"segments", segments_.size()},
-                     {"device", trace_device(device())}});
-  throw DeviceOutOfMemory(device(), bytes, limit, snapshot_locked());
+                     {"device", trace_device(device())},
+                     {"op", outermost_op_name()},
+                     {"inner_op", current_op_name()}});
+  throw DeviceOutOfMemory(device(), bytes, limit, std::move(snapshot));
 }
 
 void CachingAllocator::record_memory_event(bool allocation, const Block& block) const {

@@ -109,7 +109,9 @@ void CpuAllocator::throw_out_of_memory_locked(std::size_t bytes) {
   profiler::instant("out of memory", trace::Category::kOther,
                     {{"requested_bytes", bytes},
                      {"bytes_in_use", stats_.bytes_in_use},
-                     {"limit_bytes", *capacity_}});
+                     {"limit_bytes", *capacity_},
+                     {"op", outermost_op_name()},
+                     {"inner_op", current_op_name()}});
   throw OutOfMemory(bytes, *capacity_, stats_.bytes_in_use, std::move(live));
 }
 

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "tscope/engine/current_op.h"
+
 namespace tscope::engine {
 namespace {
 
@@ -10,9 +12,16 @@ constexpr std::size_t kAllocationsInMessage = 5;
 
 std::string describe(std::size_t requested, std::size_t capacity, std::size_t in_use,
                      const std::vector<LiveAllocation>& live) {
-  std::string text = "out of memory: requested " + std::to_string(requested) + " bytes with " +
-                     std::to_string(in_use) + " of " + std::to_string(capacity) +
-                     " bytes in use by " + std::to_string(live.size()) + " live allocations";
+  std::string text = "out of memory";
+  const std::string_view outer = outermost_op_name();
+  const std::string_view inner = current_op_name();
+  if (!outer.empty()) {
+    text += " in " + std::string(outer);
+    if (inner != outer) text += " (" + std::string(inner) + ")";
+  }
+  text += ": requested " + std::to_string(requested) + " bytes with " + std::to_string(in_use) +
+          " of " + std::to_string(capacity) + " bytes in use by " + std::to_string(live.size()) +
+          " live allocations";
   for (std::size_t i = 0; i < live.size() && i < kAllocationsInMessage; ++i) {
     char address[32];
     std::snprintf(address, sizeof(address), "%p", live[i].address);
@@ -30,6 +39,8 @@ OutOfMemory::OutOfMemory(std::size_t requested_bytes, std::size_t capacity_bytes
       requested_bytes_(requested_bytes),
       capacity_bytes_(capacity_bytes),
       bytes_in_use_(bytes_in_use),
+      requesting_op_(outermost_op_name()),
+      inner_op_(current_op_name()),
       live_allocations_(std::move(live_allocations)) {}
 
 }  // namespace tscope::engine

@@ -60,7 +60,45 @@ TEST(MemoryTest, CacheThatPlateausIsNotALeak) {
   for (const Finding& finding : find_leaks(AnalysisContext(built, {}))) EXPECT_NE(finding.kind, "leak");
 }
 
-TEST(MemoryTest, OomReportNamesTheLargestConsumerAndTheBatchThatFits) {
+// An out-of-memory instant as the CPU allocator records it, inside conv2d's im2col.
+void add_conv_oom(SyntheticTrace& trace, trace::TimeNs time, std::uint64_t requested,
+                  std::uint64_t limit) {
+  trace.instant_with_text("out of memory", time,
+                          {{"requested_bytes", static_cast<std::int64_t>(requested)},
+                           {"limit_bytes", static_cast<std::int64_t>(limit)}},
+                          {{"op", "conv2d"}, {"inner_op", "im2col"}});
+}
+
+TEST(MemoryTest, OomOfARequestLargerThanTheLimitLeadsWithTheRequestAndBoundsTheBatch) {
+  SyntheticTrace trace;
+  trace.memory(kMs, MemoryAction::kAlloc, 0x10, kMiB, "empty", "");  // parameters
+  trace.memory(5 * kMs, MemoryAction::kAlloc, 0x20, 6 * kMiB, "empty", "load batch");
+  trace.step("step 0", 10 * kMs, 20 * kMs, 2048);
+  trace.span(trace.main(), "forward", Category::kUserAnnotation, 11 * kMs, 19 * kMs);
+  trace.op("conv2d", 11 * kMs, 12 * kMs + 1, {}, {}, 0, 0, 0);
+  add_conv_oom(trace, 12 * kMs, 153 * kMiB, 64 * kMiB);
+  const trace::Trace built = trace.finish();
+  const std::vector<Finding> findings = find_memory_pressure(AnalysisContext(built, {}));
+  ASSERT_EQ(findings.size(), 1u);
+  const Finding& oom = findings[0];
+  EXPECT_EQ(oom.kind, "oom");
+  EXPECT_NE(oom.title.find(
+                "one request of 153 MiB by conv2d (im2col) under forward is larger than the whole"),
+            std::string::npos)
+      << oom.title;
+  EXPECT_EQ(oom.metric("request_exceeds_limit"), 1);
+  EXPECT_EQ(oom.metric("bytes_parameters"), 1.0 * kMiB);
+  EXPECT_EQ(oom.metric("bytes_input_batches"), 6.0 * kMiB);
+  // Only a failed step: the request and the batch scale, the parameters do not, and the rest of
+  // the step is unknown: (64 - 1) MiB / ((153 + 6) MiB / 2048) = 811.5, at most 811.
+  EXPECT_EQ(oom.metric("largest_batch_is_bound"), 1);
+  EXPECT_EQ(oom.metric("fixed_bytes"), 1.0 * kMiB);
+  EXPECT_EQ(oom.metric("largest_batch_that_fits"), 811);
+  EXPECT_NE(oom.recommendation.find("at most 811"), std::string::npos) << oom.recommendation;
+  EXPECT_EQ(oom.recommendation.find("free it earlier"), std::string::npos) << oom.recommendation;
+}
+
+TEST(MemoryTest, OomWithNoRoomListsTheLiveTensorsByOwnerAndCategory) {
   SyntheticTrace trace;
   add_steps(trace, 1);
   trace.memory(1, MemoryAction::kAlloc, 0x10, 10 * kMiB, "linear", "parameters");
@@ -77,14 +115,142 @@ TEST(MemoryTest, OomReportNamesTheLargestConsumerAndTheBatchThatFits) {
   const Finding& oom = findings[0];
   EXPECT_EQ(oom.kind, "oom");
   EXPECT_EQ(oom.severity, Severity::kHigh);
-  EXPECT_NE(oom.title.find("largest consumer: forward / gelu"), std::string::npos);
+  EXPECT_NE(oom.title.find("finds no room"), std::string::npos) << oom.title;
+  EXPECT_NE(oom.title.find("largest holder: forward / gelu"), std::string::npos) << oom.title;
+  EXPECT_NE(oom.explanation.find("forward / gelu 40.0 MiB in 1 blocks (activations)"),
+            std::string::npos)
+      << oom.explanation;
+  EXPECT_EQ(oom.metric("request_exceeds_limit"), 0);
   EXPECT_EQ(oom.metric("live_bytes"), 74.0 * kMiB);
   EXPECT_EQ(oom.metric("bytes_activations"), 60.0 * kMiB);
   EXPECT_EQ(oom.metric("bytes_parameters"), 10.0 * kMiB);
   EXPECT_EQ(oom.metric("bytes_input_batches"), 4.0 * kMiB);
-  // (60 + 4) MiB of activations for 64 samples = 1 MiB each; 76 - 14 MiB fixed leaves room for 62.
-  EXPECT_EQ(oom.metric("activation_bytes_per_sample"), 1.0 * kMiB);
+  // The batch comes from the instant; everything was allocated in the step, so (74 + 4) MiB scale
+  // over 64 samples and 76 MiB hold at most 62.
   EXPECT_EQ(oom.metric("largest_batch_that_fits"), 62);
+  EXPECT_NE(oom.recommendation.find("free it earlier"), std::string::npos);
+}
+
+TEST(MemoryTest, OomWithFreeButFragmentedCacheComparesTheLargestFreeBlockWithTheRequest) {
+  SyntheticTrace trace;
+  add_steps(trace, 1);
+  trace.memory(kMs, MemoryAction::kAlloc, 0x10, 4 * kMiB, "matmul", "forward");
+  trace.instant_with_text("out of memory", 2 * kMs,
+                          {{"requested_bytes", static_cast<std::int64_t>(14 * kMiB)},
+                           {"limit_bytes", static_cast<std::int64_t>(20 * kMiB)},
+                           {"allocated_bytes", static_cast<std::int64_t>(4 * kMiB)},
+                           {"reserved_bytes", static_cast<std::int64_t>(20 * kMiB)},
+                           {"largest_free_block_bytes", static_cast<std::int64_t>(12 * kMiB)}},
+                          {{"op", "matmul"}});
+  const trace::Trace built = trace.finish();
+  const Finding oom = find_memory_pressure(AnalysisContext(built, {})).at(0);
+  EXPECT_EQ(oom.metric("fragmented"), 1);
+  EXPECT_EQ(oom.metric("largest_free_block_bytes"), 12.0 * kMiB);
+  EXPECT_NE(oom.title.find(
+                "finds 16.0 MiB free in the allocator's cache but no block larger than 12.0 MiB"),
+            std::string::npos)
+      << oom.title;
+  EXPECT_NE(oom.recommendation.find("empty_cache"), std::string::npos) << oom.recommendation;
+}
+
+// What halving on out of memory leaves in a trace: a step at batch 256 cut short, then two
+// complete steps at 128 whose peak is 1 MiB of parameters, 1 MiB of a parameter's gradient (kept
+// until the next step's zero_grad) and 25 MiB of batch-sized activations.
+SyntheticTrace halved_batch_trace() {
+  SyntheticTrace trace;
+  trace.memory(kMs, MemoryAction::kAlloc, 0x10, kMiB, "empty", "");
+  trace.step("step 0", 10 * kMs, 20 * kMs, 256);
+  trace.memory(11 * kMs, MemoryAction::kAlloc, 0x100, 20 * kMiB, "im2col", "forward");
+  add_conv_oom(trace, 12 * kMs, 30 * kMiB, 40 * kMiB);
+  trace.memory(13 * kMs, MemoryAction::kFree, 0x100, 20 * kMiB, "im2col", "forward");
+  std::uint64_t address = 0x200;
+  for (int step = 0; step < 2; ++step) {
+    const trace::TimeNs start = (30 + 10 * step) * kMs;
+    trace.step("step " + std::to_string(step), start, start + 10 * kMs, 128);
+    trace.memory(start + kMs, MemoryAction::kAlloc, address, 10 * kMiB, "im2col", "forward");
+    trace.memory(start + 2 * kMs, MemoryAction::kAlloc, address + 1, 15 * kMiB, "matmul",
+                 "forward");
+    trace.memory(start + 3 * kMs, MemoryAction::kAlloc, address + 2, kMiB, "matmul", "backward");
+    trace.memory(start + 5 * kMs, MemoryAction::kFree, address, 10 * kMiB, "", "");
+    trace.memory(start + 5 * kMs, MemoryAction::kFree, address + 1, 15 * kMiB, "", "");
+    trace.memory(start + 10 * kMs + kMs / 2, MemoryAction::kFree, address + 2, kMiB, "", "");
+    address += 3;
+  }
+  return trace;
+}
+
+TEST(MemoryTest, CompleteStepsAfterAHalvedBatchGiveAFitOfFixedAndPerSampleBytes) {
+  const trace::Trace built = halved_batch_trace().finish();
+  const Finding oom = find_memory_pressure(AnalysisContext(built, {})).at(0);
+  EXPECT_EQ(oom.metric("largest_batch_is_bound"), 0);
+  EXPECT_EQ(oom.metric("complete_steps"), 2);
+  EXPECT_EQ(oom.metric("failed_steps"), 1);
+  EXPECT_EQ(oom.metric("fixed_bytes"), 2.0 * kMiB);
+  EXPECT_EQ(oom.metric("bytes_per_sample"), 25.0 * kMiB / 128);
+  // (40 - 2) MiB / (25 MiB / 128) = 194.6; the failed step (51 MiB needed at 256) lies below the
+  // line.
+  EXPECT_EQ(oom.metric("largest_batch_that_fits"), 194);
+  EXPECT_NE(oom.recommendation.find("is 194 (it failed at 256)"), std::string::npos)
+      << oom.recommendation;
+}
+
+TEST(MemoryTest, AFailedStepAboveTheLineRaisesThePerSampleBytes) {
+  SyntheticTrace trace = halved_batch_trace();
+  // A second failure at batch 256 that had already allocated 70 MiB: more than the line allows.
+  trace.step("step 2", 60 * kMs, 70 * kMs, 256);
+  trace.memory(61 * kMs, MemoryAction::kAlloc, 0x900, 70 * kMiB, "matmul", "forward");
+  add_conv_oom(trace, 62 * kMs, kMiB, 40 * kMiB);
+  const trace::Trace built = trace.finish();
+  const Finding oom = find_memory_pressure(AnalysisContext(built, {})).at(0);
+  // 1 (parameters) + 70 + 1 = 72 MiB at 256 samples: (72 - 2) / 256 MiB per sample.
+  EXPECT_EQ(oom.metric("bytes_per_sample"), 70.0 * kMiB / 256);
+  EXPECT_EQ(oom.metric("largest_batch_that_fits"), 138);
+}
+
+TEST(MemoryTest, CompleteStepsAtTwoBatchSizesAreFittedByALine) {
+  SyntheticTrace trace;
+  std::uint64_t address = 0x100;
+  for (int step = 0; step < 4; ++step) {
+    const std::int64_t batch = step < 2 ? 64 : 128;
+    const trace::TimeNs start = (10 + 10 * step) * kMs;
+    trace.step("step " + std::to_string(step), start, start + 10 * kMs, batch);
+    trace.memory(start + kMs, MemoryAction::kAlloc, address,
+                 3 * kMiB + static_cast<std::uint64_t>(batch) * kMiB / 8, "matmul", "forward");
+    trace.memory(start + 2 * kMs, MemoryAction::kFree, address,
+                 3 * kMiB + static_cast<std::uint64_t>(batch) * kMiB / 8, "matmul", "forward");
+    ++address;
+  }
+  trace.instant("out of memory", 60 * kMs,
+                {{"requested_bytes", static_cast<std::int64_t>(kMiB)},
+                 {"limit_bytes", static_cast<std::int64_t>(35 * kMiB)}});
+  const trace::Trace built = trace.finish();
+  const Finding oom = find_memory_pressure(AnalysisContext(built, {})).at(0);
+  EXPECT_NEAR(oom.metric("fixed_bytes"), 3.0 * kMiB, 1);
+  EXPECT_NEAR(oom.metric("bytes_per_sample"), kMiB / 8.0, 1e-6);
+  EXPECT_EQ(oom.metric("largest_batch_that_fits"), 256);
+  EXPECT_NE(oom.recommendation.find("least-squares line"), std::string::npos) << oom.recommendation;
+}
+
+TEST(MemoryTest, LiveSetThatReturnsToTheSameLevelIsNoLeak) {
+  SyntheticTrace trace;
+  add_steps(trace, 9);
+  trace.memory(1, MemoryAction::kAlloc, 0x10, 64 * kMiB, "parameters", "init");
+  // Accumulated over three steps and then released, again and again: up and back down.
+  std::uint64_t address = 0x1000;
+  for (int step = 0; step < 9; ++step) {
+    const trace::TimeNs start = step * 10 * kMs;
+    trace.memory(start + kMs, MemoryAction::kAlloc, address + static_cast<std::uint64_t>(step),
+                 4 * kMiB, "add", "accumulate");
+    if (step % 3 == 2) {
+      for (int held = step - 2; held <= step; ++held) {
+        trace.memory(start + 5 * kMs, MemoryAction::kFree,
+                     address + static_cast<std::uint64_t>(held), 4 * kMiB, "add", "accumulate");
+      }
+    }
+  }
+  const trace::Trace built = trace.finish();
+  for (const Finding& finding : find_leaks(AnalysisContext(built, {})))
+    EXPECT_NE(finding.kind, "leak");
 }
 
 TEST(MemoryTest, WithoutOomThePeakIsReportedAsInfo) {

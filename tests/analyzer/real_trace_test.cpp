@@ -103,6 +103,19 @@ TEST(RealTraceTest, V100MemoryPeakComesFromItsAddresslessMemoryEvents) {
   EXPECT_EQ(findings[0].metric("peak_live_bytes"), 2'810'904'320.0);
 }
 
+TEST(RealTraceTest, V100MemoryPeakOnTheGpuHasItsHeadroomAgainstDeviceProperties) {
+  LOAD_KINETO(trace, "kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  const AnalysisContext context(trace, {});
+  const Finding peak = find_memory_pressure(context).at(0);
+  // GPU 0's [memory] events (Device Type 1, Device Id 0) summed in time order peak at 2791636480
+  // bytes; deviceProperties gives device 0 totalGlobalMem 34084028416.
+  EXPECT_EQ(peak.metric("device_0_peak_bytes"), 2'791'636'480.0);
+  EXPECT_EQ(peak.metric("device_0_total_bytes"), 34'084'028'416.0);
+  EXPECT_EQ(peak.metric("device_0_headroom_bytes"), 34'084'028'416.0 - 2'791'636'480.0);
+  EXPECT_NE(peak.explanation.find("GPU 0 peaks at 2.60 GiB of its 31.7 GiB"), std::string::npos)
+      << peak.explanation;
+}
+
 TEST(RealTraceTest, V100MemoryFlatAtStepBoundariesIsNoLeak) {
   LOAD_KINETO(trace, "kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   const AnalysisContext context(trace, {});

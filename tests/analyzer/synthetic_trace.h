@@ -98,6 +98,31 @@ class SyntheticTrace {
     builder_.add_instant(main_, record);
   }
 
+  // A training step as the profiler's StepRange records it: its name and its batch_size argument.
+  void step(std::string_view name, trace::TimeNs start, trace::TimeNs end, std::int64_t batch_size) {
+    trace::SpanRecord record;
+    record.name = builder_.intern(name);
+    record.category = trace::Category::kStep;
+    record.start = start;
+    record.end = end;
+    record.args.push_back({builder_.intern("batch_size"), batch_size});
+    builder_.add_span(main_, record);
+  }
+
+  // An instant with a text argument beside its numeric ones (an OOM's requesting op).
+  void instant_with_text(std::string_view name, trace::TimeNs time,
+                         std::vector<std::pair<std::string, std::int64_t>> args,
+                         std::vector<std::pair<std::string, std::string>> texts) {
+    trace::InstantRecord record;
+    record.name = builder_.intern(name);
+    record.time = time;
+    for (const auto& [key, value] : args) record.args.push_back({builder_.intern(key), value});
+    for (const auto& [key, value] : texts) {
+      record.args.push_back({builder_.intern(key), trace::StringArg{builder_.intern(value)}});
+    }
+    builder_.add_instant(main_, record);
+  }
+
   trace::Trace finish() { return builder_.finalize(); }
 
  private:

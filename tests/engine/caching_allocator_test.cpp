@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "fragmented_cache.h"
 #include "tscope/engine/current_op.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/host_segment_source.h"
@@ -277,6 +278,46 @@ TEST(CachingAllocator, OutOfMemoryAndEveryBlockAreRecordedInTheTrace) {
   }
   // The allocation and the free, both with the 12 MiB segment still reserved (it is cached).
   EXPECT_EQ(reserved_after_each, (std::vector<std::uint64_t>{12 * kMegabyte, 12 * kMegabyte}));
+}
+
+TEST(CachingAllocator, FragmentedOutOfMemoryRecordsTheLargestFreeBlockAndTheSegmentLayout) {
+  const std::filesystem::path output =
+      std::filesystem::temp_directory_path() /
+      ("caching_allocator_fragmented_" + std::to_string(::getpid()) + ".tsc");
+  CachingAllocator allocator = make_allocator();
+  allocator.set_capacity(20 * kMegabyte);
+  profiler::Session session({.output = output, .sample_process_counters = false});
+  session.start();
+  void* middle = testing::run_out_of_memory_in_fragmented_segment(allocator);
+  EXPECT_NE(middle, nullptr) << "the 14 MiB request was served";
+  if (middle != nullptr) allocator.deallocate(middle, 4 * kMegabyte);
+  session.stop();
+  const trace::Trace recorded = trace::load_trace(output);
+  std::filesystem::remove(output);
+
+  const auto oom = instant_arguments(recorded, "out of memory");
+  EXPECT_EQ(oom.at("allocated_bytes"), static_cast<std::int64_t>(4 * kMegabyte));
+  EXPECT_EQ(oom.at("reserved_bytes"), static_cast<std::int64_t>(20 * kMegabyte));
+  EXPECT_EQ(oom.at("largest_free_block_bytes"), static_cast<std::int64_t>(12 * kMegabyte));
+  const auto segment = instant_arguments(recorded, CachingAllocator::kSegmentInstantName);
+  EXPECT_EQ(segment.at("segment_bytes"), static_cast<std::int64_t>(20 * kMegabyte));
+  EXPECT_EQ(segment.at("allocated_bytes"), static_cast<std::int64_t>(4 * kMegabyte));
+  EXPECT_EQ(segment.at("largest_free_bytes"), static_cast<std::int64_t>(12 * kMegabyte));
+  EXPECT_EQ(segment.at("blocks"), 3);
+}
+
+TEST(CachingAllocator, OutOfMemoryNamesTheOutermostOpAndTheKernelThatAsked) {
+  CachingAllocator allocator = make_allocator();
+  allocator.set_capacity(kMegabyte);
+  const CurrentOpScope outer("conv2d");
+  const CurrentOpScope inner("im2col");
+  try {
+    allocator.allocate(4 * kMegabyte);
+    FAIL() << "a request past the cap was served";
+  } catch (const DeviceOutOfMemory& error) {
+    EXPECT_EQ(error.requesting_op(), "conv2d");
+    EXPECT_EQ(error.inner_op(), "im2col");
+  }
 }
 
 TEST(CachingAllocator, OutOfMemoryLeavesTheAllocatorUsable) {

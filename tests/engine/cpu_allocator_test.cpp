@@ -161,6 +161,34 @@ TEST_F(CappedCpuAllocator, OutOfMemoryNamesTheOpsThatHoldTheMemory) {
   }
 }
 
+TEST_F(CappedCpuAllocator, OutOfMemoryNamesTheOutermostOpAndTheKernelInsideItThatAsked) {
+  Generator generator(5);
+  const Tensor input = randn({64, 8, 16, 16}, generator);
+  const Tensor weight = randn({4, 8, 3, 3}, generator);
+  // im2col's unfolded input (64 x 72 x 196 floats, 3.4 MiB) is the first thing conv2d asks for.
+  cpu_allocator().set_capacity(cpu_allocator().stats().bytes_in_use + kMegabyte);
+  try {
+    conv2d(input, weight, std::nullopt);
+    FAIL() << "expected OutOfMemory";
+  } catch (const OutOfMemory& error) {
+    EXPECT_EQ(error.requesting_op(), "conv2d");
+    EXPECT_EQ(error.inner_op(), "im2col");
+    EXPECT_NE(std::string(error.what()).find("out of memory in conv2d (im2col)"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST_F(CappedCpuAllocator, OutOfMemoryOutsideAnyOpNamesTheFactory) {
+  cpu_allocator().set_capacity(cpu_allocator().stats().bytes_in_use);
+  try {
+    ones({1024});
+    FAIL() << "expected OutOfMemory";
+  } catch (const OutOfMemory& error) {
+    EXPECT_EQ(error.requesting_op(), "empty");
+    EXPECT_EQ(error.inner_op(), "empty");
+  }
+}
+
 TEST_F(CappedCpuAllocator, AnOutOfMemoryHalfwayThroughAnOpLeaksNothing) {
   Generator generator(3);
   const Tensor x = randn({256, 1024}, generator);

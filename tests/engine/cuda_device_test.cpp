@@ -3,12 +3,17 @@
 // and moving a module.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "fragmented_cache.h"
+#include "tscope/analyzer/oom.h"
 #include "tscope/engine/cuda.h"
+#include "tscope/engine/current_op.h"
 #include "tscope/engine/data/data_loader.h"
 #include "tscope/engine/data/dataset.h"
 #include "tscope/engine/factories.h"
@@ -16,6 +21,8 @@
 #include "tscope/engine/nn/linear.h"
 #include "tscope/engine/ops.h"
 #include "tscope/engine/transfer.h"
+#include "tscope/profiler/session.h"
+#include "tscope/trace/trace_io.h"
 
 namespace tscope::engine {
 namespace {
@@ -123,6 +130,34 @@ TEST_F(CudaDevice, CapOnTheDeviceRaisesOutOfMemoryNamingTheOwner) {
     EXPECT_FALSE(error.snapshot().segments.empty());
     EXPECT_EQ(error.live_allocations().at(0).bytes, 16 * kMegabyte);
   }
+}
+
+TEST_F(CudaDevice, FragmentedDeviceOutOfMemoryIsReportedAsFragmentedWithTheRequestingOp) {
+  const std::filesystem::path output = std::filesystem::temp_directory_path() /
+                                       ("cuda_fragmented_" + std::to_string(::getpid()) + ".tsc");
+  CachingAllocator& allocator = cuda_allocator(0);
+  allocator.empty_cache();
+  const std::optional<std::size_t> saved = allocator.capacity();
+  allocator.set_capacity(allocator.caching_stats().reserved_bytes + 20 * kMegabyte);
+  profiler::Session session({.output = output, .sample_process_counters = false});
+  session.start();
+  void* middle = testing::run_out_of_memory_in_fragmented_segment(allocator);
+  EXPECT_NE(middle, nullptr) << "the 14 MiB request was served";
+  if (middle != nullptr) allocator.deallocate(middle, 4 * kMegabyte);
+  allocator.set_capacity(saved);
+  session.stop();
+  const trace::Trace recorded = trace::load_trace(output);
+  std::filesystem::remove(output);
+
+  const std::vector<analyzer::Finding> findings =
+      analyzer::find_memory_pressure(analyzer::AnalysisContext(recorded, {}));
+  ASSERT_EQ(findings.size(), 1u);
+  const analyzer::Finding& oom = findings[0];
+  EXPECT_EQ(oom.kind, "oom");
+  EXPECT_EQ(oom.metric("fragmented"), 1) << oom.title;
+  EXPECT_GE(oom.metric("largest_free_block_bytes"), 12.0 * kMegabyte);
+  EXPECT_LT(oom.metric("largest_free_block_bytes"), 14.0 * kMegabyte);
+  EXPECT_NE(oom.title.find("by conv2d (im2col)"), std::string::npos) << oom.title;
 }
 
 TEST_F(CudaDevice, PinnedBatchesCopyWithoutBlocking) {

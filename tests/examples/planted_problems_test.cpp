@@ -99,6 +99,16 @@ TEST_F(PlantedProblems, KeptStepOutputsAreALeakOfTheirBytesPerStep) {
   ASSERT_NE(leak, nullptr) << "no leak finding";
   EXPECT_NEAR(leak->metric("growth_bytes_per_step"), kPlantedBytesPerStep,
               0.1 * kPlantedBytesPerStep);
+  // The logits come from the last linear layer's bias add, inside the forward range.
+  EXPECT_NE(leak->title.find("forward / add"), std::string::npos) << leak->title;
+  EXPECT_NEAR(leak->metric("top_site_growth_bytes_per_step"), kPlantedBytesPerStep,
+              0.1 * kPlantedBytesPerStep);
+}
+
+TEST_F(PlantedProblems, TheSameRunWithoutKeptOutputsHasNoLeak) {
+  const trace::Trace trace = train("--model mlp --steps 40 --batch-size 100 --no-eval");
+  const std::vector<Finding> findings = findings_of(trace);
+  EXPECT_EQ(find_kind(findings, "leak"), nullptr);
 }
 
 TEST_F(PlantedProblems, OutOfMemoryNamesTheConvolutionsUnfoldedInputAsLargestConsumer) {
@@ -114,9 +124,29 @@ TEST_F(PlantedProblems, OutOfMemoryNamesTheConvolutionsUnfoldedInputAsLargestCon
   ASSERT_NE(oom, nullptr) << "no oom finding";
   EXPECT_EQ(oom->severity, Severity::kHigh);
   EXPECT_NE(oom->title.find("im2col"), std::string::npos) << oom->title;
+  EXPECT_NE(oom->title.find("by conv2d (matmul) under forward finds no room"), std::string::npos)
+      << oom->title;
   EXPECT_EQ(oom->metric("largest_site_bytes"), kIm2colBytes);
   EXPECT_GT(oom->metric("largest_batch_that_fits"), 0.0);
   EXPECT_LT(oom->metric("largest_batch_that_fits"), kBatch);
+  // The trace ends inside the first failing step: only a bound.
+  EXPECT_EQ(oom->metric("largest_batch_is_bound"), 1);
+}
+
+TEST_F(PlantedProblems, OutOfMemoryOfOneRequestLargerThanTheCapSaysNoFreeingHelps) {
+  // At 2048 the first convolution's unfolded input (2048 x 25 x 784 floats) alone passes 64 MiB.
+  constexpr double kIm2colBytes = 2048.0 * 25 * 28 * 28 * sizeof(float);
+  const trace::Trace trace =
+      train("--model cnn --steps 2 --batch-size 2048", "TSCOPE_CPU_MEMORY_CAP=64M", 1);
+  const std::vector<Finding> findings = findings_of(trace);
+  const Finding* oom = find_kind(findings, "oom");
+  ASSERT_NE(oom, nullptr) << "no oom finding";
+  EXPECT_EQ(oom->metric("requested_bytes"), kIm2colBytes);
+  EXPECT_EQ(oom->metric("request_exceeds_limit"), 1);
+  EXPECT_NE(oom->title.find("by conv2d (im2col) under forward is larger than the whole"),
+            std::string::npos)
+      << oom->title;
+  EXPECT_EQ(oom->recommendation.find("free it earlier"), std::string::npos) << oom->recommendation;
 }
 
 TEST_F(PlantedProblems, UnfusedBiasGeluDropoutIsAFusionChainInEveryStep) {

@@ -199,6 +199,25 @@ TEST_F(ScreenshotTest, ASelectedKernelShowsItsFlowFromItsLaunch) {
   EXPECT_EQ(image.pixel(x, y), kFlowColor) << "flow leg at " << x << ", " << y;
 }
 
+TEST_F(ScreenshotTest, TheMemoryPanelDrawsItsStackInTheSidePanelWhenOpened) {
+  TSCOPE_REQUIRE_FILE(kResnet);
+  TSCOPE_REQUIRE_DISPLAY();
+  // The first group's colour (the panel's palette starts with the plot blue) in the side panel:
+  // the stacked plot when the panel is open, nothing of it when it is closed.
+  const ScreenRect side = layout_window(kScreenshotWidth, kScreenshotHeight).side_panel;
+  const auto first_group_pixels = [&](const testing::Screenshot& image) {
+    int count = 0;
+    for (int y = static_cast<int>(side.y); y < static_cast<int>(side.bottom()); ++y) {
+      for (int x = static_cast<int>(side.x); x < static_cast<int>(side.right()); ++x) {
+        count += image.pixel(x, y) == kPlotColor ? 1 : 0;
+      }
+    }
+    return count;
+  };
+  EXPECT_GT(first_group_pixels(take(quoted(kResnet) + " --memory-panel")), 1000);
+  EXPECT_EQ(first_group_pixels(take(quoted(kResnet))), 0);
+}
+
 TEST_F(ScreenshotTest, ABadFileShowsItsErrorInTheWindowAndOnStderrAndExitsTwo) {
   TSCOPE_REQUIRE_DISPLAY();
   const std::filesystem::path bad = out_.string() + ".json";

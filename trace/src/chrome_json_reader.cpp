@@ -140,6 +140,11 @@ void ChromeImporter::read_top_level(dom::object root) {
             device["name"].get(name) == simdjson::SUCCESS && as_integer(id)) {
           builder_.set_metadata_value("device." + std::to_string(*as_integer(id)) + ".name",
                                       as_string(name));
+          dom::element memory;
+          if (device["totalGlobalMem"].get(memory) == simdjson::SUCCESS && as_integer(memory)) {
+            builder_.set_metadata_value("device." + std::to_string(*as_integer(id)) + ".total_memory",
+                                        std::to_string(*as_integer(memory)));
+          }
         }
       }
     } else if (field.value.type() == dom::element_type::STRING) {

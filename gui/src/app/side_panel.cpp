@@ -1,4 +1,5 @@
-// The right-hand column: selection details, findings and statistics, each a collapsible section.
+// The right-hand column: selection details, findings, statistics and memory, each a collapsible
+// section.
 
 #include "viewer_ui.h"
 
@@ -20,6 +21,9 @@ void draw_side_panel(UiState& state, const ScreenRect& rect) {
   if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen)) {
     draw_statistics_section(*state.session);
   }
+  // Closed at first unless asked for: its series is built when it is first opened.
+  if (state.memory.open_at_start) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+  if (ImGui::CollapsingHeader("Memory")) draw_memory_section(state);
   ImGui::End();
 }
 

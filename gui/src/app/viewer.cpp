@@ -39,6 +39,7 @@ void run_viewer(ViewerInput input, const ViewerOptions& options) {
   state.source = input.source;
   state.session = session.get();
   state.load_error = input.load_error;
+  state.memory.open_at_start = options.memory_panel;
   const bool offscreen = options.screenshot.has_value();
   app::ImGuiWindow window("tscope view - " + input.source, kScreenshotWidth, kScreenshotHeight,
                           !offscreen);

@@ -5,13 +5,27 @@
 
 #include <imgui.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "tscope/gui/memory_timeline.h"
 #include "tscope/gui/timeline_frame.h"
 #include "tscope/gui/timeline_session.h"
 #include "tscope/gui/window_layout.h"
 
 namespace tscope::gui::app {
+
+// The memory panel's series (built once per grouping) and its last sampling and click.
+struct MemoryPanelState {
+  bool open_at_start = false;
+  int grouping = 0;  // a MemoryGrouping
+  std::optional<MemoryTimeline> timeline;
+  std::vector<MemoryColumn> columns;
+  TimeRange columns_range;
+  std::vector<LiveBlock> blocks;  // the clicked band's allocations
+  std::size_t selected_group = 0;
+};
 
 struct UiState {
   std::string source;
@@ -19,6 +33,7 @@ struct UiState {
   std::string load_error;
   bool help_visible = false;
   char search_text[256] = {};
+  MemoryPanelState memory;
 };
 
 void draw_viewer(UiState& state);
@@ -30,6 +45,7 @@ void draw_side_panel(UiState& state, const ScreenRect& rect);
 void draw_details_section(TimelineSession& session);
 void draw_findings_section(TimelineSession& session);
 void draw_statistics_section(TimelineSession& session);
+void draw_memory_section(UiState& state);
 void draw_help_overlay(UiState& state);
 
 // Copies a built frame into an ImGui draw list, clipped to `clip`.

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "tscope/engine/allocator.h"
@@ -52,6 +53,9 @@ class CachingAllocator final : public Allocator {
  public:
   // Requests are rounded up to this many bytes.
   static constexpr std::size_t kMinBlockBytes = 512;
+  // On out of memory each segment is recorded as an instant of this name (address, segment_bytes,
+  // allocated_bytes, largest_free_bytes, blocks), just before the "out of memory" instant.
+  static constexpr std::string_view kSegmentInstantName = "allocator segment";
   // Requests up to this size come from the small pool, cut from kSmallSegmentBytes segments.
   static constexpr std::size_t kSmallRequestBytes = std::size_t{1} << 20;
   static constexpr std::size_t kSmallSegmentBytes = std::size_t{2} << 20;

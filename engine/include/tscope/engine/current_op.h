@@ -5,8 +5,14 @@
 
 namespace tscope::engine {
 
-// Empty outside any op.
+// The innermost op: the one whose kernel makes the allocation (im2col inside conv2d). Empty
+// outside any op.
 std::string_view current_op_name();
+
+// The outermost op on the calling thread's stack: the one the user's code called (conv2d, not the
+// im2col it is composed of), which an out-of-memory report names as the op that asked. Empty
+// outside any op.
+std::string_view outermost_op_name();
 
 // Marks the calling thread as running `op_name` until destroyed; nests (restores the outer op).
 class CurrentOpScope {
@@ -18,6 +24,7 @@ class CurrentOpScope {
 
  private:
   std::string_view previous_;
+  bool outermost_ = false;
 };
 
 }  // namespace tscope::engine

@@ -28,6 +28,8 @@ struct ViewerOptions {
   std::optional<std::string> view_range;
   // Selects the earliest span with exactly this name.
   std::optional<std::string> select;
+  // Opens the memory panel (closed otherwise: its series is built when first opened).
+  bool memory_panel = false;
   // Render offscreen into this PNG instead of opening a window.
   std::optional<std::filesystem::path> screenshot;
 };
