@@ -26,10 +26,11 @@ class RecordedRunTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(folder_); }
 
-  // Records the run and analyzes its two traces; skips when mpirun is not installed.
-  MultiRankReport record_and_analyze(const std::string& switches) {
+  // Records `steps` steps of the run and analyzes its two traces; skips when mpirun is not
+  // installed.
+  MultiRankReport record_and_analyze(const std::string& switches, int steps) {
     const testing::CommandResult recorded = testing::run_command(
-        "bash " +
+        "TSCOPE_TWO_RANK_STEPS=" + std::to_string(steps) + " bash " +
         testing::quoted(std::filesystem::path(TSCOPE_SOURCE_DIR) /
                         "tests/distributed/record_two_ranks.sh") +
         " " + testing::quoted(TSCOPE_BINARY_DIR) + " " + testing::quoted(folder_) + " " + switches);
@@ -53,7 +54,7 @@ class RecordedRunTest : public ::testing::Test {
 };
 
 TEST_F(RecordedRunTest, PlantedSlowRankIsTheStragglerWithHostWorkAsCause) {
-  const MultiRankReport report = record_and_analyze("--slow-rank 1 --slow-ms 30");
+  const MultiRankReport report = record_and_analyze("--slow-rank 1 --slow-ms 30", 12);
   if (skipped_) GTEST_SKIP() << "mpirun not found (openmpi-bin)";
   ASSERT_EQ(report.ranks.size(), 2u);
   EXPECT_TRUE(report.matched_by_seq);
@@ -67,7 +68,9 @@ TEST_F(RecordedRunTest, PlantedSlowRankIsTheStragglerWithHostWorkAsCause) {
 }
 
 TEST_F(RecordedRunTest, RunWithoutPlantedDelayNamesNoStragglerAboveLow) {
-  const MultiRankReport report = record_and_analyze("");
+  // 48 steps of about 4 ms: a few milliseconds in which another process holds one rank's core
+  // must not pass for a habit of that rank's.
+  const MultiRankReport report = record_and_analyze("", 48);
   if (skipped_) GTEST_SKIP() << "mpirun not found (openmpi-bin)";
   ASSERT_EQ(report.ranks.size(), 2u);
   EXPECT_EQ(report.unmatched_collectives, 0u);

@@ -11,8 +11,9 @@
 # OpenMPI needs its consent, two ranks on fewer cores need oversubscription, and containers often
 # forbid the cross-process reads of OpenMPI's shared-memory single copy. Two ranks share the
 # machine's cores, so each does its GEMMs on one BLAS thread and a rank waiting in MPI yields the
-# core instead of spinning: otherwise the waiting rank slows the one it waits for, and a run with
-# no planted delay shows a straggler the program did not cause.
+# core instead of spinning, and no rank is bound to one core (its main and communication threads
+# would then share it): otherwise the waiting rank slows the one it waits for, and a run with no
+# planted delay shows a straggler the program did not cause.
 set -euo pipefail
 
 if [ "$#" -lt 2 ]; then
@@ -32,7 +33,7 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy
 export OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 cd "$output"
-exec mpirun -np 2 --oversubscribe "$build/bin/tscope" record -o 'r%r.tsc' -- \
+exec mpirun -np 2 --oversubscribe --bind-to none "$build/bin/tscope" record -o 'r%r.tsc' -- \
   "$build/bin/train_fashion_mnist" --distributed --model mlp --epochs 1 --steps "${TSCOPE_TWO_RANK_STEPS:-12}" \
   --batch-size 64 --workers 0 --data-dir "${TSCOPE_FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}" \
   "$@"
