@@ -4,7 +4,10 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
+#include "tscope/analyzer/rank_summary.h"
 #include "tscope/trace/trace_builder.h"
 #include "tscope/trace/trace_io.h"
 
@@ -118,6 +121,59 @@ class RankCopier {
   std::vector<StringId> strings_;
 };
 
+// A collective as the multi-rank analysis matches it across ranks: (group, sequence number), or
+// (group, op, order among the group's collectives of that op) where the trace has no numbers.
+using CollectiveKey = std::tuple<std::string, std::int64_t, int, std::uint32_t>;
+
+// Each rank's collectives by key, as the host spans they start with in the merged trace.
+std::map<CollectiveKey, trace::EventRef> collective_spans(const trace::Trace& source,
+                                                          std::uint32_t first_track) {
+  std::vector<std::string> groups;
+  const std::vector<analyzer::CollectiveRecord> records =
+      analyzer::find_collectives(source, groups);
+  // Host collective spans by start: where a record's host_start points.
+  std::map<trace::TimeNs, trace::EventRef> by_start;
+  for (std::uint32_t track = 0; track < source.tracks().size(); ++track) {
+    if (source.track(track).info().kind != trace::TrackKind::kHostThread) continue;
+    const trace::SpanColumns& spans = source.track(track).spans();
+    for (std::uint32_t span = 0; span < spans.size(); ++span) {
+      // Ours are of category communication; Kineto's `nccl:all_reduce` ranges are annotations.
+      if (spans.category.at(span) != trace::Category::kCommunication &&
+          source.string(spans.name.at(span)).find(':') == std::string_view::npos)
+        continue;
+      by_start.try_emplace(spans.start.at(span),
+                           trace::EventRef{trace::EventKind::kSpan, first_track + track, span});
+    }
+  }
+  std::map<CollectiveKey, trace::EventRef> keyed;
+  for (const analyzer::CollectiveRecord& record : records) {
+    const auto span = by_start.find(record.host_start);
+    if (span == by_start.end()) continue;
+    const CollectiveKey key =
+        record.seq >= 0
+            ? CollectiveKey{groups.at(record.group), record.seq, -1, 0}
+            : CollectiveKey{groups.at(record.group), -1, static_cast<int>(record.op), record.order};
+    keyed.try_emplace(key, span->second);
+  }
+  return keyed;
+}
+
+// Joins each collective to the same collective on the next rank that has it, so that selecting
+// one draws the line to its peers in the viewer (and an arrow in Perfetto).
+void join_collectives(const std::vector<trace::Trace>& traces,
+                      const std::vector<std::uint32_t>& first_tracks,
+                      trace::TraceBuilder& builder) {
+  std::map<CollectiveKey, std::vector<trace::EventRef>> matched;
+  for (std::size_t index = 0; index < traces.size(); ++index) {
+    for (const auto& [key, span] : collective_spans(traces[index], first_tracks[index]))
+      matched[key].push_back(span);
+  }
+  for (const auto& [key, spans] : matched) {
+    for (std::size_t index = 1; index < spans.size(); ++index)
+      builder.add_flow({trace::FlowKind::kOther, 0, spans[index - 1], spans[index]});
+  }
+}
+
 }  // namespace
 
 int rank_of(const trace::Trace& trace, int fallback) {
@@ -136,8 +192,12 @@ int rank_of(const trace::Trace& trace, int fallback) {
 
 trace::Trace merge_ranks(const std::vector<trace::Trace>& traces, const std::vector<int>& ranks) {
   trace::TraceBuilder builder;
-  for (std::size_t index = 0; index < traces.size(); ++index)
+  std::vector<std::uint32_t> first_tracks;
+  for (std::size_t index = 0; index < traces.size(); ++index) {
+    first_tracks.push_back(static_cast<std::uint32_t>(builder.track_count()));
     RankCopier(traces[index], ranks.at(index), builder).copy();
+  }
+  join_collectives(traces, first_tracks, builder);
   builder.metadata().source_format = "tscope-ranks";
   // The flows are copied as they were; finalize must not add correlation links across ranks.
   return builder.finalize({.link_correlated_events = false});

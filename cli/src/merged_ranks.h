@@ -17,7 +17,9 @@ namespace tscope::cli {
 int rank_of(const trace::Trace& trace, int fallback);
 
 // Host process k of rank r gets pid (r + 1) * 1000 + k; GPU device d of rank r gets
-// (r + 1) * 1000 + 500 + d.
+// (r + 1) * 1000 + 500 + d. Each collective matched across ranks (by group and sequence number,
+// or by order within group and op) gets a flow of kind other from its host range on one rank to
+// its host range on the next.
 trace::Trace merge_ranks(const std::vector<trace::Trace>& traces, const std::vector<int>& ranks);
 
 // Says on stderr that `loaded` (read from `path`) was cut off, when it was.

@@ -99,7 +99,6 @@ LaneLayout::LaneLayout(const trace::Trace& trace)
   std::sort(order.begin(), order.end(),
             [&](std::uint32_t a, std::uint32_t b) { return sort_key(a) < sort_key(b); });
 
-  float top = 0;
   for (const std::uint32_t index : order) {
     const trace::Track& track = trace.track(index);
     Lane lane;
@@ -125,17 +124,70 @@ LaneLayout::LaneLayout(const trace::Trace& trace)
     }
     if (lane.kind != LaneKind::kSpans)
       lane.label += peak_label(lane.plot_max, lane.kind == LaneKind::kMemory);
-    lane.top = top;
-    top += lane.height() + kLaneGap;
     lane_by_track_[index] = static_cast<std::uint32_t>(lanes_.size());
     lanes_.push_back(std::move(lane));
+  }
+  // Processes sort by rank first (merged ranks number them so), so a rank's lanes are adjacent.
+  for (std::uint32_t index = 0; index < lanes_.size(); ++index) {
+    const trace::TrackInfo& info = trace.track(lanes_[index].track).info();
+    const std::int32_t rank =
+        info.process < trace.processes().size() ? trace.processes()[info.process].rank : -1;
+    if (groups_.empty() || groups_.back().rank != rank) {
+      groups_.push_back({.rank = rank,
+                         .label = rank >= 0 ? "rank " + std::to_string(rank) : "no rank",
+                         .first_lane = index});
+    }
+    ++groups_.back().lane_count;
+  }
+  if (groups_.size() < 2) groups_.clear();
+  for (LaneGroup& group : groups_)
+    group.label += " (" + std::to_string(group.lane_count) + " lanes)";
+  place();
+}
+
+void LaneLayout::place() {
+  float top = 0;
+  std::size_t next_group = 0;
+  for (std::uint32_t index = 0; index < lanes_.size(); ++index) {
+    if (next_group < groups_.size() && groups_[next_group].first_lane == index) {
+      groups_[next_group].top = top;
+      top += kLaneHeaderHeight + kLaneGap;
+      ++next_group;
+    }
+    Lane& lane = lanes_[index];
+    lane.hidden = next_group > 0 && groups_[next_group - 1].collapsed;
+    lane.top = top;
+    if (!lane.hidden) top += lane.height() + kLaneGap;
   }
   content_height_ = top;
 }
 
+std::optional<std::size_t> LaneLayout::group_at(float y) const {
+  for (std::size_t group = 0; group < groups_.size(); ++group) {
+    if (y >= groups_[group].top && y < groups_[group].top + kLaneHeaderHeight) return group;
+  }
+  return std::nullopt;
+}
+
+void LaneLayout::set_collapsed(std::size_t group, bool collapsed) {
+  groups_.at(group).collapsed = collapsed;
+  place();
+}
+
+void LaneLayout::reveal_track(std::uint32_t track) {
+  if (track >= lane_by_track_.size() || lane_by_track_[track] == trace::kNoIndex) return;
+  const std::uint32_t lane = lane_by_track_[track];
+  for (std::size_t group = 0; group < groups_.size(); ++group) {
+    const LaneGroup& found = groups_[group];
+    if (found.collapsed && lane >= found.first_lane && lane < found.first_lane + found.lane_count)
+      set_collapsed(group, false);
+  }
+}
+
 const Lane* LaneLayout::lane_of_track(std::uint32_t track) const {
   if (track >= lane_by_track_.size() || lane_by_track_[track] == trace::kNoIndex) return nullptr;
-  return &lanes_[lane_by_track_[track]];
+  const Lane& lane = lanes_[lane_by_track_[track]];
+  return lane.hidden ? nullptr : &lane;
 }
 
 }  // namespace tscope::gui

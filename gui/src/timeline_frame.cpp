@@ -35,7 +35,16 @@ void build_timeline_frame(const FrameRequest& request, TimelineFrame& frame) {
   const TimeView& view = request.view;
   const TimelineArea& area = request.area;
   frame.rects.push_back({view.left(), area.top, view.right(), area.bottom, kBackgroundColor});
+  for (const LaneGroup& group : request.layout->groups()) {
+    const float top = area.screen_y(group.top);
+    if (top + kLaneHeaderHeight <= area.lanes_top() || top >= area.bottom) continue;
+    frame.rects.push_back(
+        {view.left(), top, view.right(), top + kLaneHeaderHeight, kGroupHeaderColor});
+    frame.add_text(view.left() + 4, top + 2, view.right(), kTextColor,
+                   (group.collapsed ? "[+] " : "[-] ") + group.label);
+  }
   for (const Lane& lane : request.layout->lanes()) {
+    if (lane.hidden) continue;
     const float top = area.screen_y(lane.top);
     if (top + lane.height() <= area.lanes_top()) continue;
     if (top >= area.bottom) break;

@@ -97,6 +97,13 @@ void TimelineSession::scroll_to_track(std::uint32_t track) {
 }
 
 void TimelineSession::click(float x, float y) {
+  // A rank's header row folds or unfolds that rank's lanes.
+  if (const auto group = layout_.group_at(y - area_.lanes_top() + area_.scroll);
+      group && y >= area_.lanes_top() && y < area_.bottom) {
+    layout_.set_collapsed(*group, !layout_.groups()[*group].collapsed);
+    pan(0, 0);
+    return;
+  }
   const HitBox* box = box_at(frame_, x, y);
   if (box == nullptr) {
     select(std::nullopt);
@@ -109,6 +116,7 @@ void TimelineSession::click(float x, float y) {
 
 void TimelineSession::select(std::optional<trace::EventRef> event) {
   selection_ = event;
+  if (event) layout_.reveal_track(event->track);
   selection_flows_ = event ? gui::selection_flows(trace_, *event) : std::vector<trace::Flow>{};
 }
 

@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <string>
+#include <tuple>
 
 #include "synthetic_ranks.h"
 #include "test_data.h"
@@ -293,7 +296,19 @@ class RankSetCommandTest : public ::testing::Test {
     std::filesystem::create_directories(folder_);
   }
   void TearDown() override { std::filesystem::remove_all(folder_); }
+  // `tscope export --chrome` of the sampled ranks' folder, parsed; empty, with a failure, if the
+  // command fails.
+  std::optional<simdjson::dom::element> export_sampled_ranks() {
+    const auto out = folder_ / "ranks.json";
+    const testing::CommandResult result =
+        testing::run_tscope("export --chrome " + testing::quoted(out) + " " +
+                            testing::quoted(sampled_ranks()[0].parent_path()));
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    if (result.exit_code != 0) return std::nullopt;
+    return parser_.load(out.string()).value();
+  }
   std::filesystem::path folder_;
+  simdjson::dom::parser parser_;
 };
 
 // The real rank 0 converted to .tsc twice: a set with two traces of one rank.
@@ -347,16 +362,11 @@ TEST_F(RankSetCommandTest, FolderWithoutTracesExitsTwo) {
 TEST_F(RankSetCommandTest, ChromeExportOfTwoRanksHasAProcessPerRank) {
   for (const auto& path : sampled_ranks())
     TSCOPE_REQUIRE_FILE(path);
-  const auto out = folder_ / "ranks.json";
-  const testing::CommandResult result =
-      testing::run_tscope("export --chrome " + testing::quoted(out) + " " +
-                          testing::quoted(sampled_ranks()[0].parent_path()));
-  ASSERT_EQ(result.exit_code, 0) << result.output;
-  simdjson::dom::parser parser;
-  const simdjson::dom::element root = parser.load(out.string());
+  const std::optional<simdjson::dom::element> root = export_sampled_ranks();
+  ASSERT_TRUE(root);
   std::map<std::int64_t, std::string> process_names;
   std::map<std::int64_t, std::size_t> spans_by_pid;
-  for (const simdjson::dom::element event : root["traceEvents"].get_array()) {
+  for (const simdjson::dom::element event : (*root)["traceEvents"].get_array()) {
     const std::string_view phase = event["ph"].get_string().value_unsafe();
     const std::int64_t pid = event["pid"].get_int64().value_unsafe();
     if (phase == "M" && event["name"].get_string().value_unsafe() == "process_name") {
@@ -375,6 +385,39 @@ TEST_F(RankSetCommandTest, ChromeExportOfTwoRanksHasAProcessPerRank) {
   for (const auto& path : sampled_ranks())
     loaded += trace::load_trace(path).counts().spans;
   EXPECT_EQ(exported, loaded);
+}
+
+// The merge joins each matched collective across ranks with a flow: Chrome arrows of category
+// "other", from rank 0's `nccl:*` range to rank 1's range of the same name, one per collective.
+TEST_F(RankSetCommandTest, ChromeExportOfTwoRanksJoinsTheirCollectives) {
+  for (const auto& path : sampled_ranks())
+    TSCOPE_REQUIRE_FILE(path);
+  const std::optional<simdjson::dom::element> root = export_sampled_ranks();
+  ASSERT_TRUE(root);
+  // Span names by (pid, tid, ts), where flow ends bind.
+  std::map<std::tuple<std::int64_t, std::int64_t, double>, std::string> span_names;
+  std::map<std::uint64_t, std::tuple<std::int64_t, std::int64_t, double>> starts, finishes;
+  for (const simdjson::dom::element event : (*root)["traceEvents"].get_array()) {
+    const std::string_view phase = event["ph"].get_string().value_unsafe();
+    if (phase != "X" && phase != "s" && phase != "f") continue;
+    const auto place =
+        std::tuple(event["pid"].get_int64().value_unsafe(), event["tid"].get_int64().value_unsafe(),
+                   event["ts"].get_double().value_unsafe());
+    if (phase == "X") {
+      span_names.try_emplace(place, event["name"].get_string().value_unsafe());
+    } else if (event["cat"].get_string().value_unsafe() == "other") {
+      (phase == "s" ? starts : finishes)[event["id"].get_uint64().value_unsafe()] = place;
+    }
+  }
+  ASSERT_EQ(starts.size(), 10u);
+  for (const auto& [id, from] : starts) {
+    const auto to = finishes.at(id);
+    EXPECT_EQ(std::get<0>(from) / 1000, 1);  // rank 0's pids are 1000 and up
+    EXPECT_EQ(std::get<0>(to) / 1000, 2);
+    const std::string& name = span_names[from];
+    EXPECT_TRUE(name.starts_with("nccl:")) << name;
+    EXPECT_EQ(span_names[to], name);
+  }
 }
 
 }  // namespace

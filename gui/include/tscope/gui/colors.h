@@ -28,6 +28,7 @@ constexpr std::uint8_t blue_of(Color color) {
 
 inline constexpr Color kBackgroundColor = rgba(28, 30, 34);
 inline constexpr Color kLaneHeaderColor = rgba(44, 47, 54);
+inline constexpr Color kGroupHeaderColor = rgba(62, 58, 84);
 inline constexpr Color kTextColor = rgba(230, 230, 230);
 inline constexpr Color kSpanTextColor = rgba(16, 16, 16);
 inline constexpr Color kRulerColor = rgba(60, 63, 70);

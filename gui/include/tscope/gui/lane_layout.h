@@ -4,6 +4,7 @@
 // Computed once per loaded trace; frame building and hit testing read it.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,10 +29,22 @@ struct Lane {
   // Bytes allocated after each memory event, replayed from the allocations and frees when the
   // trace records no allocator totals (Kineto's legacy schema); empty otherwise.
   std::vector<std::uint64_t> replayed_allocated;
+  bool hidden = false;  // its rank's group is collapsed
 
   float height() const;
   float row_top(std::size_t row) const { return top + kLaneHeaderHeight + row * row_height(); }
   float row_height() const { return kind == LaneKind::kSpans ? kSpanRowHeight : kPlotHeight; }
+};
+
+// The lanes of one rank, when the trace holds several (`tscope view` of a run's traces): a header
+// row above them that folds them away.
+struct LaneGroup {
+  std::int32_t rank = -1;
+  std::string label;
+  float top = 0;
+  bool collapsed = false;
+  std::uint32_t first_lane = 0;
+  std::uint32_t lane_count = 0;
 };
 
 class LaneLayout {
@@ -40,11 +53,22 @@ class LaneLayout {
 
   const std::vector<Lane>& lanes() const { return lanes_; }
   float content_height() const { return content_height_; }
-  // The lane of `track`, or nullptr for a track with nothing to draw.
+  // The lane of `track`, or nullptr for a track with nothing to draw or in a collapsed group.
   const Lane* lane_of_track(std::uint32_t track) const;
 
+  // Empty unless the lanes belong to two ranks or more.
+  const std::vector<LaneGroup>& groups() const { return groups_; }
+  // The group whose header row holds `y` (lane-area coordinates), if any.
+  std::optional<std::size_t> group_at(float y) const;
+  void set_collapsed(std::size_t group, bool collapsed);
+  // Expands the group holding `track`, so that a selected event can be seen.
+  void reveal_track(std::uint32_t track);
+
  private:
+  void place();
+
   std::vector<Lane> lanes_;
+  std::vector<LaneGroup> groups_;
   std::vector<std::uint32_t> lane_by_track_;
   float content_height_ = 0;
 };
