@@ -107,7 +107,11 @@ std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) 
     }
   }
   // Net of what it waits for the others itself: in a balanced run every rank is last now and then.
-  const double lost = std::max(0.0, rank.others_wait_ns_per_step - rank.wait_ns_per_step);
+  const double waited = std::max(0.0, rank.others_wait_ns_per_step - rank.wait_ns_per_step);
+  // What fixing this rank can win is at most the work it does beyond the median rank: a wait
+  // longer than that comes from the ranks' schedule (one leaving each collective later and so
+  // arriving later at the next), not from this rank's work.
+  const double lost = std::min(waited, cause_excess);
   finding.kind = "straggler";
   finding.cost.time_per_step_ns = lost;
   finding.cost.share_of_step = step_ns > 0 ? lost / step_ns : 0;
@@ -115,15 +119,15 @@ std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) 
   finding.estimated_gain_ns_per_step = lost;
   const std::string cause_name = cause != nullptr ? std::string(cause->name) : "unknown";
   finding.title = "Rank " + std::to_string(rank.rank) + " is a straggler (" + cause_name +
-                  "): the other ranks wait " + format_duration(lost) + " per step for it";
+                  "): the other ranks lose " + format_duration(lost) + " per step to it";
   finding.explanation =
       "Rank " + std::to_string(rank.rank) + " reaches " + std::to_string(rank.last_arrivals) +
       " of " + std::to_string(counted) +
       " collectives within steps last (by chance, some rank would do so with probability " +
-      format_probability(chance) +
-      "), and the other ranks wait for it, net of its own waits, " +
-      format_duration(lost) +
-      " per step (" + format_percent(finding.cost.share_of_step) + " of the median step). " +
+      format_probability(chance) + "), and the other ranks wait for it, net of its own waits, " +
+      format_duration(waited) + " per step; its extra work accounts for " +
+      format_duration(lost) + " of that (" + format_percent(finding.cost.share_of_step) +
+      " of the median step). " +
       (cause != nullptr
            ? "Against the median of the other ranks its step has " + format_duration(cause_excess) +
                  " more " + std::string(cause->name) + " per step."
@@ -139,6 +143,7 @@ std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) 
        {"collectives_in_steps", static_cast<double>(counted), "count"},
        {"chance_of_count", chance, "ratio"},
        {"others_wait_ns_per_step", rank.others_wait_ns_per_step, "ns"},
+       {"net_wait_ns_per_step", waited, "ns"},
        {"own_wait_ns_per_step", rank.wait_ns_per_step, "ns"},
        {"cause_excess_ns", cause_excess, "ns"}});
   if (cause != nullptr) finding.kind += "." + std::string(cause->kind_suffix);
