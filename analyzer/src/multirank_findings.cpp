@@ -1,9 +1,9 @@
 // Findings across ranks. A straggler is the rank that reaches collectives last most often, and
 // more often than chance would let any of the ranks be (in a balanced run each is last now and
 // then); its cost is what the others wait for it; its cause is the part of its own step that
-// exceeds the median of the other ranks. Exposed communication is collective time that no compute hides, less
-// the waiting a straggler already accounts for. Load imbalance is unequal work per step (step
-// time less collective waits) that no single straggler explains.
+// exceeds the median of the other ranks. Exposed communication is collective time that no compute
+// hides, less the waiting a straggler already accounts for. Load imbalance is unequal work per step
+// (step time less collective waits) that no single straggler explains.
 
 #include "multirank_findings.h"
 
@@ -29,21 +29,18 @@ struct Cause {
 constexpr std::array kCauses{
     Cause{"host overhead", "host", [](const TimeBreakdown& time) { return time.host_other_ns; },
           "Find the host work outside operators on this rank (user ranges, Python code, logging, "
-          "checkpointing, "
-          "extra work only it does) and move it out of the training loop or spread it over all "
-          "ranks; its own "
-          "`tscope analyze` shows where its host time goes."},
+          "checkpointing, extra work only it does) and move it out of the training loop or spread "
+          "it over all ranks; its own `tscope analyze` shows where its host time goes."},
     Cause{"input wait", "input", [](const TimeBreakdown& time) { return time.host_data_wait_ns; },
           "This rank waits for its input: add loader workers or prefetching, or reshard the data "
-          "so that no "
-          "rank's shard is slower to load."},
-    Cause{"compute", "compute",
-          [](const TimeBreakdown& time) {
-            return time.has_gpu ? time.gpu_compute_ns : time.host_ops_ns;
-          },
-          "This rank computes more per step: give every rank equal work (equal shards, batch "
-          "sizes, sequence "
-          "lengths), or check its device (clocks, throttling, a slower model of GPU)."},
+          "so that no rank's shard is slower to load."},
+    Cause{
+        "compute", "compute",
+        [](const TimeBreakdown& time) {
+          return time.has_gpu ? time.gpu_compute_ns : time.host_ops_ns;
+        },
+        "This rank computes more per step: give every rank equal work (equal shards, batch sizes, "
+        "sequence lengths), or check its device (clocks, throttling, a slower model of GPU)."},
     Cause{"GPU idle", "gpu_idle",
           [](const TimeBreakdown& time) {
             return time.has_gpu ? time.gpu_idle_host_wait_ns + time.gpu_idle_kernel_wait_ns +
@@ -51,8 +48,7 @@ constexpr std::array kCauses{
                                 : 0.0;
           },
           "This rank's GPU sits idle between kernels (launch overhead, synchronizations): see the "
-          "launch and "
-          "copy findings of its own `tscope analyze`."},
+          "launch and copy findings of its own `tscope analyze`."},
 };
 
 // "0.0021", "3.1e-07": probabilities too small for a percentage.
@@ -77,7 +73,8 @@ double median_of(const std::vector<RankReport>& ranks, auto&& figure,
 std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) {
   if (report.collectives.empty() || report.ranks.size() < 2) return std::nullopt;
   std::size_t counted = 0;
-  for (const RankReport& rank : report.ranks) counted += rank.last_arrivals;
+  for (const RankReport& rank : report.ranks)
+    counted += rank.last_arrivals;
   const auto slowest = std::max_element(
       report.ranks.begin(), report.ranks.end(),
       [](const RankReport& a, const RankReport& b) { return a.last_arrivals < b.last_arrivals; });
@@ -87,8 +84,8 @@ std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) 
   // once in kStragglerSignificance runs (the tail bound times N, a Bonferroni correction).
   const std::size_t ranks = report.ranks.size();
   const double chance = std::min(
-      1.0, static_cast<double>(ranks) *
-               binomial_upper_tail(slowest->last_arrivals, counted, 1.0 / static_cast<double>(ranks)));
+      1.0, static_cast<double>(ranks) * binomial_upper_tail(slowest->last_arrivals, counted,
+                                                            1.0 / static_cast<double>(ranks)));
   if (chance > kStragglerSignificance) return std::nullopt;
   const RankReport& rank = *slowest;
   const Cause* cause = nullptr;
@@ -125,9 +122,8 @@ std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) 
       " of " + std::to_string(counted) +
       " collectives within steps last (by chance, some rank would do so with probability " +
       format_probability(chance) + "), and the other ranks wait for it, net of its own waits, " +
-      format_duration(waited) + " per step; its extra work accounts for " +
-      format_duration(lost) + " of that (" + format_percent(finding.cost.share_of_step) +
-      " of the median step). " +
+      format_duration(waited) + " per step; its extra work accounts for " + format_duration(lost) +
+      " of that (" + format_percent(finding.cost.share_of_step) + " of the median step). " +
       (cause != nullptr
            ? "Against the median of the other ranks its step has " + format_duration(cause_excess) +
                  " more " + std::string(cause->name) + " per step."
@@ -136,16 +132,15 @@ std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) 
       cause != nullptr
           ? std::string(cause->fix)
           : "Compare this rank's own `tscope analyze` with another rank's to find what delays it.";
-  finding.metrics.insert(
-      finding.metrics.begin(),
-      {{"rank", static_cast<double>(rank.rank), "rank"},
-       {"last_arrivals", static_cast<double>(rank.last_arrivals), "count"},
-       {"collectives_in_steps", static_cast<double>(counted), "count"},
-       {"chance_of_count", chance, "ratio"},
-       {"others_wait_ns_per_step", rank.others_wait_ns_per_step, "ns"},
-       {"net_wait_ns_per_step", waited, "ns"},
-       {"own_wait_ns_per_step", rank.wait_ns_per_step, "ns"},
-       {"cause_excess_ns", cause_excess, "ns"}});
+  finding.metrics.insert(finding.metrics.begin(),
+                         {{"rank", static_cast<double>(rank.rank), "rank"},
+                          {"last_arrivals", static_cast<double>(rank.last_arrivals), "count"},
+                          {"collectives_in_steps", static_cast<double>(counted), "count"},
+                          {"chance_of_count", chance, "ratio"},
+                          {"others_wait_ns_per_step", rank.others_wait_ns_per_step, "ns"},
+                          {"net_wait_ns_per_step", waited, "ns"},
+                          {"own_wait_ns_per_step", rank.wait_ns_per_step, "ns"},
+                          {"cause_excess_ns", cause_excess, "ns"}});
   if (cause != nullptr) finding.kind += "." + std::string(cause->kind_suffix);
   return finding;
 }
@@ -175,21 +170,17 @@ std::optional<Finding> exposed_communication(const MultiRankReport& report, doub
   finding.title = "Communication runs exposed for " +
                   format_duration(finding.cost.time_per_step_ns) + " per step; compute hides " +
                   format_percent(median(overlap)) + " of it";
-  finding.explanation = "On the median rank, " + format_percent(median(overlap)) +
-                        " of communication time within steps has compute running alongside (Holistic Trace "
-                        "Analysis' overlap); the rest, less "
-                        "what ranks wait for later ranks, stalls the step. Compute that does not "
-                        "yet overlap communication could "
-                        "hide up to " +
-                        format_duration(finding.estimated_gain_ns_per_step) + " of it per step.";
+  finding.explanation =
+      "On the median rank, " + format_percent(median(overlap)) +
+      " of communication time within steps has compute running alongside (Holistic Trace Analysis' "
+      "overlap); the rest, less what ranks wait for later ranks, stalls the step. Compute that "
+      "does not yet overlap communication could hide up to " +
+      format_duration(finding.estimated_gain_ns_per_step) + " of it per step.";
   finding.recommendation =
       "Overlap communication with compute: start each gradient bucket's allreduce asynchronously "
-      "as soon as its "
-      "gradients are ready during backward (PyTorch DDP does; in our engine, the data-parallel "
-      "wrapper's overlap "
-      "switch), and use smaller buckets (25 MiB by default) so that the first starts earlier; only "
-      "the last "
-      "bucket then stays exposed.";
+      "as soon as its gradients are ready during backward (PyTorch DDP does; in our engine, the "
+      "data-parallel wrapper's overlap switch), and use smaller buckets (25 MiB by default) so "
+      "that the first starts earlier; only the last bucket then stays exposed.";
   finding.metrics = {{"exposed_ns_per_step", finding.cost.time_per_step_ns, "ns"},
                      {"overlap_share", median(overlap), "ratio"},
                      {"hideable_ns_per_step", median(hideable), "ns"}};
@@ -222,16 +213,14 @@ std::optional<Finding> load_imbalance(const MultiRankReport& report, double step
                   " (rank " + std::to_string(most->rank) + ")";
   finding.explanation =
       "Work per step is the step time less the time a rank waits in collectives for others. The "
-      "busiest rank "
-      "does " +
+      "busiest rank does " +
       format_duration(spread) +
       " more per step than the median rank, and every rank waits for it." +
       (straggler_named ? " The straggler finding accounts for this time." : "");
   finding.recommendation =
       "Give every rank the same work: equal shards and batch sizes, sequence lengths bucketed "
-      "alike, the same "
-      "model partition size; then compare the busiest rank's own `tscope analyze` with the median "
-      "rank's.";
+      "alike, the same model partition size; then compare the busiest rank's own `tscope analyze` "
+      "with the median rank's.";
   finding.metrics = {{"max_work_ns", work(*most), "ns"},
                      {"median_work_ns", median_of(report.ranks, work), "ns"},
                      {"min_work_ns", work(*least), "ns"}};
