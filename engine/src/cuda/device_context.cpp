@@ -141,6 +141,14 @@ cudaStream_t copy_stream(Device device) {
   return state.copy_stream;
 }
 
+void wait_for_queued_work(cudaStream_t waiter, cudaStream_t queued) {
+  cudaEvent_t queued_work_done = nullptr;
+  TSCOPE_CUDA_CHECK(cudaEventCreateWithFlags(&queued_work_done, cudaEventDisableTiming));
+  TSCOPE_CUDA_CHECK(cudaEventRecord(queued_work_done, queued));
+  TSCOPE_CUDA_CHECK(cudaStreamWaitEvent(waiter, queued_work_done, 0));
+  TSCOPE_CUDA_CHECK(cudaEventDestroy(queued_work_done));
+}
+
 cublasHandle_t cublas_handle(Device device) {
   DeviceState& state = state_for(device);
   make_current(device);

@@ -15,6 +15,8 @@ namespace tscope::engine::cuda {
 cudaStream_t compute_stream(Device device);
 // A non-blocking stream for host-to-device input copies, so they overlap compute.
 cudaStream_t copy_stream(Device device);
+// Makes `waiter` wait, on the device, for every piece of work `queued` holds now.
+void wait_for_queued_work(cudaStream_t waiter, cudaStream_t queued);
 cublasHandle_t cublas_handle(Device device);
 
 // Host memory that the device reads at full bandwidth and copies from asynchronously.

@@ -69,11 +69,7 @@ void copy_host_to_device(const Tensor& destination, const Tensor& source, bool n
     const cudaStream_t side = cuda::copy_stream(device);
     // The destination was allocated for the compute stream, whose earlier work may still use
     // the block's previous contents: the copy waits for that work first.
-    cudaEvent_t compute_ready = nullptr;
-    TSCOPE_CUDA_CHECK(cudaEventCreateWithFlags(&compute_ready, cudaEventDisableTiming));
-    TSCOPE_CUDA_CHECK(cudaEventRecord(compute_ready, compute));
-    TSCOPE_CUDA_CHECK(cudaStreamWaitEvent(side, compute_ready, 0));
-    TSCOPE_CUDA_CHECK(cudaEventDestroy(compute_ready));
+    cuda::wait_for_queued_work(side, compute);
     TSCOPE_CUDA_CHECK(cudaMemcpyAsync(destination.raw_data(), source.raw_data(), bytes,
                                       cudaMemcpyHostToDevice, side));
     cudaEvent_t copied = nullptr;

@@ -95,11 +95,7 @@ class NcclProcessGroup final : public ProcessGroup {
   Work launch(CollectiveCall call) override {
     const cudaStream_t compute = cuda::compute_stream(device_);
     // The inputs are whatever the compute stream has queued so far.
-    cudaEvent_t inputs_ready = nullptr;
-    TSCOPE_CUDA_CHECK(cudaEventCreateWithFlags(&inputs_ready, cudaEventDisableTiming));
-    TSCOPE_CUDA_CHECK(cudaEventRecord(inputs_ready, compute));
-    TSCOPE_CUDA_CHECK(cudaStreamWaitEvent(stream_, inputs_ready, 0));
-    TSCOPE_CUDA_CHECK(cudaEventDestroy(inputs_ready));
+    cuda::wait_for_queued_work(stream_, compute);
     {
       const CollectiveRange recorded(Backend::kNccl, call, world_size(), name(), ranks_text_);
       enqueue(call);
