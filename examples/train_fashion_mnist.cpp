@@ -5,13 +5,13 @@
 // --distributed trains data-parallel on the ranks of `mpirun -np N` (MPI on the CPU, NCCL on
 // GPUs), each rank on its contiguous share of every global batch; --slow-rank plants a straggler.
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <map>
 #include <memory>
@@ -97,8 +97,9 @@ void check_distributed_settings(const Settings& settings, const Ranks& ranks) {
   // Each rank would halve its batch on its own out of memory, and the ranks' collectives would
   // no longer match.
   if (settings.auto_batch) {
-    throw BadSettings("--auto-batch retries one process at smaller batches; it does not combine "
-                      "with --distributed");
+    throw BadSettings(
+        "--auto-batch retries one process at smaller batches; it does not combine "
+        "with --distributed");
   }
   if (settings.batch_size % ranks.size() != 0) {
     throw BadSettings(
@@ -175,7 +176,8 @@ int train(const Settings& settings) {
     ranks.nccl = engine::distributed::make_nccl_process_group(*ranks.world, device);
   }
   if (settings.pin_memory && device.is_cpu()) {
-    throw engine::CudaUnavailable("--pin-memory copies batches to a GPU, but training runs on the CPU");
+    throw engine::CudaUnavailable(
+        "--pin-memory copies batches to a GPU, but training runs on the CPU");
   }
   engine::Generator generator(settings.seed);
   auto model = examples::make_model(settings.model, generator, settings.fused);
@@ -331,8 +333,9 @@ int main(int argc, char** argv) {
                "load batches into pinned host memory and copy them to the GPU asynchronously");
   app.add_flag("--auto-batch", settings.auto_batch,
                "on out of memory, halve the batch and try again until the steps complete");
-  app.add_flag("!--no-eval", settings.evaluate,
-               "skip the test-set evaluation after each epoch (short runs that probe memory or speed)");
+  app.add_flag(
+      "!--no-eval", settings.evaluate,
+      "skip the test-set evaluation after each epoch (short runs that probe memory or speed)");
   app.add_flag("--keep-step-outputs", settings.keep_step_outputs,
                "keep every step's logits with their autograd graph until the epoch ends (a leak)");
   app.add_flag("--distributed", settings.distributed,

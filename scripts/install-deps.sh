@@ -10,7 +10,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   dataset-fashion-mnist
   libimgui-dev libglfw3-dev libgl-dev libstb-dev xvfb xauth libgl1-mesa-dri
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format clang-tidy
   patchelf
   chromium  # speedscope in headless Chromium, for the viewer tests (tests/viewers)
 )

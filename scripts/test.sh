@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 
+# Every C++ and CUDA file as .clang-format writes it.
+bash scripts/check-format.sh
+
 # CI always has the real traces of ../shared and the Fashion-MNIST package: a test that cannot
 # find one fails there instead of skipping.
 if [ "${CI:-}" = "true" ]; then export TSCOPE_REQUIRE_TEST_INPUTS=1; fi

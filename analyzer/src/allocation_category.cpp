@@ -24,16 +24,19 @@ AllocationCategory allocation_category(std::string_view owner_op, std::string_vi
   // Most specific first: an optimizer's state lives under "optimizer", gradients under
   // "backward", and whatever the forward pass leaves alive is saved for backward.
   if (mentions(text, {"param", "init", "weight"})) return AllocationCategory::kParameters;
-  if (mentions(text, {"optim", "adam", "sgd", "exp_avg", "momentum"})) return AllocationCategory::kOptimizerState;
+  if (mentions(text, {"optim", "adam", "sgd", "exp_avg", "momentum"}))
+    return AllocationCategory::kOptimizerState;
   if (mentions(text, {"grad", "backward"})) return AllocationCategory::kGradients;
-  if (mentions(text, {"loader", "batch", "input", "decode", "collate"})) return AllocationCategory::kInputBatches;
+  if (mentions(text, {"loader", "batch", "input", "decode", "collate"}))
+    return AllocationCategory::kInputBatches;
   if (mentions(text, {"forward", "activation", "saved"})) return AllocationCategory::kActivations;
   return AllocationCategory::kTemporaries;
 }
 
 std::string_view to_string(AllocationCategory category) {
-  static constexpr std::array kNames{"parameters", "gradients", "optimizer_state", "activations",
-                                     "input_batches", "temporaries", "unattributed"};
+  static constexpr std::array kNames{"parameters",  "gradients",     "optimizer_state",
+                                     "activations", "input_batches", "temporaries",
+                                     "unattributed"};
   return kNames[static_cast<std::size_t>(category)];
 }
 

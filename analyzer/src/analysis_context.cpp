@@ -24,8 +24,8 @@ std::uint32_t busiest_host_thread(const trace::Trace& trace) {
     const trace::SpanColumns& spans = track.spans();
     TimeNs busy = 0;
     for (std::size_t i = 0; i < spans.size(); ++i) {
-      if (spans.depth[i] == 0 && host_activity(spans.category[i], trace.string(spans.name[i])) !=
-                                     HostActivity::kNone) {
+      if (spans.depth[i] == 0 &&
+          host_activity(spans.category[i], trace.string(spans.name[i])) != HostActivity::kNone) {
         busy += spans.end[i] - spans.start[i];
       }
     }
@@ -45,7 +45,8 @@ std::vector<BusyInterval> merge_gpu_activity(const trace::Trace& trace) {
     const trace::SpanColumns& spans = track.spans();
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
       if (gpu_work(spans.category[i], trace.string(spans.name[i])) == GpuWork::kNone) continue;
-      activity.push_back({spans.start[i], spans.end[i], EventRef{EventKind::kSpan, track_index, i}});
+      activity.push_back(
+          {spans.start[i], spans.end[i], EventRef{EventKind::kSpan, track_index, i}});
     }
   }
   std::sort(activity.begin(), activity.end(),
@@ -64,26 +65,30 @@ std::vector<BusyInterval> merge_gpu_activity(const trace::Trace& trace) {
 }  // namespace
 
 AnalysisContext::AnalysisContext(const trace::Trace& trace, AnalysisOptions options)
-    : trace_(&trace), options_(std::move(options)), steps_(find_steps(trace, options_.step_filter)) {
+    : trace_(&trace),
+      options_(std::move(options)),
+      steps_(find_steps(trace, options_.step_filter)) {
   main_thread_ = steps_.track != trace::kNoIndex ? steps_.track : busiest_host_thread(trace);
   gpu_busy_ = merge_gpu_activity(trace);
   for (const trace::Flow& flow : trace.flows()) {
-    if (flow.kind == trace::FlowKind::kLaunchToKernel) launches_.emplace_back(flow.to.pack(), flow.from);
+    if (flow.kind == trace::FlowKind::kLaunchToKernel)
+      launches_.emplace_back(flow.to.pack(), flow.from);
   }
   std::sort(launches_.begin(), launches_.end());
 }
 
 std::optional<EventRef> AnalysisContext::launch_of(EventRef gpu_activity) const {
   const std::uint64_t key = gpu_activity.pack();
-  const auto found = std::lower_bound(
-      launches_.begin(), launches_.end(), key,
-      [](const std::pair<std::uint64_t, EventRef>& entry, std::uint64_t k) { return entry.first < k; });
+  const auto found = std::lower_bound(launches_.begin(), launches_.end(), key,
+                                      [](const std::pair<std::uint64_t, EventRef>& entry,
+                                         std::uint64_t k) { return entry.first < k; });
   if (found == launches_.end() || found->first != key) return std::nullopt;
   return found->second;
 }
 
 const TimeBreakdown& AnalysisContext::time_breakdown() const {
-  if (!time_breakdown_) time_breakdown_ = std::make_shared<const TimeBreakdown>(compute_time_breakdown(*this));
+  if (!time_breakdown_)
+    time_breakdown_ = std::make_shared<const TimeBreakdown>(compute_time_breakdown(*this));
   return *time_breakdown_;
 }
 

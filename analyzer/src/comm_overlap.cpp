@@ -42,7 +42,8 @@ CommOverlap overlap_of(std::vector<TimeInterval> communication, std::vector<Time
     overlap.in_steps = whole_trace;
   } else {
     std::vector<TimeInterval> windows;
-    for (const Step& step : steps.steps) windows.push_back({step.start, step.end});
+    for (const Step& step : steps.steps)
+      windows.push_back({step.start, step.end});
     windows = merge_intervals(std::move(windows));
     overlap.in_steps = overlap_times(intersect_intervals(communication_union, windows),
                                      intersect_intervals(compute_union, windows));

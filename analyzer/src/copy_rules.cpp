@@ -53,7 +53,8 @@ std::vector<CopyFacts> copies_in_steps(const AnalysisContext& context) {
     if (track.info().kind != trace::TrackKind::kGpuStream) continue;
     const trace::SpanColumns& spans = track.spans();
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
-      if (spans.category[i] != trace::Category::kMemcpy || spans.detail[i] == trace::kNoIndex) continue;
+      if (spans.category[i] != trace::Category::kMemcpy || spans.detail[i] == trace::kNoIndex)
+        continue;
       if (context.steps().step_at(spans.start[i]) == context.steps().steps.size()) continue;
       const trace::SpanDetail& detail = trace.span_details()[spans.detail[i]];
       if (detail.copy == trace::kNoIndex) continue;
@@ -73,7 +74,8 @@ std::vector<CopyFacts> copies_in_steps(const AnalysisContext& context) {
 }
 
 bool is_pageable(const trace::CopyInfo& copy) {
-  return copy.source == trace::MemoryKind::kPageable || copy.destination == trace::MemoryKind::kPageable;
+  return copy.source == trace::MemoryKind::kPageable ||
+         copy.destination == trace::MemoryKind::kPageable;
 }
 
 Finding pageable_copies(const AnalysisContext& context, const std::vector<CopyFacts>& copies) {
@@ -96,14 +98,15 @@ Finding pageable_copies(const AnalysisContext& context, const std::vector<CopyFa
   const double steps = context.step_count();
   const double share = copy_ns / context.steps().total_ns();
   finding.severity = std::max(Severity::kLow, severity_for_share(share));
-  finding.title = std::to_string(static_cast<long>(count)) + " copies from or to pageable host memory";
+  finding.title =
+      std::to_string(static_cast<long>(count)) + " copies from or to pageable host memory";
   finding.cost = {copy_ns / steps, share, 0};
   finding.metrics = {{"copies", count, "count"},
                      {"bytes", bytes, "bytes"},
                      {"copy_ns_per_step", copy_ns / steps, "ns"},
                      {"followed_by_sync", followed_by_sync, "count"}};
-  finding.explanation = std::to_string(static_cast<long>(count)) + " copies (" + format_bytes(bytes) +
-                        ", " + format_duration(copy_ns) +
+  finding.explanation = std::to_string(static_cast<long>(count)) + " copies (" +
+                        format_bytes(bytes) + ", " + format_duration(copy_ns) +
                         " on the GPU) use pageable host memory: the driver stages them through a "
                         "pinned bounce buffer and they cannot overlap with host work.";
   finding.recommendation =
@@ -179,7 +182,8 @@ Finding synchronization_stalls(const AnalysisContext& context) {
       if (stall <= 0) continue;
       ++count;
       stall_ns += static_cast<double>(stall);
-      if (finding.evidence.size() < kMaxEvidence) finding.evidence.push_back({EventKind::kSpan, track_index, i});
+      if (finding.evidence.size() < kMaxEvidence)
+        finding.evidence.push_back({EventKind::kSpan, track_index, i});
     }
   }
   if (count == 0) return finding;
@@ -189,7 +193,8 @@ Finding synchronization_stalls(const AnalysisContext& context) {
   finding.title = std::to_string(static_cast<long>(count)) + " synchronizations leave the GPU idle";
   finding.cost = {stall_ns / steps, share, 0};
   finding.estimated_gain_ns_per_step = stall_ns / steps;
-  finding.metrics = {{"synchronizations", count, "count"}, {"gpu_stall_ns_per_step", stall_ns / steps, "ns"}};
+  finding.metrics = {{"synchronizations", count, "count"},
+                     {"gpu_stall_ns_per_step", stall_ns / steps, "ns"}};
   finding.explanation = "After " + std::to_string(static_cast<long>(count)) +
                         " stream or device synchronizations the GPU had drained its queue and "
                         "waited for the host to launch more work: " +
@@ -210,7 +215,8 @@ Finding gpu_gaps(const AnalysisContext& context) {
   for (std::size_t i = 1; i < busy.size(); ++i) {
     const TimeNs gap = busy[i].start - busy[i - 1].end;
     if (gap < context.options().gpu_gap_ns) continue;
-    if (steps.step_at(busy[i - 1].end) == steps.steps.size() && steps.step_at(busy[i].start - 1) == steps.steps.size()) {
+    if (steps.step_at(busy[i - 1].end) == steps.steps.size() &&
+        steps.step_at(busy[i].start - 1) == steps.steps.size()) {
       continue;
     }
     ++count;
@@ -226,7 +232,8 @@ Finding gpu_gaps(const AnalysisContext& context) {
   finding.estimated_gain_ns_per_step = gap_ns / context.step_count();
   finding.metrics = {{"gaps", count, "count"}, {"gap_ns", gap_ns, "ns"}};
   finding.explanation = "The GPU ran nothing for " + format_duration(gap_ns) + " in " +
-                        std::to_string(static_cast<long>(count)) + " stretches; the evidence points "
+                        std::to_string(static_cast<long>(count)) +
+                        " stretches; the evidence points "
                         "at the work that ended each gap.";
   finding.recommendation =
       "Look at what the host does before each gap (data loading, checkpointing, logging) and "

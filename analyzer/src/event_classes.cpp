@@ -37,9 +37,12 @@ bool is_blocking_copy_call(std::string_view name) {
 
 HostActivity host_activity(Category category, std::string_view name) {
   switch (category) {
-    case Category::kDataWait: return HostActivity::kDataWait;
-    case Category::kOptimizer: return HostActivity::kOptimizer;
-    case Category::kSynchronization: return HostActivity::kSync;
+    case Category::kDataWait:
+      return HostActivity::kDataWait;
+    case Category::kOptimizer:
+      return HostActivity::kOptimizer;
+    case Category::kSynchronization:
+      return HostActivity::kSync;
     case Category::kRuntimeApi:
     case Category::kDriverApi:
       return is_sync_call(category, name) ? HostActivity::kSync : HostActivity::kOp;
@@ -50,7 +53,8 @@ HostActivity host_activity(Category category, std::string_view name) {
       if (name.starts_with("enumerate(DataLoader)")) return HostActivity::kDataWait;
       if (name.starts_with("Optimizer.")) return HostActivity::kOptimizer;
       return category == Category::kCpuOp ? HostActivity::kOp : HostActivity::kNone;
-    default: return HostActivity::kNone;
+    default:
+      return HostActivity::kNone;
   }
 }
 
@@ -58,11 +62,15 @@ GpuWork gpu_work(Category category, std::string_view name) {
   switch (category) {
     case Category::kKernel:
       return contains_any(name, {"nccl", "rccl", "NCCL"}) ? GpuWork::kCommunication
-                                                           : GpuWork::kCompute;
-    case Category::kCommunication: return GpuWork::kCommunication;
-    case Category::kMemcpy: return GpuWork::kCopy;
-    case Category::kMemset: return GpuWork::kMemset;
-    default: return GpuWork::kNone;
+                                                          : GpuWork::kCompute;
+    case Category::kCommunication:
+      return GpuWork::kCommunication;
+    case Category::kMemcpy:
+      return GpuWork::kCopy;
+    case Category::kMemset:
+      return GpuWork::kMemset;
+    default:
+      return GpuWork::kNone;
   }
 }
 
@@ -98,6 +106,8 @@ bool is_matrix_product_op(std::string_view name) {
          contains_any(name, {"matmul", "addmm", "bmm", "linear", "gemm", "conv"});
 }
 
-bool is_loader_work(Category category) { return category == Category::kDataLoaderLoad; }
+bool is_loader_work(Category category) {
+  return category == Category::kDataLoaderLoad;
+}
 
 }  // namespace tscope::analyzer

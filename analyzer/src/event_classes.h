@@ -29,7 +29,13 @@ bool is_blocking_copy_call(std::string_view name);
 bool is_runtime_call(trace::Category category);
 
 // Memory-bound kernel families worth fusing; kOther is everything else (GEMMs, convolutions).
-enum class KernelFamily : std::uint8_t { kElementwise, kReduction, kNormalization, kSoftmax, kOther };
+enum class KernelFamily : std::uint8_t {
+  kElementwise,
+  kReduction,
+  kNormalization,
+  kSoftmax,
+  kOther
+};
 
 KernelFamily kernel_family(std::string_view name);
 std::string_view to_string(KernelFamily family);

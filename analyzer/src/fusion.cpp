@@ -45,7 +45,8 @@ struct ChainTotals {
   std::vector<EventRef> evidence;
 };
 
-const trace::OpInfo* op_info(const trace::Trace& trace, const trace::SpanColumns& spans, std::uint32_t i) {
+const trace::OpInfo* op_info(const trace::Trace& trace, const trace::SpanColumns& spans,
+                             std::uint32_t i) {
   if (spans.detail[i] == trace::kNoIndex) return nullptr;
   const trace::SpanDetail& detail = trace.span_details()[spans.detail[i]];
   if (detail.op == trace::kNoIndex) return nullptr;
@@ -78,7 +79,8 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
   std::vector<std::uint32_t> enclosing;  // per leaf, the innermost range around it that is no op
   std::vector<std::uint32_t> open_ranges;
   for (std::uint32_t i = 0; i < spans.size(); ++i) {
-    while (!open_ranges.empty() && spans.end[open_ranges.back()] <= spans.start[i]) open_ranges.pop_back();
+    while (!open_ranges.empty() && spans.end[open_ranges.back()] <= spans.start[i])
+      open_ranges.pop_back();
     if (op_info(trace, spans, i) == nullptr) {
       open_ranges.push_back(i);
       continue;
@@ -107,12 +109,12 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
         if (k == 0 || ops[k]->tensors_read.empty()) continue;
         std::size_t outside = 0;
         for (const std::uint64_t tensor : ops[k]->tensors_read) {
-          const bool from_chain = std::any_of(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(k),
-                                              [&](const trace::OpInfo* earlier) {
-                                                return std::find(earlier->tensors_written.begin(),
-                                                                 earlier->tensors_written.end(),
-                                                                 tensor) != earlier->tensors_written.end();
-                                              });
+          const bool from_chain = std::any_of(
+              ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(k),
+              [&](const trace::OpInfo* earlier) {
+                return std::find(earlier->tensors_written.begin(), earlier->tensors_written.end(),
+                                 tensor) != earlier->tensors_written.end();
+              });
           if (!from_chain) ++outside;
         }
         fused_bytes += static_cast<double>(ops[k]->bytes_read) * static_cast<double>(outside) /
@@ -137,20 +139,24 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
     if (chain.members.empty()) {
       chain_range = enclosing[k];
       // A matmul just before, in the same range, whose product the first op reads.
-      const trace::OpInfo* before =
-          k > 0 && enclosing[k - 1] == enclosing[k] ? op_info(trace, spans, leaves[k - 1]) : nullptr;
-      chain.fed_by_matmul = before != nullptr && trace.string(spans.name[leaves[k - 1]]) == "matmul" &&
+      const trace::OpInfo* before = k > 0 && enclosing[k - 1] == enclosing[k]
+                                        ? op_info(trace, spans, leaves[k - 1])
+                                        : nullptr;
+      chain.fed_by_matmul = before != nullptr &&
+                            trace.string(spans.name[leaves[k - 1]]) == "matmul" &&
                             reads_output_of(*op, *before);
     }
     if (!ops.empty() && !reads_output_of(*op, *ops.back())) {
       // An op making a side input for the next one (dropout's mask, say) belongs to the chain
       // when that next op reads both it and the chain's last output.
-      const trace::OpInfo* next = k + 1 < leaves.size() ? op_info(trace, spans, leaves[k + 1]) : nullptr;
-      const bool feeds_next = next != nullptr && is_memory_bound(*next) && reads_output_of(*next, *op) &&
-                              reads_output_of(*next, *ops.back());
+      const trace::OpInfo* next =
+          k + 1 < leaves.size() ? op_info(trace, spans, leaves[k + 1]) : nullptr;
+      const bool feeds_next = next != nullptr && is_memory_bound(*next) &&
+                              reads_output_of(*next, *op) && reads_output_of(*next, *ops.back());
       if (!feeds_next) flush();
     }
-    if (!ops.empty()) chain.gap_ns += static_cast<double>(spans.start[i] - spans.end[chain.members.back().index]);
+    if (!ops.empty())
+      chain.gap_ns += static_cast<double>(spans.start[i] - spans.end[chain.members.back().index]);
     chain.members.push_back({EventKind::kSpan, track_index, i});
     chain.names.push_back(spans.name[i]);
     chain.run_ns += static_cast<double>(spans.end[i] - spans.start[i]);
@@ -191,7 +197,9 @@ void stream_chains(const AnalysisContext& context, std::uint32_t track_index,
       continue;
     }
     const std::uint64_t external =
-        spans.detail[i] == trace::kNoIndex ? 0 : trace.span_details()[spans.detail[i]].external_correlation_id;
+        spans.detail[i] == trace::kNoIndex
+            ? 0
+            : trace.span_details()[spans.detail[i]].external_correlation_id;
     if (!chain.members.empty()) {
       const TimeNs gap = spans.start[i] - spans.end[chain.members.back().index];
       if (gap > context.options().fusion_max_gap_ns || gap < 0) flush();
@@ -276,7 +284,8 @@ std::vector<Finding> find_fusion_opportunities(const AnalysisContext& context) {
     totals.from_dataflow = has_dataflow;
     if (totals.evidence.empty()) {
       totals.evidence.assign(chain.members.begin(),
-                             chain.members.begin() + static_cast<std::ptrdiff_t>(std::min(chain.members.size(), kMaxEvidence)));
+                             chain.members.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                         chain.members.size(), kMaxEvidence)));
     }
   }
 
@@ -316,13 +325,16 @@ std::vector<Finding> find_fusion_opportunities(const AnalysisContext& context) {
         ", so intermediate results make a round trip through memory. One fused kernel would "
         "read the inputs and write the output once.";
     std::vector<std::string_view> member_names;
-    for (const StringId name : names) member_names.push_back(trace.string(name));
-    const std::string alternative =
-        totals.from_dataflow ? fused_alternative(member_names, totals.fed_by_matmul) : std::string();
+    for (const StringId name : names)
+      member_names.push_back(trace.string(name));
+    const std::string alternative = totals.from_dataflow
+                                        ? fused_alternative(member_names, totals.fed_by_matmul)
+                                        : std::string();
     finding.recommendation =
         "Replace the chain with " +
-        (alternative.empty() ? std::string("one fused kernel (a fused op, torch.compile, or a hand-written kernel)")
-                             : alternative) +
+        (alternative.empty()
+             ? std::string("one fused kernel (a fused op, torch.compile, or a hand-written kernel)")
+             : alternative) +
         ": saves about " + format_duration(saving) + " (" + format_percent(share) + ") per step.";
     findings.push_back(std::move(finding));
   }

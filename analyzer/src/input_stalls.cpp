@@ -20,7 +20,8 @@ using trace::TimeNs;
 
 constexpr std::size_t kMaxEvidence = 20;
 
-bool is_host_to_device_copy(const trace::Trace& trace, const trace::SpanColumns& spans, std::uint32_t i) {
+bool is_host_to_device_copy(const trace::Trace& trace, const trace::SpanColumns& spans,
+                            std::uint32_t i) {
   if (spans.category[i] != trace::Category::kMemcpy) return false;
   const trace::SpanDetail* detail = nullptr;
   if (spans.detail[i] != trace::kNoIndex) detail = &trace.span_details()[spans.detail[i]];
@@ -45,22 +46,22 @@ CopyExposure exposed_host_to_device_copies(const AnalysisContext& context) {
     intervals.clear();
     for (const TrackWindow& window : gpu) {
       const trace::SpanColumns& spans = trace.track(window.track).spans();
-      for_spans_in_window(trace.track(window.track), step.start, step.end, window.longest,
-                          [&](std::uint32_t i) {
-                            if (gpu_work(spans.category[i], trace.string(spans.name[i])) ==
-                                GpuWork::kCompute) {
-                              intervals.push_back({spans.start[i], spans.end[i], kCompute});
-                            } else if (is_host_to_device_copy(trace, spans, i)) {
-                              intervals.push_back({spans.start[i], spans.end[i], kCopy});
-                              const auto& copy = trace.copies()[trace.span_details()[spans.detail[i]].copy];
-                              exposure.pageable |= copy.source == trace::MemoryKind::kPageable;
-                              if (exposure.copies.size() < kMaxEvidence) {
-                                exposure.copies.push_back({EventKind::kSpan, window.track, i});
-                              }
-                            }
-                          });
+      for_spans_in_window(
+          trace.track(window.track), step.start, step.end, window.longest, [&](std::uint32_t i) {
+            if (gpu_work(spans.category[i], trace.string(spans.name[i])) == GpuWork::kCompute) {
+              intervals.push_back({spans.start[i], spans.end[i], kCompute});
+            } else if (is_host_to_device_copy(trace, spans, i)) {
+              intervals.push_back({spans.start[i], spans.end[i], kCopy});
+              const auto& copy = trace.copies()[trace.span_details()[spans.detail[i]].copy];
+              exposure.pageable |= copy.source == trace::MemoryKind::kPageable;
+              if (exposure.copies.size() < kMaxEvidence) {
+                exposure.copies.push_back({EventKind::kSpan, window.track, i});
+              }
+            }
+          });
     }
-    exposure.exposed_ns += static_cast<double>(exclusive_time(intervals, 2, step.start, step.end)[kCopy]);
+    exposure.exposed_ns +=
+        static_cast<double>(exclusive_time(intervals, 2, step.start, step.end)[kCopy]);
   }
   return exposure;
 }
@@ -87,7 +88,8 @@ LoaderWork loader_work(const AnalysisContext& context) {
       ++work.batches;
       work.load_ns += static_cast<double>(spans.end[i] - spans.start[i]);
       work.worker_tracks.insert(track_index);
-      if (work.evidence.size() < kMaxEvidence) work.evidence.push_back({EventKind::kSpan, track_index, i});
+      if (work.evidence.size() < kMaxEvidence)
+        work.evidence.push_back({EventKind::kSpan, track_index, i});
     }
   }
   return work;
@@ -104,8 +106,11 @@ std::vector<EventRef> longest_data_waits(const AnalysisContext& context) {
       waits.push_back({EventKind::kSpan, context.main_thread(), i});
     }
   }
-  const auto length = [&](const EventRef& ref) { return spans.end[ref.index] - spans.start[ref.index]; };
-  std::sort(waits.begin(), waits.end(), [&](const EventRef& a, const EventRef& b) { return length(a) > length(b); });
+  const auto length = [&](const EventRef& ref) {
+    return spans.end[ref.index] - spans.start[ref.index];
+  };
+  std::sort(waits.begin(), waits.end(),
+            [&](const EventRef& a, const EventRef& b) { return length(a) > length(b); });
   if (waits.size() > kMaxEvidence) waits.resize(kMaxEvidence);
   return waits;
 }
@@ -154,17 +159,20 @@ std::vector<Finding> find_input_stalls(const AnalysisContext& context) {
     finding.metrics.push_back({"load_ns_per_batch", load_per_batch, "ns"});
     finding.metrics.push_back({"workers_needed", needed, "count"});
     finding.evidence.insert(finding.evidence.end(), loader.evidence.begin(), loader.evidence.end());
-    advice += "A worker takes " + format_duration(load_per_batch) + " per batch while a step computes for " +
-              format_duration(compute_per_step);
+    advice += "A worker takes " + format_duration(load_per_batch) +
+              " per batch while a step computes for " + format_duration(compute_per_step);
     if (needed > workers) {
-      advice += ": use at least " + std::to_string(static_cast<long>(needed)) + " loader workers (now " +
-                std::to_string(loader.worker_tracks.size()) + ") and a prefetch depth of at least " +
-                std::to_string(2 * static_cast<long>(needed)) + " batches, or make per-sample decoding cheaper. ";
+      advice += ": use at least " + std::to_string(static_cast<long>(needed)) +
+                " loader workers (now " + std::to_string(loader.worker_tracks.size()) +
+                ") and a prefetch depth of at least " +
+                std::to_string(2 * static_cast<long>(needed)) +
+                " batches, or make per-sample decoding cheaper. ";
     } else {
       // Enough workers on average: the waits come from bursts (startup, slow samples) or from
       // workers that do not get a core.
       advice += ", so " + std::to_string(loader.worker_tracks.size()) +
-                " workers keep up on average: prefetch deeper (at least 2 batches per worker) and check that "
+                " workers keep up on average: prefetch deeper (at least 2 batches per worker) and "
+                "check that "
                 "the workers are not starved of CPU cores. ";
     }
   } else if (wait_per_step > 0) {
@@ -174,7 +182,8 @@ std::vector<Finding> find_input_stalls(const AnalysisContext& context) {
     advice += "Copy batches from pinned host memory (pin_memory) so copies run asynchronously. ";
   }
   if (copy_per_step > 0) {
-    advice += "Issue host-to-device copies on a side stream one batch ahead so compute hides them. ";
+    advice +=
+        "Issue host-to-device copies on a side stream one batch ahead so compute hides them. ";
   }
   finding.recommendation = advice.empty() ? "Overlap input loading with compute." : advice;
   if (!finding.recommendation.empty() && finding.recommendation.back() == ' ') {

@@ -67,7 +67,8 @@ void host_calls(const AnalysisContext& context, LaunchStats& stats) {
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
       if (context.steps().step_at(spans.start[i]) == context.steps().steps.size()) continue;
       const TimeNs length = spans.end[i] - spans.start[i];
-      if (is_runtime_call(spans.category[i]) && !is_sync_call(spans.category[i], trace.string(spans.name[i])) &&
+      if (is_runtime_call(spans.category[i]) &&
+          !is_sync_call(spans.category[i], trace.string(spans.name[i])) &&
           length > context.options().slow_runtime_ns) {
         ++stats.slow_runtime_calls;
         stats.worst.emplace_back(length, EventRef{EventKind::kSpan, track_index, i});
@@ -94,13 +95,15 @@ std::vector<Finding> find_launch_bound(const AnalysisContext& context) {
   const double short_share = stats.short_kernels / stats.kernels;
   Severity severity = severity_for_share(host_wait_share);
   if (short_share > kShortKernelMajority) severity = std::max(severity, Severity::kLow);
-  if (severity == Severity::kInfo && stats.late_launches == 0 && stats.slow_runtime_calls == 0) return {};
+  if (severity == Severity::kInfo && stats.late_launches == 0 && stats.slow_runtime_calls == 0)
+    return {};
 
   Finding finding;
   finding.kind = "launch_bound";
   finding.severity = severity;
-  finding.title = "The GPU waits for kernel launches " + format_percent(host_wait_share) + " of the step; " +
-                  format_percent(short_share) + " of kernels are shorter than their launch";
+  finding.title = "The GPU waits for kernel launches " + format_percent(host_wait_share) +
+                  " of the step; " + format_percent(short_share) +
+                  " of kernels are shorter than their launch";
   finding.cost = {time.gpu_idle_host_wait_ns, host_wait_share, 0};
   finding.estimated_gain_ns_per_step = time.gpu_idle_host_wait_ns;
   const double steps = context.step_count();
@@ -118,19 +121,23 @@ std::vector<Finding> find_launch_bound(const AnalysisContext& context) {
   for (std::size_t i = 0; i < std::min(kMaxEvidence, stats.worst.size()); ++i) {
     finding.evidence.push_back(stats.worst[i].second);
   }
-  for (std::size_t i = 0; finding.evidence.size() < kMaxEvidence && i < stats.short_evidence.size(); ++i) {
+  for (std::size_t i = 0; finding.evidence.size() < kMaxEvidence && i < stats.short_evidence.size();
+       ++i) {
     finding.evidence.push_back(stats.short_evidence[i]);
   }
   finding.explanation =
-      std::to_string(static_cast<long>(stats.short_kernels)) + " of " + std::to_string(static_cast<long>(stats.kernels)) +
+      std::to_string(static_cast<long>(stats.short_kernels)) + " of " +
+      std::to_string(static_cast<long>(stats.kernels)) +
       " kernels run for less time than the call that launched them; " +
       std::to_string(static_cast<long>(stats.late_launches)) + " started over " +
-      format_duration(static_cast<double>(context.options().launch_delay_ns)) + " after their launch and " +
-      std::to_string(static_cast<long>(stats.slow_runtime_calls)) + " runtime calls took over " +
+      format_duration(static_cast<double>(context.options().launch_delay_ns)) +
+      " after their launch and " + std::to_string(static_cast<long>(stats.slow_runtime_calls)) +
+      " runtime calls took over " +
       format_duration(static_cast<double>(context.options().slow_runtime_ns)) +
-      " (Holistic Trace Analysis' cut-offs). The host spends " + format_duration(mean_op_ns) + " per operator, " +
-      format_duration(stats.op_count / steps * mean_op_ns) + " per step, and the GPU idles " +
-      format_duration(time.gpu_idle_host_wait_ns) + " per step waiting for launches.";
+      " (Holistic Trace Analysis' cut-offs). The host spends " + format_duration(mean_op_ns) +
+      " per operator, " + format_duration(stats.op_count / steps * mean_op_ns) +
+      " per step, and the GPU idles " + format_duration(time.gpu_idle_host_wait_ns) +
+      " per step waiting for launches.";
   finding.recommendation =
       "Give the GPU more work per launch: larger batches, fused kernels, CUDA graphs to replay a "
       "step's launches at once, or less host work per operator.";

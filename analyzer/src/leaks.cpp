@@ -40,7 +40,8 @@ bool grows_steadily(const std::vector<double>& series, const LinearFit& fit, dou
 
 // Blocks allocated once the steps began and never freed by the end of the trace, by site. Info
 // only: a trace may simply end before its last tensors go away.
-std::optional<Finding> unfreed_at_end(const trace::Trace& trace, const StepSet& steps, MemoryReplay& replay) {
+std::optional<Finding> unfreed_at_end(const trace::Trace& trace, const StepSet& steps,
+                                      MemoryReplay& replay) {
   replay.advance_to(replay.event_count());
   std::map<SiteKey, std::pair<std::uint64_t, std::uint64_t>> by_site;  // bytes, blocks
   std::vector<EventRef> evidence;
@@ -58,8 +59,10 @@ std::optional<Finding> unfreed_at_end(const trace::Trace& trace, const StepSet& 
     }
   }
   if (blocks == 0) return std::nullopt;
-  std::vector<std::pair<SiteKey, std::pair<std::uint64_t, std::uint64_t>>> sites(by_site.begin(), by_site.end());
-  std::sort(sites.begin(), sites.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  std::vector<std::pair<SiteKey, std::pair<std::uint64_t, std::uint64_t>>> sites(by_site.begin(),
+                                                                                 by_site.end());
+  std::sort(sites.begin(), sites.end(),
+            [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
   Finding finding;
   finding.kind = "unfreed_at_end";
   finding.severity = Severity::kInfo;
@@ -67,16 +70,18 @@ std::optional<Finding> unfreed_at_end(const trace::Trace& trace, const StepSet& 
   finding.title = std::to_string(blocks) + " blocks (" + format_bytes(static_cast<double>(bytes)) +
                   ") allocated during the steps are never freed";
   finding.evidence = std::move(evidence);
-  finding.metrics = {{"blocks", static_cast<double>(blocks), "count"}, {"bytes", static_cast<double>(bytes), "bytes"}};
+  finding.metrics = {{"blocks", static_cast<double>(blocks), "count"},
+                     {"bytes", static_cast<double>(bytes), "bytes"}};
   std::string listed;
   for (std::size_t i = 0; i < std::min(kTopSites, sites.size()); ++i) {
     listed += (i == 0 ? "" : "; ") + site_label(trace, sites[i].first) + " " +
-              format_bytes(static_cast<double>(sites[i].second.first)) + " in " + std::to_string(sites[i].second.second) +
-              " blocks";
+              format_bytes(static_cast<double>(sites[i].second.first)) + " in " +
+              std::to_string(sites[i].second.second) + " blocks";
   }
   finding.explanation = "Still alive when the trace ends: " + listed + ".";
-  finding.recommendation = "Expected for model state and the last batch; anything else is held by a reference "
-                           "that outlives the step.";
+  finding.recommendation =
+      "Expected for model state and the last batch; anything else is held by a reference "
+      "that outlives the step.";
   return finding;
 }
 
@@ -129,26 +134,35 @@ std::vector<Finding> find_leaks(const AnalysisContext& context) {
   finding.severity = growth >= 0.1 * live.front() ? Severity::kHigh : Severity::kMedium;
   finding.cost.bytes = static_cast<std::uint64_t>(fit.slope);
   const std::string top = growing.empty() ? "(unknown)" : site_label(trace, growing.front().site);
-  finding.title = "Memory grows by " + format_bytes(fit.slope) + " per step; fastest-growing site: " + top;
+  finding.title =
+      "Memory grows by " + format_bytes(fit.slope) + " per step; fastest-growing site: " + top;
   finding.metrics = {{"growth_bytes_per_step", fit.slope, "bytes"},
                      {"r_squared", fit.r_squared, "ratio"},
                      {"steps", static_cast<double>(live.size()), "count"},
                      {"first_boundary_bytes", live.front(), "bytes"},
                      {"last_boundary_bytes", live.back(), "bytes"}};
-  if (!growing.empty()) finding.metrics.push_back({"top_site_growth_bytes_per_step", growing.front().fit.slope, "bytes"});
+  if (!growing.empty())
+    finding.metrics.push_back(
+        {"top_site_growth_bytes_per_step", growing.front().fit.slope, "bytes"});
   std::string sites;
   for (std::size_t i = 0; i < std::min(kTopSites, growing.size()); ++i) {
-    sites += (i == 0 ? "" : "; ") + site_label(trace, growing[i].site) + " +" + format_bytes(growing[i].fit.slope) + "/step";
+    sites += (i == 0 ? "" : "; ") + site_label(trace, growing[i].site) + " +" +
+             format_bytes(growing[i].fit.slope) + "/step";
     finding.evidence.push_back(newest_by_site[growing[i].site]);
   }
-  finding.explanation = "Bytes alive at the end of each step grow from " + format_bytes(live.front()) + " to " +
-                        format_bytes(live.back()) + " over " + std::to_string(live.size()) +
-                        " steps, a steady " + format_bytes(fit.slope) + " per step (line fit R² " +
-                        std::to_string(fit.r_squared).substr(0, 4) + ", still growing in the later "
-                        "steps, so not a cache filling up). Growing sites: " + sites + ".";
-  finding.recommendation = "Find what keeps " + top + " alive across steps: a tensor appended to a list or "
-                           "accumulated with its graph (total_loss += loss instead of loss.item()), a "
-                           "cache without a bound. The evidence points at the newest surviving block of each site.";
+  finding.explanation = "Bytes alive at the end of each step grow from " +
+                        format_bytes(live.front()) + " to " + format_bytes(live.back()) + " over " +
+                        std::to_string(live.size()) + " steps, a steady " +
+                        format_bytes(fit.slope) + " per step (line fit R² " +
+                        std::to_string(fit.r_squared).substr(0, 4) +
+                        ", still growing in the later "
+                        "steps, so not a cache filling up). Growing sites: " +
+                        sites + ".";
+  finding.recommendation =
+      "Find what keeps " + top +
+      " alive across steps: a tensor appended to a list or "
+      "accumulated with its graph (total_loss += loss instead of loss.item()), a "
+      "cache without a bound. The evidence points at the newest surviving block of each site.";
   finding.estimated_gain_bytes = static_cast<std::uint64_t>(std::max(0.0, growth));
   findings.insert(findings.begin(), std::move(finding));
   return findings;

@@ -16,7 +16,8 @@ std::string site_label(const trace::Trace& trace, const AllocationSite& site) {
 MemoryReplay::MemoryReplay(const trace::Trace& trace) : trace_(&trace) {
   for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
     const trace::MemoryColumns& memory = trace.track(track_index).memory();
-    for (std::uint32_t i = 0; i < memory.size(); ++i) order_.push_back({memory.time[i], track_index, i});
+    for (std::uint32_t i = 0; i < memory.size(); ++i)
+      order_.push_back({memory.time[i], track_index, i});
   }
   // Each pool is time-sorted already; a stable sort keeps same-time events in recorded order.
   std::stable_sort(order_.begin(), order_.end(),
@@ -56,11 +57,12 @@ void MemoryReplay::advance_to(std::size_t position) {
 }
 
 void MemoryReplay::advance_until(trace::TimeNs time, bool inclusive) {
-  const auto end = inclusive
-                       ? std::upper_bound(order_.begin() + static_cast<std::ptrdiff_t>(position_), order_.end(), time,
-                                          [](trace::TimeNs t, const MemoryStep& s) { return t < s.time; })
-                       : std::lower_bound(order_.begin() + static_cast<std::ptrdiff_t>(position_), order_.end(), time,
-                                          [](const MemoryStep& s, trace::TimeNs t) { return s.time < t; });
+  const auto end =
+      inclusive
+          ? std::upper_bound(order_.begin() + static_cast<std::ptrdiff_t>(position_), order_.end(),
+                             time, [](trace::TimeNs t, const MemoryStep& s) { return t < s.time; })
+          : std::lower_bound(order_.begin() + static_cast<std::ptrdiff_t>(position_), order_.end(),
+                             time, [](const MemoryStep& s, trace::TimeNs t) { return s.time < t; });
   advance_to(static_cast<std::size_t>(end - order_.begin()));
 }
 
@@ -75,13 +77,15 @@ std::uint64_t MemoryReplay::live_bytes() const {
 
 std::uint64_t MemoryReplay::reported_allocated() const {
   std::uint64_t total = 0;
-  for (const auto& [track, totals] : totals_) total += totals.first;
+  for (const auto& [track, totals] : totals_)
+    total += totals.first;
   return total;
 }
 
 std::uint64_t MemoryReplay::reported_reserved() const {
   std::uint64_t total = 0;
-  for (const auto& [track, totals] : totals_) total += totals.second;
+  for (const auto& [track, totals] : totals_)
+    total += totals.second;
   return total;
 }
 

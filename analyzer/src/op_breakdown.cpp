@@ -9,11 +9,13 @@ namespace {
 
 // Nearest-rank percentile of sorted durations.
 double percentile(const std::vector<trace::TimeNs>& sorted, double fraction) {
-  const auto rank = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(sorted.size())));
+  const auto rank =
+      static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(sorted.size())));
   return static_cast<double>(sorted[std::max<std::size_t>(rank, 1) - 1]);
 }
 
-std::vector<NameStats> top_by_total(const AnalysisContext& context, trace::Category category, std::size_t count) {
+std::vector<NameStats> top_by_total(const AnalysisContext& context, trace::Category category,
+                                    std::size_t count) {
   const trace::Trace& trace = context.trace();
   std::unordered_map<trace::StringId, std::vector<trace::TimeNs>> durations;
   for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
@@ -29,7 +31,8 @@ std::vector<NameStats> top_by_total(const AnalysisContext& context, trace::Categ
     NameStats entry;
     entry.name = trace.string(name);
     entry.count = lengths.size();
-    for (const trace::TimeNs length : lengths) entry.total_ns += static_cast<double>(length);
+    for (const trace::TimeNs length : lengths)
+      entry.total_ns += static_cast<double>(length);
     entry.mean_ns = entry.total_ns / static_cast<double>(entry.count);
     stats.push_back(std::move(entry));
   }
@@ -37,7 +40,8 @@ std::vector<NameStats> top_by_total(const AnalysisContext& context, trace::Categ
     return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
   };
   const std::size_t kept = std::min(count, stats.size());
-  std::partial_sort(stats.begin(), stats.begin() + static_cast<std::ptrdiff_t>(kept), stats.end(), by_total);
+  std::partial_sort(stats.begin(), stats.begin() + static_cast<std::ptrdiff_t>(kept), stats.end(),
+                    by_total);
   stats.resize(kept);
   for (NameStats& entry : stats) {
     std::vector<trace::TimeNs>& lengths = durations[*trace.strings().find(entry.name)];

@@ -51,7 +51,8 @@ RankSummary summarize_rank(const trace::Trace& trace, std::string source,
   summary.collectives = find_collectives(trace, summary.groups);
   if (!steps.whole_trace && !steps.steps.empty()) {
     for (CollectiveRecord& record : summary.collectives) {
-      record.in_step = record.host_start >= steps.steps.front().start && record.host_start < steps.steps.back().end;
+      record.in_step = record.host_start >= steps.steps.front().start &&
+                       record.host_start < steps.steps.back().end;
     }
   }
   summary.overlap = compute_comm_overlap(trace, steps);

@@ -29,7 +29,8 @@ void write_name_stats(JsonWriter& json, const std::vector<NameStats>& entries) {
   json.end_array();
 }
 
-void write_fields(JsonWriter& json, std::initializer_list<std::pair<std::string_view, double>> fields) {
+void write_fields(JsonWriter& json,
+                  std::initializer_list<std::pair<std::string_view, double>> fields) {
   json.begin_object();
   for (const auto& [name, value] : fields) {
     json.key(name);
@@ -164,7 +165,8 @@ std::string render_json(const Report& report) {
   }
   json.key("findings");
   json.begin_array();
-  for (const Finding& finding : report.findings) write_finding(json, finding);
+  for (const Finding& finding : report.findings)
+    write_finding(json, finding);
   json.end_array();
   json.end_object();
   return json.str() + "\n";

@@ -11,7 +11,8 @@ constexpr std::size_t kNameWidth = 60;
 
 std::string upper(std::string_view text) {
   std::string out(text);
-  for (char& c : out) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  for (char& c : out)
+    c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
   return out;
 }
 
@@ -23,7 +24,8 @@ void append_line(std::string& out, const char* format, auto... values) {
 
 void append_time_rows(std::string& out, const std::vector<TimeRow>& rows, double step_ns) {
   for (const TimeRow& row : rows) {
-    append_line(out, "  %-36s %12s  %6s\n", std::string(row.label).c_str(), format_duration(row.ns).c_str(),
+    append_line(out, "  %-36s %12s  %6s\n", std::string(row.label).c_str(),
+                format_duration(row.ns).c_str(),
                 format_percent(step_ns > 0 ? row.ns / step_ns : 0).c_str());
   }
 }
@@ -32,12 +34,13 @@ void append_stats(std::string& out, const char* heading, const std::vector<NameS
   if (entries.empty()) return;
   out += "\n";
   out += heading;
-  append_line(out, "\n  %-60s %8s %11s %11s %11s %11s\n", "name", "count", "total", "mean", "p50", "p95");
+  append_line(out, "\n  %-60s %8s %11s %11s %11s %11s\n", "name", "count", "total", "mean", "p50",
+              "p95");
   for (const NameStats& entry : entries) {
     append_line(out, "  %-60s %8llu %11s %11s %11s %11s\n", shorten(entry.name, kNameWidth).c_str(),
-                static_cast<unsigned long long>(entry.count), format_duration(entry.total_ns).c_str(),
-                format_duration(entry.mean_ns).c_str(), format_duration(entry.p50_ns).c_str(),
-                format_duration(entry.p95_ns).c_str());
+                static_cast<unsigned long long>(entry.count),
+                format_duration(entry.total_ns).c_str(), format_duration(entry.mean_ns).c_str(),
+                format_duration(entry.p50_ns).c_str(), format_duration(entry.p95_ns).c_str());
   }
 }
 
@@ -46,14 +49,17 @@ void append_findings(std::string& out, const std::vector<Finding>& findings) {
   for (const Finding& finding : findings) {
     if (finding.severity == Severity::kInfo) continue;
     ++shown;
-    append_line(out, "%zu. [%s] %s\n", shown, upper(to_string(finding.severity)).c_str(), finding.title.c_str());
+    append_line(out, "%zu. [%s] %s\n", shown, upper(to_string(finding.severity)).c_str(),
+                finding.title.c_str());
     out += "   cost: " + cost_text(finding) + "\n";
-    if (const std::string gain = gain_text(finding); !gain.empty()) out += "   gain: " + gain + "\n";
+    if (const std::string gain = gain_text(finding); !gain.empty())
+      out += "   gain: " + gain + "\n";
     out += "   why:  " + finding.explanation + "\n";
     out += "   fix:  " + finding.recommendation + "\n";
     if (!finding.evidence.empty()) {
-      out += "   evidence: " + std::to_string(finding.evidence.size()) + " events, first at track " +
-             std::to_string(finding.evidence.front().track) + " #" + std::to_string(finding.evidence.front().index) + "\n";
+      out += "   evidence: " + std::to_string(finding.evidence.size()) +
+             " events, first at track " + std::to_string(finding.evidence.front().track) + " #" +
+             std::to_string(finding.evidence.front().index) + "\n";
     }
     out += "\n";
   }

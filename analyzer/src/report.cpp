@@ -34,7 +34,8 @@ constexpr std::array kAnalyses{
 
 constexpr std::array<std::string_view, kAnalyses.size()> kNames = [] {
   std::array<std::string_view, kAnalyses.size()> names{};
-  for (std::size_t i = 0; i < kAnalyses.size(); ++i) names[i] = kAnalyses[i].name;
+  for (std::size_t i = 0; i < kAnalyses.size(); ++i)
+    names[i] = kAnalyses[i].name;
   return names;
 }();
 
@@ -45,13 +46,16 @@ bool selected(const ReportOptions& options, std::string_view name) {
 
 }  // namespace
 
-std::span<const std::string_view> analysis_names() { return kNames; }
+std::span<const std::string_view> analysis_names() {
+  return kNames;
+}
 
 Report run_report(const trace::Trace& trace, const ReportOptions& options, std::string source) {
   for (const std::string& name : options.only) {
     if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
       std::string known;
-      for (const std::string_view each : kNames) known += (known.empty() ? "" : ", ") + std::string(each);
+      for (const std::string_view each : kNames)
+        known += (known.empty() ? "" : ", ") + std::string(each);
       throw AnalyzerError("unknown analysis '" + name + "' (known: " + known + ")");
     }
   }
@@ -59,8 +63,8 @@ Report run_report(const trace::Trace& trace, const ReportOptions& options, std::
   Report report;
   report.source = std::move(source);
   const StepSet& steps = context.steps();
-  report.steps = {steps.steps.size(), steps.whole_trace, steps.mean_ns(), steps.min_ns(), steps.max_ns(),
-                  steps.stddev_ns()};
+  report.steps = {steps.steps.size(), steps.whole_trace, steps.mean_ns(),
+                  steps.min_ns(),     steps.max_ns(),    steps.stddev_ns()};
   if (selected(options, "time")) report.time = context.time_breakdown();
   if (selected(options, "breakdown")) report.breakdown = compute_op_breakdown(context);
   for (const NamedAnalysis& analysis : kAnalyses) {

@@ -44,7 +44,8 @@ std::string gain_text(const Finding& finding) {
 }
 
 std::string steps_text(const StepSummary& steps) {
-  if (steps.whole_trace) return "no step ranges; the whole trace (" + format_duration(steps.mean_ns) + ") is one step";
+  if (steps.whole_trace)
+    return "no step ranges; the whole trace (" + format_duration(steps.mean_ns) + ") is one step";
   return std::to_string(steps.count) + " steps, mean " + format_duration(steps.mean_ns) + " (min " +
          format_duration(steps.min_ns) + ", max " + format_duration(steps.max_ns) + ", stddev " +
          format_duration(steps.stddev_ns) + ")";

@@ -13,11 +13,14 @@ using trace::TimeNs;
 
 double StepSet::total_ns() const {
   double total = 0;
-  for (const Step& step : steps) total += static_cast<double>(step.end - step.start);
+  for (const Step& step : steps)
+    total += static_cast<double>(step.end - step.start);
   return total;
 }
 
-double StepSet::mean_ns() const { return steps.empty() ? 0 : total_ns() / static_cast<double>(steps.size()); }
+double StepSet::mean_ns() const {
+  return steps.empty() ? 0 : total_ns() / static_cast<double>(steps.size());
+}
 
 double StepSet::min_ns() const {
   double least = 0;
@@ -30,7 +33,8 @@ double StepSet::min_ns() const {
 
 double StepSet::max_ns() const {
   double most = 0;
-  for (const Step& step : steps) most = std::max(most, static_cast<double>(step.end - step.start));
+  for (const Step& step : steps)
+    most = std::max(most, static_cast<double>(step.end - step.start));
   return most;
 }
 
@@ -59,8 +63,8 @@ StepSet find_steps(const trace::Trace& trace, const std::optional<std::string>& 
     try {
       filter.emplace(*name_filter, std::regex::ECMAScript);
     } catch (const std::regex_error& error) {
-      throw AnalyzerError("--steps '" + *name_filter + "' is not a valid regular expression: " +
-                          error.what());
+      throw AnalyzerError("--steps '" + *name_filter +
+                          "' is not a valid regular expression: " + error.what());
     }
   }
 
@@ -73,7 +77,8 @@ StepSet find_steps(const trace::Trace& trace, const std::optional<std::string>& 
     if (track.info().kind != trace::TrackKind::kHostThread) continue;
     const trace::SpanColumns& spans = track.spans();
     std::size_t count = 0;
-    for (std::size_t i = 0; i < spans.size(); ++i) count += spans.category[i] == trace::Category::kStep;
+    for (std::size_t i = 0; i < spans.size(); ++i)
+      count += spans.category[i] == trace::Category::kStep;
     const std::pair<std::size_t, std::size_t> rank{count, spans.size()};
     if (count == 0 || rank <= best) continue;
     best = rank;

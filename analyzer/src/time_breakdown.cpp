@@ -66,13 +66,12 @@ TimeBreakdown compute_time_breakdown(const AnalysisContext& context) {
       intervals.clear();
       for (const TrackWindow& window : gpu) {
         const trace::SpanColumns& spans = trace.track(window.track).spans();
-        for_spans_in_window(trace.track(window.track), step.start, step.end, window.longest,
-                            [&](std::uint32_t i) {
-                              const GpuWork work = gpu_work(spans.category[i], trace.string(spans.name[i]));
-                              if (work == GpuWork::kNone) return;
-                              intervals.push_back({spans.start[i], spans.end[i],
-                                                   static_cast<std::uint8_t>(work)});
-                            });
+        for_spans_in_window(
+            trace.track(window.track), step.start, step.end, window.longest, [&](std::uint32_t i) {
+              const GpuWork work = gpu_work(spans.category[i], trace.string(spans.name[i]));
+              if (work == GpuWork::kNone) return;
+              intervals.push_back({spans.start[i], spans.end[i], static_cast<std::uint8_t>(work)});
+            });
       }
       const auto busy = exclusive_time(intervals, kGpuWorkCount, step.start, step.end);
       sum.gpu_compute_ns += static_cast<double>(busy[static_cast<std::size_t>(GpuWork::kCompute)]);
@@ -85,14 +84,14 @@ TimeBreakdown compute_time_breakdown(const AnalysisContext& context) {
     if (host.track != trace::kNoIndex) {
       intervals.clear();
       const trace::SpanColumns& spans = trace.track(host.track).spans();
-      for_spans_in_window(trace.track(host.track), step.start, step.end, host.longest,
-                          [&](std::uint32_t i) {
-                            const HostActivity activity =
-                                host_activity(spans.category[i], trace.string(spans.name[i]));
-                            if (activity == HostActivity::kNone) return;
-                            intervals.push_back({spans.start[i], spans.end[i],
-                                                 static_cast<std::uint8_t>(activity)});
-                          });
+      for_spans_in_window(
+          trace.track(host.track), step.start, step.end, host.longest, [&](std::uint32_t i) {
+            const HostActivity activity =
+                host_activity(spans.category[i], trace.string(spans.name[i]));
+            if (activity == HostActivity::kNone) return;
+            intervals.push_back(
+                {spans.start[i], spans.end[i], static_cast<std::uint8_t>(activity)});
+          });
       const auto split = exclusive_time(intervals, kHostActivityCount, step.start, step.end);
       const auto part = [&](HostActivity activity) {
         return static_cast<double>(split[static_cast<std::size_t>(activity)]);
@@ -109,10 +108,11 @@ TimeBreakdown compute_time_breakdown(const AnalysisContext& context) {
   }
 
   const double steps = context.step_count();
-  for (double* field : {&sum.step_ns, &sum.gpu_compute_ns, &sum.gpu_communication_ns, &sum.gpu_copy_ns,
-                        &sum.gpu_memset_ns, &sum.gpu_idle_host_wait_ns, &sum.gpu_idle_kernel_wait_ns,
-                        &sum.gpu_idle_other_ns, &sum.host_data_wait_ns, &sum.host_sync_ns,
-                        &sum.host_optimizer_ns, &sum.host_ops_ns, &sum.host_other_ns}) {
+  for (double* field :
+       {&sum.step_ns, &sum.gpu_compute_ns, &sum.gpu_communication_ns, &sum.gpu_copy_ns,
+        &sum.gpu_memset_ns, &sum.gpu_idle_host_wait_ns, &sum.gpu_idle_kernel_wait_ns,
+        &sum.gpu_idle_other_ns, &sum.host_data_wait_ns, &sum.host_sync_ns, &sum.host_optimizer_ns,
+        &sum.host_ops_ns, &sum.host_other_ns}) {
     *field /= steps;
   }
   return sum;

@@ -52,9 +52,15 @@ void BM_AllAnalyses(benchmark::State& state) {
   state.counters["findings"] = static_cast<double>(findings);
   state.counters["trace_MiB"] = static_cast<double>(loaded.resident_bytes) / (1 << 20);
   state.counters["analysis_peak_MiB"] = static_cast<double>(peak_extra) / (1 << 20);
-  state.counters["peak_over_trace"] = static_cast<double>(peak_extra) / static_cast<double>(loaded.resident_bytes);
+  state.counters["peak_over_trace"] =
+      static_cast<double>(peak_extra) / static_cast<double>(loaded.resident_bytes);
 }
-BENCHMARK(BM_AllAnalyses)->Arg(1'000'000)->Arg(10'000'000)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
+BENCHMARK(BM_AllAnalyses)
+    ->Arg(1'000'000)
+    ->Arg(10'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(2);
 
 // The floor: one pass reading every span's start and end.
 void BM_PlainPassOverSpans(benchmark::State& state) {
@@ -63,12 +69,17 @@ void BM_PlainPassOverSpans(benchmark::State& state) {
     trace::TimeNs total = 0;
     for (const trace::Track& track : loaded.trace.tracks()) {
       const trace::SpanColumns& spans = track.spans();
-      for (std::size_t i = 0; i < spans.size(); ++i) total += spans.end[i] - spans.start[i];
+      for (std::size_t i = 0; i < spans.size(); ++i)
+        total += spans.end[i] - spans.start[i];
     }
     benchmark::DoNotOptimize(total);
   }
 }
-BENCHMARK(BM_PlainPassOverSpans)->Arg(1'000'000)->Arg(10'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PlainPassOverSpans)
+    ->Arg(1'000'000)
+    ->Arg(10'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

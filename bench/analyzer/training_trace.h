@@ -20,20 +20,35 @@ inline trace::Trace synthetic_training_trace(std::uint64_t target_events) {
   using namespace tscope::trace;
   TraceBuilder builder;
   std::mt19937_64 random(7);
-  const std::uint32_t process = builder.add_process({1, builder.intern("train"), kEmptyString, -1, 0});
-  const std::uint32_t main = builder.add_track({TrackKind::kHostThread, builder.intern("main"), process, 1, -1, -1, 0});
-  const std::uint32_t stream = builder.add_track({TrackKind::kGpuStream, builder.intern("stream 7"), process, -1, 0, 7, 1});
-  const std::uint32_t pool = builder.add_track({TrackKind::kMemoryPool, builder.intern("GPU 0 memory"), process, -1, 0, -1, 2});
-  const std::vector<std::string> ops{"aten::linear", "aten::add", "aten::gelu", "aten::dropout", "aten::layer_norm", "aten::softmax", "aten::mm", "aten::sum"};
-  const std::vector<std::string> kernels{"sgemm_128x64_nn", "vectorized_elementwise_kernel<add>", "vectorized_elementwise_kernel<gelu>",
-                                         "fused_dropout_kernel", "layer_norm_kernel", "softmax_warp_forward", "sgemm_64x64_nt", "reduce_kernel<sum>"};
+  const std::uint32_t process =
+      builder.add_process({1, builder.intern("train"), kEmptyString, -1, 0});
+  const std::uint32_t main =
+      builder.add_track({TrackKind::kHostThread, builder.intern("main"), process, 1, -1, -1, 0});
+  const std::uint32_t stream =
+      builder.add_track({TrackKind::kGpuStream, builder.intern("stream 7"), process, -1, 0, 7, 1});
+  const std::uint32_t pool = builder.add_track(
+      {TrackKind::kMemoryPool, builder.intern("GPU 0 memory"), process, -1, 0, -1, 2});
+  const std::vector<std::string> ops{"aten::linear",  "aten::add",        "aten::gelu",
+                                     "aten::dropout", "aten::layer_norm", "aten::softmax",
+                                     "aten::mm",      "aten::sum"};
+  const std::vector<std::string> kernels{"sgemm_128x64_nn",
+                                         "vectorized_elementwise_kernel<add>",
+                                         "vectorized_elementwise_kernel<gelu>",
+                                         "fused_dropout_kernel",
+                                         "layer_norm_kernel",
+                                         "softmax_warp_forward",
+                                         "sgemm_64x64_nt",
+                                         "reduce_kernel<sum>"};
   std::vector<StringId> op_names;
   std::vector<StringId> kernel_names;
-  for (const auto& name : ops) op_names.push_back(builder.intern(name));
-  for (const auto& name : kernels) kernel_names.push_back(builder.intern(name));
+  for (const auto& name : ops)
+    op_names.push_back(builder.intern(name));
+  for (const auto& name : kernels)
+    kernel_names.push_back(builder.intern(name));
   const StringId launch_name = builder.intern("cudaLaunchKernel");
   const StringId copy_name = builder.intern("Memcpy HtoD (Pinned -> Device)");
-  const StringId wait_name = builder.intern("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__");
+  const StringId wait_name =
+      builder.intern("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__");
   const StringId optimizer_name = builder.intern("Optimizer.step#Adam.step");
   const StringId scope = builder.intern("forward");
   std::uniform_int_distribution<TimeNs> op_length(8'000, 40'000);
@@ -59,7 +74,8 @@ inline trace::Trace synthetic_training_trace(std::uint64_t target_events) {
     span.end = now + 5'000;
     span.name = copy_name;
     span.category = Category::kMemcpy;
-    span.copy = CopyInfo{1 << 20, CopyDirection::kHostToDevice, MemoryKind::kPinned, MemoryKind::kDevice};
+    span.copy =
+        CopyInfo{1 << 20, CopyDirection::kHostToDevice, MemoryKind::kPinned, MemoryKind::kDevice};
     builder.add_span(stream, span);
     gpu_free_at = std::max(gpu_free_at, span.end);
     events += 2;

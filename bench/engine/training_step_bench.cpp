@@ -9,7 +9,8 @@ namespace {
 
 void BM_CnnTrainingStepBatch64(benchmark::State& state) {
   tscope::bench::FixedBatchCnn training;
-  for (auto _ : state) benchmark::DoNotOptimize(training.step());
+  for (auto _ : state)
+    benchmark::DoNotOptimize(training.step());
   state.SetItemsProcessed(state.iterations() * tscope::bench::FixedBatchCnn::kBatch);
 }
 BENCHMARK(BM_CnnTrainingStepBatch64)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -38,7 +38,9 @@ class BenchSession {
     const profiler::SessionSummary summary = session_.stop();
     state.counters["dropped"] = static_cast<double>(summary.dropped_events);
     state.counters["bytes_per_event"] =
-        summary.events == 0 ? 0.0 : static_cast<double>(summary.bytes) / static_cast<double>(summary.events);
+        summary.events == 0
+            ? 0.0
+            : static_cast<double>(summary.bytes) / static_cast<double>(summary.events);
     std::filesystem::remove(session_.options().output);
   }
 
@@ -87,7 +89,12 @@ void BM_CnnTrainingStep(benchmark::State& state) {
   if (session) session->stop(state);
   state.SetItemsProcessed(state.iterations() * bench::FixedBatchCnn::kBatch);
 }
-BENCHMARK(BM_CnnTrainingStep)->ArgName("profiled")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CnnTrainingStep)
+    ->ArgName("profiled")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -30,7 +30,8 @@ class FixedBatchCnn {
  private:
   static std::vector<std::int64_t> cycling_labels() {
     std::vector<std::int64_t> labels(kBatch);
-    for (std::int64_t i = 0; i < kBatch; ++i) labels[static_cast<std::size_t>(i)] = i % 10;
+    for (std::int64_t i = 0; i < kBatch; ++i)
+      labels[static_cast<std::size_t>(i)] = i % 10;
     return labels;
   }
 

@@ -19,6 +19,8 @@ inline std::uint64_t status_bytes(const std::string& field) {
 }
 
 // Makes VmHWM start again from the current resident size (Linux 4.0+).
-inline void reset_peak_resident() { std::ofstream("/proc/self/clear_refs") << "5"; }
+inline void reset_peak_resident() {
+  std::ofstream("/proc/self/clear_refs") << "5";
+}
 
 }  // namespace tscope::bench

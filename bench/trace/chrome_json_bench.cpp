@@ -35,7 +35,8 @@ const Trace& synthetic_trace() {
 }
 
 const ChromeJsonInput* kineto_input() {
-  static const std::filesystem::path path = std::filesystem::path(TSCOPE_SHARED_DATA_DIR) /
+  static const std::filesystem::path path =
+      std::filesystem::path(TSCOPE_SHARED_DATA_DIR) /
       "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz";
   static const auto input = std::filesystem::exists(path)
                                 ? std::optional<ChromeJsonInput>(ChromeJsonInput::read_file(path))
@@ -79,7 +80,12 @@ void BM_RawSimdjsonParse(benchmark::State& state) {
   }
   set_bytes(state, input->json().size());
 }
-BENCHMARK(BM_RawSimdjsonParse)->Arg(0)->Arg(1)->ArgName("synthetic")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RawSimdjsonParse)
+    ->Arg(0)
+    ->Arg(1)
+    ->ArgName("synthetic")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_ChromeJsonImport(benchmark::State& state) {
   const ChromeJsonInput* input = input_for(state);
@@ -93,12 +99,18 @@ void BM_ChromeJsonImport(benchmark::State& state) {
   set_bytes(state, input->json().size());
   state.counters["spans"] = static_cast<double>(spans);
 }
-BENCHMARK(BM_ChromeJsonImport)->Arg(0)->Arg(1)->ArgName("synthetic")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ChromeJsonImport)
+    ->Arg(0)
+    ->Arg(1)
+    ->ArgName("synthetic")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_ChromeJsonExport(benchmark::State& state) {
   const Trace& trace = synthetic_trace();
   const auto path = temp_path("bench_export");
-  for (auto _ : state) write_chrome_json(trace, path);
+  for (auto _ : state)
+    write_chrome_json(trace, path);
   set_bytes(state, std::filesystem::file_size(path));
   std::filesystem::remove(path);
 }

@@ -30,7 +30,9 @@ struct DiffOptions {
 
 void run_diff(const DiffOptions& options, CommandContext& context) {
   const std::optional<regress::ReportFormat> format = regress::report_format_named(options.format);
-  if (!format) throw regress::RegressInputError(fmt::format("--format {}: expected text, md or json", options.format));
+  if (!format)
+    throw regress::RegressInputError(
+        fmt::format("--format {}: expected text, md or json", options.format));
   const std::vector<std::filesystem::path> files =
       analyzer::list_trace_files({options.paths.begin(), options.paths.end()});
   if (files.size() != 2) {
@@ -42,7 +44,8 @@ void run_diff(const DiffOptions& options, CommandContext& context) {
   }
   const trace::Trace before = trace::load_trace(files[0]);
   const trace::Trace after = trace::load_trace(files[1]);
-  std::cout << regress::render_trace_diff(regress::diff_traces(before, after), *format, options.top);
+  std::cout << regress::render_trace_diff(regress::diff_traces(before, after), *format,
+                                          options.top);
   context.exit_code = kExitOk;
 }
 
@@ -50,8 +53,9 @@ void run_diff(const DiffOptions& options, CommandContext& context) {
 
 void add_diff_command(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<DiffOptions>();
-  CLI::App* diff = app.add_subcommand(
-      "diff", "Compare two traces: per op and kernel, calls and time per step before and after, biggest change first");
+  CLI::App* diff = app.add_subcommand("diff",
+                                      "Compare two traces: per op and kernel, calls and time per "
+                                      "step before and after, biggest change first");
   diff->add_option(
           "TRACES", options->paths,
           "Trace before the change and trace after it; or a folder holding two ranks' traces")

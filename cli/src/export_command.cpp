@@ -32,8 +32,9 @@ void add_export_command(CLI::App& app, CommandContext& context) {
       "export",
       "Export a trace for other viewers (Chrome Trace Event JSON for Perfetto UI and "
       "chrome://tracing); several traces or a folder: one JSON with a process per rank");
-  command->add_option("--chrome", paths->chrome,
-                      "Chrome JSON file to write; gzip-compressed when it ends in .gz")
+  command
+      ->add_option("--chrome", paths->chrome,
+                   "Chrome JSON file to write; gzip-compressed when it ends in .gz")
       ->required();
   command
       ->add_option("IN", paths->inputs,
@@ -70,10 +71,11 @@ void add_export_command(CLI::App& app, CommandContext& context) {
     const trace::ChromeJsonPart part{loaded};
     trace::write_chrome_json(std::span(&part, 1), paths->chrome, options);
     const trace::TraceCounts counts = loaded.counts();
-    std::cout << fmt::format("wrote {}: {} spans, {} instants, {} counter samples, {} memory "
-                             "events, {} flows\n",
-                             paths->chrome, counts.spans, counts.instants, counts.counter_samples,
-                             counts.memory_events, counts.flows);
+    std::cout << fmt::format(
+        "wrote {}: {} spans, {} instants, {} counter samples, {} memory "
+        "events, {} flows\n",
+        paths->chrome, counts.spans, counts.instants, counts.counter_samples, counts.memory_events,
+        counts.flows);
     if (one_trace) warn_if_cut_off(loaded, paths->inputs.front());
     context.exit_code = kExitOk;
   });

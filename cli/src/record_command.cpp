@@ -6,10 +6,9 @@
 // killed, 127 when it could not be started, as a shell does).
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <cerrno>
 #include <csignal>
@@ -39,7 +38,8 @@ constexpr std::string_view kInjectLibraryName = "libtscope_inject.so";
 constexpr std::string_view kInjectLibraryVariable = "TSCOPE_INJECT_LIBRARY";
 // The loader variables that point a program at the injection library: NVTX loads it on the first
 // NVTX call, the CUDA driver during cuInit (for GPU capture).
-constexpr std::string_view kInjectionVariables[] = {"NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH"};
+constexpr std::string_view kInjectionVariables[] = {"NVTX_INJECTION64_PATH",
+                                                    "CUDA_INJECTION64_PATH"};
 
 class RecordError : public std::runtime_error {
  public:
@@ -61,8 +61,9 @@ std::filesystem::path find_inject_library() {
   }
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  const std::filesystem::path candidates[] = {self.parent_path() / kInjectLibraryName,
-                                              self.parent_path() / ".." / "lib" / kInjectLibraryName};
+  const std::filesystem::path candidates[] = {
+      self.parent_path() / kInjectLibraryName,
+      self.parent_path() / ".." / "lib" / kInjectLibraryName};
   for (const auto& candidate : candidates) {
     if (std::filesystem::exists(candidate)) return std::filesystem::canonical(candidate);
   }
@@ -91,7 +92,8 @@ class ChildEnvironment {
     }
     entries_.push_back(fmt::format("{}={}", profiler::kRecordOutputVariable, output.string()));
     entries_.push_back(fmt::format("{}={:20}", profiler::kRecordPidVariable, ""));
-    for (auto& entry : entries_) pointers_.push_back(entry.data());
+    for (auto& entry : entries_)
+      pointers_.push_back(entry.data());
     pointers_.push_back(nullptr);
   }
 
@@ -104,7 +106,8 @@ class ChildEnvironment {
     for (auto pid = static_cast<unsigned long>(getpid()); pid != 0 || count == 0; pid /= 10) {
       digits[count++] = static_cast<char>('0' + pid % 10);
     }
-    for (int i = 0; i < count; ++i) slot[i] = digits[count - 1 - i];
+    for (int i = 0; i < count; ++i)
+      slot[i] = digits[count - 1 - i];
     slot[count] = '\0';
   }
 
@@ -122,7 +125,7 @@ void forward_to_child(int signal_number) {
 }
 
 void forward_termination_signals() {
-  struct sigaction forward{};
+  struct sigaction forward {};
   forward.sa_handler = forward_to_child;
   sigemptyset(&forward.sa_mask);
   sigaction(SIGINT, &forward, nullptr);
@@ -133,7 +136,8 @@ void forward_termination_signals() {
 // Runs `command` and returns its wait status. Throws RecordError (exit 127) when it cannot start.
 int run_child(const std::vector<std::string>& command, ChildEnvironment& environment) {
   std::vector<char*> argv;
-  for (const auto& argument : command) argv.push_back(const_cast<char*>(argument.c_str()));
+  for (const auto& argument : command)
+    argv.push_back(const_cast<char*>(argument.c_str()));
   argv.push_back(nullptr);
 
   // exec failures come back through this pipe; a successful exec closes it.
@@ -167,12 +171,14 @@ int run_child(const std::vector<std::string>& command, ChildEnvironment& environ
 
   int status = 0;
   while (waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) throw RecordError(fmt::format("waitpid: {}", std::strerror(errno)), kExitFailure);
+    if (errno != EINTR)
+      throw RecordError(fmt::format("waitpid: {}", std::strerror(errno)), kExitFailure);
   }
   recorded_child = 0;
   if (got == static_cast<ssize_t>(sizeof exec_error)) {
-    throw RecordError(fmt::format("cannot start {}: {}", command.front(), std::strerror(exec_error)),
-                      kExitCannotStart);
+    throw RecordError(
+        fmt::format("cannot start {}: {}", command.front(), std::strerror(exec_error)),
+        kExitCannotStart);
   }
   return status;
 }
@@ -184,7 +190,8 @@ void write_empty_trace(const std::filesystem::path& output, const std::string& p
   trace::Process process;
   process.name = writer.intern(std::filesystem::path(program).filename().string());
   writer.add_process(process);
-  writer.set_metadata_value("note", "the program recorded no events (it made no NVTX call and did not initialise CUDA)");
+  writer.set_metadata_value(
+      "note", "the program recorded no events (it made no NVTX call and did not initialise CUDA)");
   writer.close();
 }
 

@@ -28,7 +28,8 @@ bool moves_data_only(OpKind op) {
 
 std::uint64_t shape_elements(std::span<const std::int64_t> shape) {
   std::uint64_t elements = 1;
-  for (const std::int64_t extent : shape) elements *= static_cast<std::uint64_t>(extent);
+  for (const std::int64_t extent : shape)
+    elements *= static_cast<std::uint64_t>(extent);
   return elements;
 }
 

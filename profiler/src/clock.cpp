@@ -38,10 +38,11 @@ TickClock::TickClock() {
   static const double calibrated_ns_per_tick = [] {
     const Anchor start = sample();
     Anchor end = sample();
-    while (end.ns - start.ns < kCalibrationNs) end = sample();
-    return end.ticks == start.ticks
-               ? 1.0
-               : static_cast<double>(end.ns - start.ns) / static_cast<double>(end.ticks - start.ticks);
+    while (end.ns - start.ns < kCalibrationNs)
+      end = sample();
+    return end.ticks == start.ticks ? 1.0
+                                    : static_cast<double>(end.ns - start.ns) /
+                                          static_cast<double>(end.ticks - start.ticks);
   }();
   ns_per_tick_ = calibrated_ns_per_tick;
   first_ = sample();

@@ -33,8 +33,8 @@ Collector::Collector(trace::TscWriter& sink, std::uint32_t generation, const Tic
   // Whatever an earlier session left in the buffers is not ours.
   for (const auto& buffer : ThreadBufferRegistry::instance().snapshot()) {
     buffer->ring.discard();
-    threads_[buffer.get()] = {buffer, std::nullopt, {},
-                              buffer->dropped.load(std::memory_order_relaxed)};
+    threads_[buffer.get()] = {
+        buffer, std::nullopt, {}, buffer->dropped.load(std::memory_order_relaxed)};
   }
 }
 
@@ -51,7 +51,8 @@ void Collector::drain() {
     report_drops(thread);
     if (retired) {
       const trace::TimeNs now = monotonic_ns();
-      while (!thread.open.empty()) close_range(thread, now, true);
+      while (!thread.open.empty())
+        close_range(thread, now, true);
       ThreadBufferRegistry::instance().remove(buffer.get());
       threads_.erase(entry);
     }
@@ -67,8 +68,7 @@ void Collector::report_drops(ThreadState& thread) {
   }
 }
 
-void Collector::add_counter_sample(std::string_view static_name, trace::TimeNs time,
-                                   double value) {
+void Collector::add_counter_sample(std::string_view static_name, trace::TimeNs time, double value) {
   sink_.add_counter_sample(counter_track(intern({static_name, true})), time, value);
   ++events_;
 }
@@ -76,7 +76,8 @@ void Collector::add_counter_sample(std::string_view static_name, trace::TimeNs t
 void Collector::finish(trace::TimeNs end) {
   drain();
   for (auto& [buffer, thread] : threads_) {
-    while (!thread.open.empty()) close_range(thread, end, true);
+    while (!thread.open.empty())
+      close_range(thread, end, true);
   }
   for (auto& [id, async] : async_ranges_) {
     add_span(async.track, std::move(async.range), end, std::nullopt, true);
@@ -188,7 +189,8 @@ void Collector::add_span(std::uint32_t track, OpenRange range, trace::TimeNs end
   if (unfinished) span.args.push_back({sink_.intern("unfinished"), std::int64_t{1}});
   const trace::EventRef ref = sink_.add_span(track, span);
   ++events_;
-  for (const FlowEnd& flow : range.flows) bind_flow(flow, ref);
+  for (const FlowEnd& flow : range.flows)
+    bind_flow(flow, ref);
 }
 
 void Collector::bind_flow(const FlowEnd& end, trace::EventRef ref) {
@@ -277,10 +279,12 @@ void Collector::visit(ThreadState& thread, const RecordHeader& header, const std
         op.tensors_read[i] = in.get<std::uint64_t>();
         const auto dims = in.get<std::uint32_t>();
         op.input_shapes[i].resize(dims);
-        for (auto& dim : op.input_shapes[i]) dim = in.get<std::int64_t>();
+        for (auto& dim : op.input_shapes[i])
+          dim = in.get<std::int64_t>();
       }
       op.tensors_written.resize(in.get<std::uint32_t>());
-      for (auto& id : op.tensors_written) id = in.get<std::uint64_t>();
+      for (auto& id : op.tensors_written)
+        id = in.get<std::uint64_t>();
       add_span(thread_track(thread), std::move(range), end, std::move(op), false);
       break;
     }

@@ -24,9 +24,9 @@ void finish_and_reraise(int signal_number) {
 }
 
 void finish_on_signal(int signal_number) {
-  struct sigaction current{};
+  struct sigaction current {};
   if (sigaction(signal_number, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) return;
-  struct sigaction handler{};
+  struct sigaction handler {};
   handler.sa_handler = finish_and_reraise;
   sigemptyset(&handler.sa_mask);
   sigaction(signal_number, &handler, nullptr);

@@ -102,7 +102,9 @@ class EventRing {
   }
 
   // Consumer: forgets everything published so far (records of an earlier session).
-  void discard() { tail_.store(published_head_.load(std::memory_order_acquire), std::memory_order_release); }
+  void discard() {
+    tail_.store(published_head_.load(std::memory_order_acquire), std::memory_order_release);
+  }
 
  private:
   std::unique_ptr<std::byte[]> buffer_;

@@ -180,8 +180,8 @@ void mark(const EventDescription& event) {
 nvtxRangeId_t range_start(const EventDescription& event) {
   const std::uint64_t id = next_range_id.fetch_add(1, std::memory_order_relaxed);
   if (enabled()) {
-    internal::begin_async_range(id, event.name(), event.storage(),
-                                trace::Category::kUserAnnotation, event.args());
+    internal::begin_async_range(id, event.name(), event.storage(), trace::Category::kUserAnnotation,
+                                event.args());
   }
   return id;
 }
@@ -206,8 +206,12 @@ int range_pop() {
   return depth - 1;
 }
 
-void mark_ex(const nvtxEventAttributes_t* attributes) { mark({nullptr, attributes}); }
-void mark_a(const char* message) { mark(EventDescription(message == nullptr ? "" : message)); }
+void mark_ex(const nvtxEventAttributes_t* attributes) {
+  mark({nullptr, attributes});
+}
+void mark_a(const char* message) {
+  mark(EventDescription(message == nullptr ? "" : message));
+}
 void mark_w(const wchar_t* message) {
   const std::string text = to_utf8(message);
   mark(EventDescription(text));
@@ -252,11 +256,15 @@ nvtxRangeId_t domain_range_start_ex(nvtxDomainHandle_t domain,
                                     const nvtxEventAttributes_t* attributes) {
   return range_start({domain, attributes});
 }
-void domain_range_end(nvtxDomainHandle_t, nvtxRangeId_t id) { range_end(id); }
+void domain_range_end(nvtxDomainHandle_t, nvtxRangeId_t id) {
+  range_end(id);
+}
 int domain_range_push_ex(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* attributes) {
   return range_push({domain, attributes});
 }
-int domain_range_pop(nvtxDomainHandle_t) { return range_pop(); }
+int domain_range_pop(nvtxDomainHandle_t) {
+  return range_pop();
+}
 void domain_name_category_a(nvtxDomainHandle_t domain, std::uint32_t category, const char* name) {
   registry().name_category(domain_of(domain), category, name == nullptr ? "" : name);
 }

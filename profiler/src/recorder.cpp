@@ -1,5 +1,7 @@
 // The producer side of capture: each thread appends encoded records to its own ring.
 
+#include "recorder.h"
+
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -7,7 +9,6 @@
 #include <array>
 #include <cstdio>
 
-#include "recorder.h"
 #include "thread_buffers.h"
 #include "wire_format.h"
 
@@ -109,11 +110,10 @@ std::uint32_t begin_range(std::string_view name, NameStorage storage, trace::Cat
   ProducerState& state = producer(generation);
   const std::uint32_t level = state.depth++;
   const Ticks ticks = now_ticks();
-  const bool kept =
-      level < kMaxDepth &&
-      append(state, RecordKind::kBegin, static_cast<std::uint16_t>(category),
-             state.reserved_for_ends + kEndReserve,
-             [&](auto& out) { wire::encode_named(out, ticks, name, storage, args); });
+  const bool kept = level < kMaxDepth &&
+                    append(state, RecordKind::kBegin, static_cast<std::uint16_t>(category),
+                           state.reserved_for_ends + kEndReserve,
+                           [&](auto& out) { wire::encode_named(out, ticks, name, storage, args); });
   if (kept) {
     state.reserved_for_ends += kEndReserve;
   } else {
@@ -173,9 +173,9 @@ void record_op(std::uint32_t generation, Ticks start_ticks, std::string_view nam
                std::uint64_t op_id, const OpDetail& op_detail) {
   if (active_generation.load(std::memory_order_relaxed) != generation) return;
   const Ticks end_ticks = now_ticks();
-  append_single(RecordKind::kOp, static_cast<std::uint16_t>(trace::Category::kCpuOp), [&](auto& out) {
-    wire::encode_op(out, start_ticks, end_ticks, name, op_id, op_detail);
-  });
+  append_single(
+      RecordKind::kOp, static_cast<std::uint16_t>(trace::Category::kCpuOp),
+      [&](auto& out) { wire::encode_op(out, start_ticks, end_ticks, name, op_id, op_detail); });
 }
 
 }  // namespace detail
@@ -183,7 +183,8 @@ void record_op(std::uint32_t generation, Ticks start_ticks, std::string_view nam
 StepRange::StepRange(std::int64_t step, std::int64_t batch_size) {
   if (!enabled()) return;
   std::array<char, 32> name{};
-  const int length = std::snprintf(name.data(), name.size(), "step %lld", static_cast<long long>(step));
+  const int length =
+      std::snprintf(name.data(), name.size(), "step %lld", static_cast<long long>(step));
   const Arg batch_size_arg("batch_size", batch_size);
   generation_ = detail::begin_range(std::string_view(name.data(), static_cast<std::size_t>(length)),
                                     NameStorage::kCopy, trace::Category::kStep,
@@ -199,9 +200,8 @@ namespace internal {
 void begin_async_range(std::uint64_t id, std::string_view name, NameStorage storage,
                        trace::Category category, std::span<const Arg> args) {
   const Ticks ticks = now_ticks();
-  append_single(RecordKind::kAsyncBegin, static_cast<std::uint16_t>(category), [&](auto& out) {
-    wire::encode_async_begin(out, ticks, id, name, storage, args);
-  });
+  append_single(RecordKind::kAsyncBegin, static_cast<std::uint16_t>(category),
+                [&](auto& out) { wire::encode_async_begin(out, ticks, id, name, storage, args); });
 }
 
 void end_async_range(std::uint64_t id) {

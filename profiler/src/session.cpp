@@ -122,7 +122,8 @@ class SessionWriter {
   void sample_counters() {
     const ProcessSample sample = counters_.sample();
     collector_.add_counter_sample(kRssCounter, sample.time, static_cast<double>(sample.rss_bytes));
-    if (sample.cpu_percent) collector_.add_counter_sample(kCpuCounter, sample.time, *sample.cpu_percent);
+    if (sample.cpu_percent)
+      collector_.add_counter_sample(kCpuCounter, sample.time, *sample.cpu_percent);
   }
 
   // The values set through set_trace_metadata, when any changed since the last copy.

@@ -96,7 +96,8 @@ inline Text get_text(ByteReader& in) {
 
 template <typename Out>
 void put_args(Out& out, std::span<const Arg> args) {
-  out.template put<std::uint8_t>(static_cast<std::uint8_t>(std::min<std::size_t>(args.size(), 255)));
+  out.template put<std::uint8_t>(
+      static_cast<std::uint8_t>(std::min<std::size_t>(args.size(), 255)));
   for (const Arg& arg : args.first(std::min<std::size_t>(args.size(), 255))) {
     put_text(out, arg.key, NameStorage::kStatic);
     out.template put<Arg::Type>(arg.type);
@@ -159,7 +160,8 @@ void encode_op(Out& out, Ticks start, Ticks end, std::string_view name, std::uin
     out.bytes(tensor.shape.data(), tensor.shape.size_bytes());
   }
   out.template put<std::uint32_t>(static_cast<std::uint32_t>(detail.outputs.size()));
-  for (const OpTensor& tensor : detail.outputs) out.template put<std::uint64_t>(tensor.id);
+  for (const OpTensor& tensor : detail.outputs)
+    out.template put<std::uint64_t>(tensor.id);
 }
 
 }  // namespace tscope::profiler::wire

@@ -1,10 +1,10 @@
 // Metric directions and the grouping of repetitions into per-benchmark samples.
 
+#include "tscope/regress/benchmark_results.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>
-
-#include "tscope/regress/benchmark_results.h"
 
 namespace tscope::regress {
 namespace {
@@ -37,7 +37,8 @@ double median(std::vector<double> values) {
   return (lower + upper) / 2.0;
 }
 
-std::vector<BenchmarkSamples> collect_samples(const BenchmarkResults& results, const Metric& metric) {
+std::vector<BenchmarkSamples> collect_samples(const BenchmarkResults& results,
+                                              const Metric& metric) {
   std::vector<BenchmarkSamples> samples;
   std::map<std::string, std::size_t, std::less<>> index_of;
   std::map<std::string, std::map<std::string, double, std::less<>>, std::less<>> aggregates;
@@ -66,7 +67,8 @@ std::vector<BenchmarkSamples> collect_samples(const BenchmarkResults& results, c
       }
     }
   }
-  std::erase_if(samples, [](const BenchmarkSamples& benchmark) { return benchmark.values.empty(); });
+  std::erase_if(samples,
+                [](const BenchmarkSamples& benchmark) { return benchmark.values.empty(); });
   return samples;
 }
 

@@ -1,12 +1,12 @@
 // The verdict per benchmark, the added/removed lists and the geometric-mean summary.
 
-#include <algorithm>
-#include <cmath>
-#include <limits>
+#include "tscope/regress/comparison.h"
 
 #include <fmt/format.h>
 
-#include "tscope/regress/comparison.h"
+#include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace tscope::regress {
 namespace {
@@ -29,9 +29,11 @@ Verdict decide(const BenchmarkComparison& comparison, double alpha) {
   return comparison.slowdown > 0.0 ? Verdict::kRegressed : Verdict::kImproved;
 }
 
-const BenchmarkSamples* find_samples(const std::vector<BenchmarkSamples>& samples, std::string_view name) {
-  const auto found = std::find_if(samples.begin(), samples.end(),
-                                  [&](const BenchmarkSamples& candidate) { return candidate.name == name; });
+const BenchmarkSamples* find_samples(const std::vector<BenchmarkSamples>& samples,
+                                     std::string_view name) {
+  const auto found =
+      std::find_if(samples.begin(), samples.end(),
+                   [&](const BenchmarkSamples& candidate) { return candidate.name == name; });
   return found == samples.end() ? nullptr : &*found;
 }
 
@@ -39,18 +41,25 @@ const BenchmarkSamples* find_samples(const std::vector<BenchmarkSamples>& sample
 
 std::string_view verdict_name(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kRegressed: return "regressed";
-    case Verdict::kImproved: return "improved";
-    case Verdict::kUnchanged: return "unchanged";
-    case Verdict::kInconclusive: return "inconclusive";
-    case Verdict::kUngated: return "ungated";
+    case Verdict::kRegressed:
+      return "regressed";
+    case Verdict::kImproved:
+      return "improved";
+    case Verdict::kUnchanged:
+      return "unchanged";
+    case Verdict::kInconclusive:
+      return "inconclusive";
+    case Verdict::kUngated:
+      return "ungated";
   }
   return "unknown";
 }
 
 bool ComparisonReport::regressed() const {
   return std::any_of(benchmarks.begin(), benchmarks.end(),
-                     [](const BenchmarkComparison& benchmark) { return benchmark.verdict == Verdict::kRegressed; });
+                     [](const BenchmarkComparison& benchmark) {
+                       return benchmark.verdict == Verdict::kRegressed;
+                     });
 }
 
 double relative_change(double old_value, double new_value) {
@@ -61,7 +70,8 @@ double relative_change(double old_value, double new_value) {
 
 std::size_t minimum_repetitions(double alpha) {
   std::size_t repetitions = 1;
-  while (repetitions < kMaxRepetitionSearch && smallest_attainable_p_value(repetitions, repetitions) >= alpha) {
+  while (repetitions < kMaxRepetitionSearch &&
+         smallest_attainable_p_value(repetitions, repetitions) >= alpha) {
     ++repetitions;
   }
   return repetitions;
@@ -71,8 +81,8 @@ ComparisonReport compare_results(const BenchmarkResults& base, const BenchmarkRe
                                  const Metric& metric, const ComparePolicy& policy) {
   const std::vector<BenchmarkSamples> base_samples =
       normalize_by_reference(collect_samples(base, metric), policy.normalizers, base.source);
-  const std::vector<BenchmarkSamples> new_samples =
-      normalize_by_reference(collect_samples(candidate, metric), policy.normalizers, candidate.source);
+  const std::vector<BenchmarkSamples> new_samples = normalize_by_reference(
+      collect_samples(candidate, metric), policy.normalizers, candidate.source);
 
   ComparisonReport report;
   report.base_source = base.source;
@@ -119,7 +129,8 @@ ComparisonReport compare_results(const BenchmarkResults& base, const BenchmarkRe
   }
   if (untestable > 0) {
     report.warnings.push_back(fmt::format(
-        "{} of {} benchmarks have too few repetitions for the U test to reach p < {} (it needs at least {} per "
+        "{} of {} benchmarks have too few repetitions for the U test to reach p < {} (it needs at "
+        "least {} per "
         "side; 9 or more are recommended): their verdicts use the threshold on the medians only",
         untestable, report.benchmarks.size(), policy.alpha, minimum_repetitions(policy.alpha)));
   }

@@ -2,6 +2,9 @@
 // entry's name, because the format has grown over the years (run_type in 1.4, run_name and
 // repetition_index in 1.5, family_index in 1.6, aggregate_unit in 1.7).
 
+#include "tscope/regress/gbench_json_reader.h"
+
+#include <fmt/format.h>
 #include <simdjson.h>
 
 #include <algorithm>
@@ -13,10 +16,7 @@
 #include <string>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "tscope/regress/error.h"
-#include "tscope/regress/gbench_json_reader.h"
 
 namespace tscope::regress {
 namespace {
@@ -29,15 +29,17 @@ constexpr std::array<TimeUnit, 4> kTimeUnits{{{"ns", 1.0}, {"us", 1e3}, {"ms", 1
 
 // Fields that describe an entry rather than measure it; every other number is a counter.
 constexpr std::array<std::string_view, 14> kDescriptiveFields{
-    "iterations",     "real_time",       "cpu_time",         "repetitions",
-    "repetition_index", "threads",       "family_index",     "per_family_instance_index",
-    "cpu_coefficient", "real_coefficient", "rms",             "complexity_n",
-    "time_unit",      "error_occurred"};
+    "iterations",       "real_time",        "cpu_time",     "repetitions",
+    "repetition_index", "threads",          "family_index", "per_family_instance_index",
+    "cpu_coefficient",  "real_coefficient", "rms",          "complexity_n",
+    "time_unit",        "error_occurred"};
 
 // Aggregates written before run_type existed are recognisable only by their name suffix.
-constexpr std::array<std::string_view, 4> kLegacyAggregateSuffixes{"_mean", "_median", "_stddev", "_cv"};
+constexpr std::array<std::string_view, 4> kLegacyAggregateSuffixes{"_mean", "_median", "_stddev",
+                                                                   "_cv"};
 
-[[noreturn]] void fail_entry(const std::filesystem::path& source, std::size_t index, std::string_view what) {
+[[noreturn]] void fail_entry(const std::filesystem::path& source, std::size_t index,
+                             std::string_view what) {
   throw RegressInputError(fmt::format("{}: benchmarks[{}]: {}", source.string(), index, what));
 }
 
@@ -47,12 +49,14 @@ std::optional<std::string_view> optional_string(simdjson::dom::object entry, std
   return value;
 }
 
-double time_unit_scale(const std::filesystem::path& source, std::size_t index, simdjson::dom::object entry) {
+double time_unit_scale(const std::filesystem::path& source, std::size_t index,
+                       simdjson::dom::object entry) {
   const std::string_view unit = optional_string(entry, "time_unit").value_or("ns");
   for (const TimeUnit& known : kTimeUnits) {
     if (known.name == unit) return known.nanoseconds;
   }
-  fail_entry(source, index, fmt::format("unknown time_unit \"{}\" (expected ns, us, ms or s)", unit));
+  fail_entry(source, index,
+             fmt::format("unknown time_unit \"{}\" (expected ns, us, ms or s)", unit));
 }
 
 void classify_run(simdjson::dom::object entry, BenchmarkRun& run) {
@@ -74,9 +78,11 @@ void classify_run(simdjson::dom::object entry, BenchmarkRun& run) {
   }
 }
 
-BenchmarkRun read_run(const std::filesystem::path& source, std::size_t index, simdjson::dom::element element) {
+BenchmarkRun read_run(const std::filesystem::path& source, std::size_t index,
+                      simdjson::dom::element element) {
   simdjson::dom::object entry;
-  if (element.get_object().get(entry) != simdjson::SUCCESS) fail_entry(source, index, "is not an object");
+  if (element.get_object().get(entry) != simdjson::SUCCESS)
+    fail_entry(source, index, "is not an object");
   BenchmarkRun run;
   const std::optional<std::string_view> name = optional_string(entry, "name");
   if (!name) fail_entry(source, index, "has no \"name\" string");
@@ -84,9 +90,11 @@ BenchmarkRun read_run(const std::filesystem::path& source, std::size_t index, si
   classify_run(entry, run);
 
   bool error_occurred = false;
-  if (entry["error_occurred"].get_bool().get(error_occurred) != simdjson::SUCCESS) error_occurred = false;
+  if (entry["error_occurred"].get_bool().get(error_occurred) != simdjson::SUCCESS)
+    error_occurred = false;
   // cv aggregates hold a fraction in the time fields, not a time.
-  const bool is_fraction = optional_string(entry, "aggregate_unit").value_or("time") == "percentage";
+  const bool is_fraction =
+      optional_string(entry, "aggregate_unit").value_or("time") == "percentage";
   double real_time = 0.0;
   double cpu_time = 0.0;
   const bool has_real = entry["real_time"].get_double().get(real_time) == simdjson::SUCCESS;
@@ -101,7 +109,8 @@ BenchmarkRun read_run(const std::filesystem::path& source, std::size_t index, si
   for (const auto field : entry) {
     double value = 0.0;
     if (field.value.get_double().get(value) != simdjson::SUCCESS) continue;
-    if (std::find(kDescriptiveFields.begin(), kDescriptiveFields.end(), field.key) != kDescriptiveFields.end()) {
+    if (std::find(kDescriptiveFields.begin(), kDescriptiveFields.end(), field.key) !=
+        kDescriptiveFields.end()) {
       continue;
     }
     if (!error_occurred) run.counters.emplace(std::string(field.key), value);
@@ -121,13 +130,16 @@ std::string without_non_finite_numbers(std::string_view json) {
     const char c = json[i];
     if (in_string) {
       out += c;
-      if (c == '\\' && i + 1 < json.size()) out += json[++i];
-      else if (c == '"') in_string = false;
+      if (c == '\\' && i + 1 < json.size())
+        out += json[++i];
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') in_string = true;
-    const auto word = std::find_if(kWords.begin(), kWords.end(),
-                                   [&](std::string_view w) { return json.substr(i).starts_with(w); });
+    const auto word = std::find_if(kWords.begin(), kWords.end(), [&](std::string_view w) {
+      return json.substr(i).starts_with(w);
+    });
     if (word == kWords.end()) {
       out += c;
       continue;
@@ -145,12 +157,13 @@ BenchmarkResults parse_gbench_json(std::string_view json, const std::filesystem:
   simdjson::dom::element document;
   const simdjson::padded_string padded(without_non_finite_numbers(json));
   if (const auto error = parser.parse(padded).get(document); error != simdjson::SUCCESS) {
-    throw RegressInputError(fmt::format("{}: not valid JSON: {}", source.string(), simdjson::error_message(error)));
+    throw RegressInputError(
+        fmt::format("{}: not valid JSON: {}", source.string(), simdjson::error_message(error)));
   }
   simdjson::dom::array benchmarks;
   if (document["benchmarks"].get_array().get(benchmarks) != simdjson::SUCCESS) {
-    throw RegressInputError(
-        fmt::format("{}: no \"benchmarks\" array (is this Google Benchmark JSON output?)", source.string()));
+    throw RegressInputError(fmt::format(
+        "{}: no \"benchmarks\" array (is this Google Benchmark JSON output?)", source.string()));
   }
   BenchmarkResults results;
   results.source = source;
@@ -164,7 +177,9 @@ BenchmarkResults parse_gbench_json(std::string_view json, const std::filesystem:
 
 BenchmarkResults read_gbench_json(const std::filesystem::path& path) {
   std::ifstream input(path, std::ios::binary);
-  if (!input) throw RegressInputError(fmt::format("{}: cannot open benchmark results: {}", path.string(), std::strerror(errno)));
+  if (!input)
+    throw RegressInputError(
+        fmt::format("{}: cannot open benchmark results: {}", path.string(), std::strerror(errno)));
   std::ostringstream text;
   text << input.rdbuf();
   if (input.bad()) throw RegressInputError(fmt::format("{}: read failed", path.string()));

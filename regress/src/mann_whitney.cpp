@@ -1,13 +1,13 @@
 // Mann-Whitney U: midranks for the statistic, the exact distribution of U by the Mann-Whitney
 // recurrence for small samples, the tie-corrected normal approximation for large ones.
 
+#include "tscope/regress/mann_whitney.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
-
-#include "tscope/regress/mann_whitney.h"
 
 namespace tscope::regress {
 namespace {
@@ -30,15 +30,19 @@ RankSummary rank_samples(std::span<const double> x, std::span<const double> y) {
   };
   std::vector<Value> pooled;
   pooled.reserve(x.size() + y.size());
-  for (const double value : x) pooled.push_back({value, true});
-  for (const double value : y) pooled.push_back({value, false});
-  std::sort(pooled.begin(), pooled.end(), [](const Value& a, const Value& b) { return a.value < b.value; });
+  for (const double value : x)
+    pooled.push_back({value, true});
+  for (const double value : y)
+    pooled.push_back({value, false});
+  std::sort(pooled.begin(), pooled.end(),
+            [](const Value& a, const Value& b) { return a.value < b.value; });
 
   RankSummary summary;
   std::size_t first = 0;
   while (first < pooled.size()) {
     std::size_t last = first;
-    while (last + 1 < pooled.size() && pooled[last + 1].value == pooled[first].value) ++last;
+    while (last + 1 < pooled.size() && pooled[last + 1].value == pooled[first].value)
+      ++last;
     const double tied = static_cast<double>(last - first + 1);
     const double midrank = (static_cast<double>(first + last) / 2.0) + 1.0;
     for (std::size_t i = first; i <= last; ++i) {
@@ -61,8 +65,10 @@ std::vector<double> exact_u_counts(std::size_t m, std::size_t n) {
       std::vector<double> next(i * j + 1, 0.0);
       const std::vector<double>& fewer_x = counts[i - 1];  // (i - 1, j), already advanced to j
       const std::vector<double>& fewer_y = counts[i];      // (i, j - 1)
-      for (std::size_t u = 0; u < fewer_y.size(); ++u) next[u] += fewer_y[u];
-      for (std::size_t u = 0; u < fewer_x.size(); ++u) next[u + j] += fewer_x[u];
+      for (std::size_t u = 0; u < fewer_y.size(); ++u)
+        next[u] += fewer_y[u];
+      for (std::size_t u = 0; u < fewer_x.size(); ++u)
+        next[u + j] += fewer_x[u];
       counts[i] = std::move(next);
     }
   }
@@ -70,12 +76,14 @@ std::vector<double> exact_u_counts(std::size_t m, std::size_t n) {
 }
 
 double exact_two_sided_p(double u_statistic, std::size_t m, std::size_t n) {
-  // The distribution of U is the same for (m, n) and (n, m); the smaller first keeps the table small.
+  // The distribution of U is the same for (m, n) and (n, m); the smaller first keeps the table
+  // small.
   const std::vector<double> counts = exact_u_counts(std::min(m, n), std::max(m, n));
   const double total = std::accumulate(counts.begin(), counts.end(), 0.0);
   const double mn = static_cast<double>(m * n);
   const auto larger_u = static_cast<std::size_t>(std::max(u_statistic, mn - u_statistic));
-  const double upper_tail = std::accumulate(counts.begin() + static_cast<std::ptrdiff_t>(larger_u), counts.end(), 0.0);
+  const double upper_tail =
+      std::accumulate(counts.begin() + static_cast<std::ptrdiff_t>(larger_u), counts.end(), 0.0);
   return std::min(1.0, 2.0 * upper_tail / total);
 }
 
@@ -90,7 +98,8 @@ double asymptotic_two_sided_p(double u_statistic, std::size_t m, std::size_t n, 
 }
 
 MannWhitneyMethod choose_method(std::size_t m, std::size_t n, bool has_ties) {
-  if (has_ties || std::min(m, n) > kExactMaxSmallerSample || std::max(m, n) > kExactMaxLargerSample) {
+  if (has_ties || std::min(m, n) > kExactMaxSmallerSample ||
+      std::max(m, n) > kExactMaxLargerSample) {
     return MannWhitneyMethod::kAsymptotic;
   }
   return MannWhitneyMethod::kExact;
@@ -98,8 +107,10 @@ MannWhitneyMethod choose_method(std::size_t m, std::size_t n, bool has_ties) {
 
 }  // namespace
 
-MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y, MannWhitneyMethod method) {
-  if (x.empty() || y.empty()) throw std::invalid_argument("mann_whitney_u: both samples need at least one value");
+MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
+                                 MannWhitneyMethod method) {
+  if (x.empty() || y.empty())
+    throw std::invalid_argument("mann_whitney_u: both samples need at least one value");
   const std::size_t m = x.size();
   const std::size_t n = y.size();
   const RankSummary ranks = rank_samples(x, y);
@@ -109,8 +120,9 @@ MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const doub
   MannWhitneyResult result;
   result.u_statistic = u_statistic;
   result.method = method;
-  result.p_value = method == MannWhitneyMethod::kExact ? exact_two_sided_p(u_statistic, m, n)
-                                                       : asymptotic_two_sided_p(u_statistic, m, n, ranks.tie_term);
+  result.p_value = method == MannWhitneyMethod::kExact
+                       ? exact_two_sided_p(u_statistic, m, n)
+                       : asymptotic_two_sided_p(u_statistic, m, n, ranks.tie_term);
   return result;
 }
 

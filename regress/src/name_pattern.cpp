@@ -1,9 +1,10 @@
 // Globs are translated to regular expressions so that both kinds share one matcher.
 
+#include "tscope/regress/name_pattern.h"
+
 #include <fmt/format.h>
 
 #include "tscope/regress/error.h"
-#include "tscope/regress/name_pattern.h"
 
 namespace tscope::regress {
 namespace {
@@ -14,14 +15,29 @@ std::string glob_to_regex(std::string_view glob) {
   std::string regex;
   for (const char c : glob) {
     switch (c) {
-      case '*': regex += ".*"; break;
-      case '?': regex += '.'; break;
-      case '.': case '+': case '(': case ')': case '{': case '}': case '[': case ']':
-      case '^': case '$': case '|': case '\\':
+      case '*':
+        regex += ".*";
+        break;
+      case '?':
+        regex += '.';
+        break;
+      case '.':
+      case '+':
+      case '(':
+      case ')':
+      case '{':
+      case '}':
+      case '[':
+      case ']':
+      case '^':
+      case '$':
+      case '|':
+      case '\\':
         regex += '\\';
         regex += c;
         break;
-      default: regex += c;
+      default:
+        regex += c;
     }
   }
   return regex;
@@ -31,7 +47,8 @@ std::string glob_to_regex(std::string_view glob) {
 
 NamePattern::NamePattern(std::string_view text) : text_(text) {
   const bool is_regex = text.starts_with(kRegexPrefix);
-  const std::string expression = is_regex ? std::string(text.substr(kRegexPrefix.size())) : glob_to_regex(text);
+  const std::string expression =
+      is_regex ? std::string(text.substr(kRegexPrefix.size())) : glob_to_regex(text);
   try {
     regex_ = std::regex(expression, std::regex::ECMAScript);
   } catch (const std::regex_error& error) {

@@ -1,13 +1,13 @@
 // The policy file format and per-name threshold lookup.
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "tscope/regress/error.h"
 #include "tscope/regress/policy.h"
@@ -18,7 +18,8 @@ namespace {
 std::vector<std::string> split_words(std::string_view line) {
   std::istringstream stream{std::string(line)};
   std::vector<std::string> words;
-  for (std::string word; stream >> word;) words.push_back(word);
+  for (std::string word; stream >> word;)
+    words.push_back(word);
   return words;
 }
 
@@ -53,21 +54,26 @@ std::optional<double> ComparePolicy::threshold_for(std::string_view name) const 
 std::optional<double> parse_threshold(std::string_view text, std::string_view where) {
   if (text == "none") return std::nullopt;
   if (!text.ends_with('%')) {
-    throw RegressInputError(fmt::format("{}: threshold \"{}\" must be a percentage such as 5% (or none)", where, text));
+    throw RegressInputError(
+        fmt::format("{}: threshold \"{}\" must be a percentage such as 5% (or none)", where, text));
   }
   const double percent = parse_number(text.substr(0, text.size() - 1), where);
-  if (percent < 0.0) throw RegressInputError(fmt::format("{}: threshold \"{}\" is negative", where, text));
+  if (percent < 0.0)
+    throw RegressInputError(fmt::format("{}: threshold \"{}\" is negative", where, text));
   return percent / 100.0;
 }
 
 ComparePolicy read_policy_config(const std::filesystem::path& path) {
   std::ifstream input(path);
-  if (!input) throw RegressInputError(fmt::format("{}: cannot open policy file: {}", path.string(), std::strerror(errno)));
+  if (!input)
+    throw RegressInputError(
+        fmt::format("{}: cannot open policy file: {}", path.string(), std::strerror(errno)));
   ComparePolicy policy;
   std::string line;
   for (std::size_t line_number = 1; std::getline(input, line); ++line_number) {
     const std::string where = fmt::format("{}:{}", path.string(), line_number);
-    const std::vector<std::string> words = split_words(std::string_view(line).substr(0, line.find('#')));
+    const std::vector<std::string> words =
+        split_words(std::string_view(line).substr(0, line.find('#')));
     if (words.empty()) continue;
     const std::string& directive = words.front();
     if (directive == "alpha" && words.size() == 2) {
@@ -77,13 +83,16 @@ ComparePolicy read_policy_config(const std::filesystem::path& path) {
       }
     } else if (directive == "threshold" && words.size() == 3) {
       const std::optional<double> threshold = parse_threshold(words[2], where);
-      policy.thresholds.push_back({with_location(where, [&] { return NamePattern(words[1]); }), threshold});
+      policy.thresholds.push_back(
+          {with_location(where, [&] { return NamePattern(words[1]); }), threshold});
     } else if (directive == "normalize" && words.size() == 3) {
-      policy.normalizers.push_back(with_location(where, [&] { return ReferencePairing(words[1], words[2]); }));
+      policy.normalizers.push_back(
+          with_location(where, [&] { return ReferencePairing(words[1], words[2]); }));
     } else {
-      throw RegressInputError(fmt::format(
-          "{}: expected \"alpha P\", \"threshold PATTERN N%|none\" or \"normalize REGEX REFERENCE\", got \"{}\"",
-          where, line));
+      throw RegressInputError(
+          fmt::format("{}: expected \"alpha P\", \"threshold PATTERN N%|none\" or \"normalize "
+                      "REGEX REFERENCE\", got \"{}\"",
+                      where, line));
     }
   }
   return policy;

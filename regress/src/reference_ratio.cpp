@@ -1,25 +1,30 @@
 // Pairing benchmarks with their in-run reference and dividing by the reference's median.
 
-#include <algorithm>
+#include "tscope/regress/reference_ratio.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "tscope/regress/error.h"
-#include "tscope/regress/reference_ratio.h"
 
 namespace tscope::regress {
 namespace {
 
-const BenchmarkSamples& find_reference(const std::vector<BenchmarkSamples>& samples, const std::string& reference,
-                                       const std::string& name, const std::filesystem::path& source) {
-  const auto found = std::find_if(samples.begin(), samples.end(),
-                                  [&](const BenchmarkSamples& candidate) { return candidate.name == reference; });
+const BenchmarkSamples& find_reference(const std::vector<BenchmarkSamples>& samples,
+                                       const std::string& reference, const std::string& name,
+                                       const std::filesystem::path& source) {
+  const auto found =
+      std::find_if(samples.begin(), samples.end(),
+                   [&](const BenchmarkSamples& candidate) { return candidate.name == reference; });
   if (found == samples.end()) {
     throw RegressInputError(
-        fmt::format("{}: benchmark \"{}\" is measured against \"{}\", which is not in the file", source.string(), name, reference));
+        fmt::format("{}: benchmark \"{}\" is measured against \"{}\", which is not in the file",
+                    source.string(), name, reference));
   }
   if (median(found->values) == 0.0) {
-    throw RegressInputError(fmt::format("{}: reference benchmark \"{}\" has a zero median", source.string(), reference));
+    throw RegressInputError(fmt::format("{}: reference benchmark \"{}\" has a zero median",
+                                        source.string(), reference));
   }
   return *found;
 }
@@ -48,8 +53,10 @@ std::vector<ReferenceRatio> reference_ratios(const BenchmarkResults& results, co
   for (const BenchmarkSamples& benchmark : samples) {
     const std::optional<std::string> reference = pairing.reference_for(benchmark.name);
     if (!reference) continue;
-    const BenchmarkSamples& reference_samples = find_reference(samples, *reference, benchmark.name, results.source);
-    ReferenceRatio ratio{benchmark.name, *reference, median(benchmark.values), median(reference_samples.values), 0.0};
+    const BenchmarkSamples& reference_samples =
+        find_reference(samples, *reference, benchmark.name, results.source);
+    ReferenceRatio ratio{benchmark.name, *reference, median(benchmark.values),
+                         median(reference_samples.values), 0.0};
     ratio.ratio = ratio.median / ratio.reference_median;
     ratios.push_back(std::move(ratio));
   }
@@ -64,8 +71,10 @@ std::vector<BenchmarkSamples> normalize_by_reference(const std::vector<Benchmark
     for (const ReferencePairing& pairing : pairings) {
       const std::optional<std::string> reference = pairing.reference_for(benchmark.name);
       if (!reference) continue;
-      const double reference_median = median(find_reference(samples, *reference, benchmark.name, source).values);
-      for (double& value : benchmark.values) value /= reference_median;
+      const double reference_median =
+          median(find_reference(samples, *reference, benchmark.name, source).values);
+      for (double& value : benchmark.values)
+        value /= reference_median;
       benchmark.reference = *reference;
       break;
     }

@@ -1,10 +1,11 @@
 // Fusion chains from our engine's dataflow and from adjacent kernels of imported traces.
 
+#include "tscope/analyzer/fusion.h"
+
 #include <gtest/gtest.h>
 
 #include "synthetic_trace.h"
 #include "test_data.h"
-#include "tscope/analyzer/fusion.h"
 #include "tscope/trace/chrome_json_reader.h"
 
 namespace tscope::analyzer {
@@ -24,20 +25,23 @@ trace::Trace bias_gelu_dropout_trace(bool connected) {
   std::uint64_t tensor = 1;
   for (int step = 0; step < 4; ++step) {
     const trace::TimeNs start = step * 10 * kMs;
-    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, start, start + 10 * kMs);
+    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, start,
+               start + 10 * kMs);
     const std::uint64_t input = tensor++;
     const std::uint64_t hidden = tensor++;
-    trace.op("matmul", start, start + 2 * kMs, {input}, {hidden}, 4 * kMiB, 4 * kMiB, 1'000'000'000);
+    trace.op("matmul", start, start + 2 * kMs, {input}, {hidden}, 4 * kMiB, 4 * kMiB,
+             1'000'000'000);
     const std::uint64_t biased = tensor++;
     const std::uint64_t activated = tensor++;
     const std::uint64_t dropped = tensor++;
-    trace.op("add", start + 2 * kMs + 100 * kUs, start + 3 * kMs + 100 * kUs, {hidden}, {biased}, 4 * kMiB, 4 * kMiB, kMiB);
-    trace.op("gelu", start + 3 * kMs + 200 * kUs, start + 4 * kMs + 200 * kUs, {connected ? biased : tensor++},
-             {activated}, 4 * kMiB, 4 * kMiB, 8 * kMiB);
-    trace.op("dropout", start + 4 * kMs + 300 * kUs, start + 5 * kMs + 300 * kUs, {activated}, {dropped}, 4 * kMiB,
-             4 * kMiB, kMiB);
-    trace.op("fused_bias_gelu_dropout", start + 6 * kMs, start + 7 * kMs, {hidden}, {tensor++}, 4 * kMiB, 4 * kMiB,
-             10 * kMiB);
+    trace.op("add", start + 2 * kMs + 100 * kUs, start + 3 * kMs + 100 * kUs, {hidden}, {biased},
+             4 * kMiB, 4 * kMiB, kMiB);
+    trace.op("gelu", start + 3 * kMs + 200 * kUs, start + 4 * kMs + 200 * kUs,
+             {connected ? biased : tensor++}, {activated}, 4 * kMiB, 4 * kMiB, 8 * kMiB);
+    trace.op("dropout", start + 4 * kMs + 300 * kUs, start + 5 * kMs + 300 * kUs, {activated},
+             {dropped}, 4 * kMiB, 4 * kMiB, kMiB);
+    trace.op("fused_bias_gelu_dropout", start + 6 * kMs, start + 7 * kMs, {hidden}, {tensor++},
+             4 * kMiB, 4 * kMiB, 10 * kMiB);
   }
   return trace.finish();
 }
@@ -71,15 +75,17 @@ trace::Trace bias_relu_trace(bool after_matmul) {
   std::uint64_t tensor = 1;
   for (int step = 0; step < 4; ++step) {
     const trace::TimeNs start = step * 10 * kMs;
-    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, start, start + 10 * kMs);
+    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, start,
+               start + 10 * kMs);
     const std::uint64_t input = tensor++;
     const std::uint64_t product = tensor++;
-    trace.op("matmul", start, start + 2 * kMs, {input}, {product}, 4 * kMiB, 4 * kMiB, 1'000'000'000);
+    trace.op("matmul", start, start + 2 * kMs, {input}, {product}, 4 * kMiB, 4 * kMiB,
+             1'000'000'000);
     const std::uint64_t biased = tensor++;
     trace.op("add", start + 2 * kMs + 100 * kUs, start + 3 * kMs + 100 * kUs,
              {after_matmul ? product : tensor++}, {biased}, 4 * kMiB, 4 * kMiB, kMiB);
-    trace.op("relu", start + 3 * kMs + 200 * kUs, start + 4 * kMs + 200 * kUs, {biased}, {tensor++}, 4 * kMiB,
-             4 * kMiB, kMiB);
+    trace.op("relu", start + 3 * kMs + 200 * kUs, start + 4 * kMs + 200 * kUs, {biased}, {tensor++},
+             4 * kMiB, 4 * kMiB, kMiB);
   }
   return trace.finish();
 }
@@ -104,7 +110,8 @@ TEST(FusionTest, BiasAndActivationNotFedByAMatmulGetTheGeneralAdvice) {
 }
 
 TEST(FusionTest, Gp100RecurringElementwiseKernelChainsAreFound) {
-  const auto path = tscope::testing::shared_data_path("traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
+  const auto path = tscope::testing::shared_data_path(
+      "traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
   TSCOPE_REQUIRE_FILE(path);
   const trace::Trace trace = trace::read_chrome_json(path);
   const std::vector<Finding> findings = find_fusion_opportunities(AnalysisContext(trace, {}));

@@ -1,9 +1,10 @@
 // Input-bound steps on traces with known waits, copies and loader work.
 
+#include "tscope/analyzer/input_stalls.h"
+
 #include <gtest/gtest.h>
 
 #include "synthetic_trace.h"
-#include "tscope/analyzer/input_stalls.h"
 
 namespace tscope::analyzer {
 namespace {
@@ -19,7 +20,8 @@ trace::Trace loader_bound_trace(trace::TimeNs wait) {
   SyntheticTrace trace;
   for (int step = 0; step < 4; ++step) {
     const trace::TimeNs start = step * 10 * kMs;
-    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, start, start + 10 * kMs);
+    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, start,
+               start + 10 * kMs);
     trace.span(trace.main(), "next batch", Category::kDataWait, start, start + wait);
     trace.span(trace.main(), "forward", Category::kCpuOp, start + wait, start + 10 * kMs);
     trace.span(trace.worker(), "load batch", Category::kDataLoaderLoad, start, start + 9 * kMs);

@@ -18,7 +18,8 @@ constexpr std::uint64_t kMiB = 1 << 20;
 
 void add_steps(SyntheticTrace& trace, int count) {
   for (int step = 0; step < count; ++step) {
-    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, step * 10 * kMs, (step + 1) * 10 * kMs);
+    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, step * 10 * kMs,
+               (step + 1) * 10 * kMs);
   }
 }
 
@@ -53,11 +54,12 @@ TEST(MemoryTest, CacheThatPlateausIsNotALeak) {
   add_steps(trace, 8);
   // A cache that grows for two steps and then stays at 8 MiB.
   for (int step = 0; step < 2; ++step) {
-    trace.memory(step * 10 * kMs + kMs, MemoryAction::kAlloc, 0x100 + static_cast<std::uint64_t>(step), 4 * kMiB,
-                 "cache", "forward");
+    trace.memory(step * 10 * kMs + kMs, MemoryAction::kAlloc,
+                 0x100 + static_cast<std::uint64_t>(step), 4 * kMiB, "cache", "forward");
   }
   const trace::Trace built = trace.finish();
-  for (const Finding& finding : find_leaks(AnalysisContext(built, {}))) EXPECT_NE(finding.kind, "leak");
+  for (const Finding& finding : find_leaks(AnalysisContext(built, {})))
+    EXPECT_NE(finding.kind, "leak");
 }
 
 // An out-of-memory instant as the CPU allocator records it, inside conv2d's im2col.

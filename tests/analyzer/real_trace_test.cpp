@@ -26,9 +26,9 @@ const Finding* find_kind(const std::vector<Finding>& findings, std::string_view 
   return found == findings.end() ? nullptr : &*found;
 }
 
-#define LOAD_KINETO(variable, file)                                  \
+#define LOAD_KINETO(variable, file)                                     \
   const auto variable##_path = shared_data_path("traces/kineto/" file); \
-  TSCOPE_REQUIRE_FILE(variable##_path);                              \
+  TSCOPE_REQUIRE_FILE(variable##_path);                                 \
   const trace::Trace variable = trace::read_chrome_json(variable##_path)
 
 TEST(RealTraceTest, Gp100HasTenPageableHostToDeviceCopiesEachFollowedByAStreamSync) {
@@ -49,7 +49,8 @@ TEST(RealTraceTest, Gp100HasTenPageableHostToDeviceCopiesEachFollowedByAStreamSy
   // 20 events: each copy and the cudaStreamSynchronize after it.
   ASSERT_EQ(synchronous->evidence.size(), 20u);
   const trace::EventRef sync = synchronous->evidence[1];
-  EXPECT_EQ(trace.string(trace.track(sync.track).spans().name[sync.index]), "cudaStreamSynchronize");
+  EXPECT_EQ(trace.string(trace.track(sync.track).spans().name[sync.index]),
+            "cudaStreamSynchronize");
 }
 
 TEST(RealTraceTest, Gp100WithoutStepRangesIsOneStepWithItsGpuTimeSplit) {
@@ -119,7 +120,8 @@ TEST(RealTraceTest, V100MemoryPeakOnTheGpuHasItsHeadroomAgainstDeviceProperties)
 TEST(RealTraceTest, V100MemoryFlatAtStepBoundariesIsNoLeak) {
   LOAD_KINETO(trace, "kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   const AnalysisContext context(trace, {});
-  for (const Finding& finding : find_leaks(context)) EXPECT_NE(finding.kind, "leak");
+  for (const Finding& finding : find_leaks(context))
+    EXPECT_NE(finding.kind, "leak");
 }
 
 TEST(RealTraceTest, NcclTraceSplitsGpuTimeIntoComputeAndCommunication) {
@@ -161,7 +163,8 @@ TEST(RealTraceTest, V100TopKernelsAreRankedByTotalTimeWithPercentiles) {
   const OpBreakdown breakdown = compute_op_breakdown(context);
   ASSERT_FALSE(breakdown.kernels.empty());
   const NameStats& top = breakdown.kernels.front();
-  EXPECT_TRUE(top.name.starts_with("void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>"));
+  EXPECT_TRUE(
+      top.name.starts_with("void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>"));
   EXPECT_EQ(top.count, 162u);
   EXPECT_DOUBLE_EQ(top.total_ns, 80'756'000);
   EXPECT_DOUBLE_EQ(top.p50_ns, 405'000);

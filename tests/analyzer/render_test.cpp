@@ -1,12 +1,13 @@
 // The three renderers on a real report: JSON that parses and follows the schema, text that leads
 // with the most costly finding, Markdown with its sections.
 
+#include "tscope/analyzer/render.h"
+
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
 #include "test_data.h"
 #include "tscope/analyzer/json_writer.h"
-#include "tscope/analyzer/render.h"
 #include "tscope/analyzer/units.h"
 #include "tscope/trace/chrome_json_reader.h"
 
@@ -14,7 +15,8 @@ namespace tscope::analyzer {
 namespace {
 
 Report gp100_report() {
-  const auto path = tscope::testing::shared_data_path("traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
+  const auto path = tscope::testing::shared_data_path(
+      "traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
   return run_report(trace::read_chrome_json(path), {}, "gp100 \"trace\".json");
 }
 
@@ -39,7 +41,8 @@ TEST(RenderTest, JsonWriterPlacesCommasAndWritesNonFiniteAsNull) {
 }
 
 TEST(RenderTest, JsonReportParsesAndCarriesTheSchemaFields) {
-  const auto path = tscope::testing::shared_data_path("traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
+  const auto path = tscope::testing::shared_data_path(
+      "traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
   TSCOPE_REQUIRE_FILE(path);
   const std::string json = render_json(gp100_report());
   simdjson::dom::parser parser;
@@ -59,7 +62,8 @@ TEST(RenderTest, JsonReportParsesAndCarriesTheSchemaFields) {
 }
 
 TEST(RenderTest, TextLeadsWithTheMostCostlyFindingAndUsesUnits) {
-  const auto path = tscope::testing::shared_data_path("traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
+  const auto path = tscope::testing::shared_data_path(
+      "traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
   TSCOPE_REQUIRE_FILE(path);
   const Report report = gp100_report();
   const std::string text = render_text(report);
@@ -72,7 +76,8 @@ TEST(RenderTest, TextLeadsWithTheMostCostlyFindingAndUsesUnits) {
 }
 
 TEST(RenderTest, MarkdownHasFindingsAndTimeSections) {
-  const auto path = tscope::testing::shared_data_path("traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
+  const auto path = tscope::testing::shared_data_path(
+      "traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
   TSCOPE_REQUIRE_FILE(path);
   const std::string markdown = render_markdown(gp100_report());
   EXPECT_NE(markdown.find("## Findings"), std::string::npos);

@@ -1,11 +1,12 @@
 // Running the analyses together: selection, ordering, and a clean run.
 
+#include "tscope/analyzer/report.h"
+
 #include <gtest/gtest.h>
 
 #include "synthetic_trace.h"
 #include "test_data.h"
 #include "tscope/analyzer/errors.h"
-#include "tscope/analyzer/report.h"
 #include "tscope/trace/chrome_json_reader.h"
 
 namespace tscope::analyzer {
@@ -37,7 +38,8 @@ TEST(ReportTest, StepFilterThatMatchesNothingIsAnError) {
 }
 
 TEST(ReportTest, OnlyRunsTheSelectedAnalyses) {
-  const auto path = tscope::testing::shared_data_path("traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
+  const auto path = tscope::testing::shared_data_path(
+      "traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
   TSCOPE_REQUIRE_FILE(path);
   const trace::Trace trace = trace::read_chrome_json(path);
   ReportOptions options;
@@ -54,7 +56,8 @@ TEST(ReportTest, OnlyRunsTheSelectedAnalyses) {
 }
 
 TEST(ReportTest, FindingsAreOrderedMostCostlyFirst) {
-  const auto path = tscope::testing::shared_data_path("traces/kineto/hta_nccl_data_a100_rank0_of2.json.gz");
+  const auto path =
+      tscope::testing::shared_data_path("traces/kineto/hta_nccl_data_a100_rank0_of2.json.gz");
   TSCOPE_REQUIRE_FILE(path);
   const Report report = run_report(trace::read_chrome_json(path), {});
   for (std::size_t i = 1; i < report.findings.size(); ++i) {
@@ -70,13 +73,16 @@ TEST(ReportTest, CleanCpuOnlyRunHasNothingAboveLow) {
   SyntheticTrace trace;
   for (int step = 0; step < 6; ++step) {
     const trace::TimeNs start = step * 10 * kMs;
-    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, start, start + 10 * kMs);
+    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, start,
+               start + 10 * kMs);
     trace.span(trace.main(), "next batch", Category::kDataWait, start, start + kMs / 20);
     trace.span(trace.main(), "matmul", Category::kCpuOp, start + kMs / 10, start + 8 * kMs);
-    trace.span(trace.main(), "optimizer step", Category::kOptimizer, start + 8 * kMs, start + 9 * kMs);
+    trace.span(trace.main(), "optimizer step", Category::kOptimizer, start + 8 * kMs,
+               start + 9 * kMs);
   }
   const Report report = run_report(trace.finish(), {});
-  for (const Finding& finding : report.findings) EXPECT_LE(finding.severity, Severity::kLow) << finding.title;
+  for (const Finding& finding : report.findings)
+    EXPECT_LE(finding.severity, Severity::kLow) << finding.title;
   ASSERT_TRUE(report.time);
   EXPECT_FALSE(report.time->has_gpu);
   EXPECT_DOUBLE_EQ(report.time->host_data_wait_ns, kMs / 20.0);

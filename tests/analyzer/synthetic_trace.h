@@ -74,12 +74,13 @@ class SyntheticTrace {
     record.start = start;
     record.end = end;
     record.correlation_id = correlation;
-    record.copy = trace::CopyInfo{bytes, trace::CopyDirection::kHostToDevice, source, trace::MemoryKind::kDevice};
+    record.copy = trace::CopyInfo{bytes, trace::CopyDirection::kHostToDevice, source,
+                                  trace::MemoryKind::kDevice};
     builder_.add_span(gpu_, record);
   }
 
-  void memory(trace::TimeNs time, trace::MemoryAction action, std::uint64_t address, std::uint64_t bytes,
-              std::string_view owner, std::string_view scope) {
+  void memory(trace::TimeNs time, trace::MemoryAction action, std::uint64_t address,
+              std::uint64_t bytes, std::string_view owner, std::string_view scope) {
     trace::MemoryRecord record;
     record.time = time;
     record.action = action;
@@ -90,16 +91,19 @@ class SyntheticTrace {
     builder_.add_memory_event(pool_, record);
   }
 
-  void instant(std::string_view name, trace::TimeNs time, std::vector<std::pair<std::string, std::int64_t>> args) {
+  void instant(std::string_view name, trace::TimeNs time,
+               std::vector<std::pair<std::string, std::int64_t>> args) {
     trace::InstantRecord record;
     record.name = builder_.intern(name);
     record.time = time;
-    for (const auto& [key, value] : args) record.args.push_back({builder_.intern(key), value});
+    for (const auto& [key, value] : args)
+      record.args.push_back({builder_.intern(key), value});
     builder_.add_instant(main_, record);
   }
 
   // A training step as the profiler's StepRange records it: its name and its batch_size argument.
-  void step(std::string_view name, trace::TimeNs start, trace::TimeNs end, std::int64_t batch_size) {
+  void step(std::string_view name, trace::TimeNs start, trace::TimeNs end,
+            std::int64_t batch_size) {
     trace::SpanRecord record;
     record.name = builder_.intern(name);
     record.category = trace::Category::kStep;
@@ -116,7 +120,8 @@ class SyntheticTrace {
     trace::InstantRecord record;
     record.name = builder_.intern(name);
     record.time = time;
-    for (const auto& [key, value] : args) record.args.push_back({builder_.intern(key), value});
+    for (const auto& [key, value] : args)
+      record.args.push_back({builder_.intern(key), value});
     for (const auto& [key, value] : texts) {
       record.args.push_back({builder_.intern(key), trace::StringArg{builder_.intern(value)}});
     }

@@ -29,7 +29,8 @@ std::filesystem::path temp_file(const std::string& name) {
 std::filesystem::path write_plain(const std::string& name, const Bytes& bytes) {
   const auto path = temp_file(name);
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   return path;
 }
 
@@ -136,8 +137,7 @@ TEST(IdxFile, OversizedDeclarationFailsWithoutAllocatingIt) {
 
 TEST(IdxFile, BytesAfterTheDataAreReported) {
   const std::string message = error_reading(write_gzip("trailing.gz", idx_bytes({2, 2}, 5)));
-  EXPECT_NE(message.find("at byte 16: unexpected bytes after the declared data"),
-            std::string::npos)
+  EXPECT_NE(message.find("at byte 16: unexpected bytes after the declared data"), std::string::npos)
       << message;
 }
 

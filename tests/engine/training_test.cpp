@@ -1,13 +1,14 @@
 // A short real training run: the example's MLP, loop and optimizer on the real Fashion-MNIST
 // files. Its loss must fall and its test accuracy must beat chance (10%) by a wide margin.
 
+#include "fashion_mnist/training.h"
+
 #include <gtest/gtest.h>
 
 #include <numeric>
 #include <span>
 
 #include "fashion_mnist/models.h"
-#include "fashion_mnist/training.h"
 #include "test_data.h"
 #include "tscope/engine/data/fashion_mnist.h"
 #include "tscope/engine/optim/adam.h"

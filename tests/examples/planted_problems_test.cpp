@@ -39,9 +39,9 @@ class PlantedProblems : public ::testing::Test {
                      int expected_exit = 0) {
     const std::filesystem::path trace_path = directory_ / "run.tsc";
     const testing::CommandResult result = testing::run_command(
-        environment + " " + quoted(testing::built_program("train_fashion_mnist")) +
-        " --data-dir " + quoted(testing::fashion_mnist_dir()) + " --epochs 1 --trace " +
-        quoted(trace_path) + " " + arguments);
+        environment + " " + quoted(testing::built_program("train_fashion_mnist")) + " --data-dir " +
+        quoted(testing::fashion_mnist_dir()) + " --epochs 1 --trace " + quoted(trace_path) + " " +
+        arguments);
     EXPECT_EQ(result.exit_code, expected_exit) << result.output;
     output_ = result.output;
     return trace::load_trace(trace_path);
@@ -92,8 +92,7 @@ TEST_F(PlantedProblems, SlowLoaderIsFoundWithTheInputShareOfTheRawWaits) {
 TEST_F(PlantedProblems, KeptStepOutputsAreALeakOfTheirBytesPerStep) {
   constexpr double kBatch = 100;
   constexpr double kPlantedBytesPerStep = kBatch * 10 * sizeof(float);  // the logits
-  const trace::Trace trace =
-      train("--model mlp --steps 40 --batch-size 100 --keep-step-outputs");
+  const trace::Trace trace = train("--model mlp --steps 40 --batch-size 100 --keep-step-outputs");
   const std::vector<Finding> findings = findings_of(trace);
   const Finding* leak = find_kind(findings, "leak");
   ASSERT_NE(leak, nullptr) << "no leak finding";
@@ -154,8 +153,8 @@ TEST_F(PlantedProblems, UnfusedBiasGeluDropoutIsAFusionChainInEveryStep) {
   const trace::Trace trace = train("--model gelu-mlp --steps 12");
   const std::vector<Finding> findings = findings_of(trace);
   const auto chain = std::find_if(findings.begin(), findings.end(), [](const Finding& finding) {
-    return finding.kind == "fusion" && finding.title.find("add -> gelu -> bernoulli_mask_ -> mul") !=
-                                           std::string::npos;
+    return finding.kind == "fusion" &&
+           finding.title.find("add -> gelu -> bernoulli_mask_ -> mul") != std::string::npos;
   });
   ASSERT_NE(chain, findings.end()) << "no bias + GELU + dropout chain";
   EXPECT_NE(chain->recommendation.find("bias_gelu_dropout"), std::string::npos)

@@ -28,8 +28,9 @@ class EngineCapture : public ::testing::Test {
   static void SetUpTestSuite() {
     const auto data = tscope::testing::fashion_mnist_dir();
     if (!std::filesystem::exists(data / "train-images-idx3-ubyte.gz")) return;
-    path_ = new std::filesystem::path(std::filesystem::temp_directory_path() /
-                                      ("tscope-engine-capture-" + std::to_string(getpid()) + ".tsc"));
+    path_ =
+        new std::filesystem::path(std::filesystem::temp_directory_path() /
+                                  ("tscope-engine-capture-" + std::to_string(getpid()) + ".tsc"));
     const engine::FashionMnist train_set(data.string(), engine::FashionMnistSplit::kTrain);
     engine::Generator generator(0);
     auto model = examples::make_model(examples::ModelKind::kCnn, generator);
@@ -93,7 +94,8 @@ TEST_F(EngineCapture, AttributesAllocationsToTheirOpAndPass) {
       ++allocations;
       EXPECT_GT(event.total_allocated, 0u);
       const std::string_view scope = recorded_->string(event.scope);
-      if ((scope == "forward" || scope == "backward") && !recorded_->string(event.owner_op).empty()) {
+      if ((scope == "forward" || scope == "backward") &&
+          !recorded_->string(event.owner_op).empty()) {
         ++inside_pass_with_op;
       }
     }

@@ -19,7 +19,9 @@
 
 namespace {
 
-std::uint32_t thread_id() { return static_cast<std::uint32_t>(syscall(SYS_gettid)); }
+std::uint32_t thread_id() {
+  return static_cast<std::uint32_t>(syscall(SYS_gettid));
+}
 
 int run(int exit_code) {
   nvtxNameOsThreadA(thread_id(), "sample main");
@@ -58,7 +60,8 @@ int wait_for_signal() {
   nvtxRangePushA("waiting");
   std::printf("ready\n");
   std::fflush(stdout);
-  for (;;) pause();
+  for (;;)
+    pause();
 }
 
 int crash() {

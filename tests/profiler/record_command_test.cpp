@@ -36,7 +36,8 @@ class RecordProcess {
       close(out[0]);
       close(out[1]);
       std::vector<char*> argv;
-      for (auto& argument : arguments) argv.push_back(argument.data());
+      for (auto& argument : arguments)
+        argv.push_back(argument.data());
       argv.push_back(nullptr);
       execv(argv[0], argv.data());
       _exit(126);

@@ -1,6 +1,8 @@
 // Sessions and the recording API: what a range, instant, counter, flow or memory event becomes in
 // the trace, and what happens under many threads when buffers suffice and when they do not.
 
+#include "tscope/profiler/session.h"
+
 #include <gtest/gtest.h>
 
 #include <barrier>
@@ -9,7 +11,6 @@
 
 #include "trace_queries.h"
 #include "tscope/profiler/record.h"
-#include "tscope/profiler/session.h"
 #include "tscope/trace/trace_io.h"
 
 namespace tscope::profiler {
@@ -48,7 +49,8 @@ TEST(Session, RecordsNestedRangesWithTheirArguments) {
 
 TEST(Session, NamesStepsForTheAnalyzer) {
   const trace::Trace recorded = record({.output = temporary_trace_path()}, [] {
-    for (int step = 0; step < 3; ++step) const StepRange range(step);
+    for (int step = 0; step < 3; ++step)
+      const StepRange range(step);
   });
   for (const char* name : {"step 0", "step 1", "step 2"}) {
     const auto steps = spans_named(recorded, name);
@@ -58,13 +60,12 @@ TEST(Session, NamesStepsForTheAnalyzer) {
 }
 
 TEST(Session, RecordsInstantsAndCountersOnTheirTracks) {
-  const trace::Trace recorded = record({.output = temporary_trace_path(),
-                                        .sample_process_counters = false},
-                                       [] {
-                                         instant("checkpoint", Category::kOther);
-                                         counter("queue depth", 3.0);
-                                         counter("queue depth", 5.0);
-                                       });
+  const trace::Trace recorded =
+      record({.output = temporary_trace_path(), .sample_process_counters = false}, [] {
+        instant("checkpoint", Category::kOther);
+        counter("queue depth", 3.0);
+        counter("queue depth", 5.0);
+      });
   EXPECT_EQ(testing::instants_named(recorded, "checkpoint"), 1u);
   const trace::Track* queue = nullptr;
   for (const trace::Track& track : recorded.tracks()) {
@@ -83,7 +84,8 @@ TEST(Session, SamplesProcessRssAndCpu) {
   bool cpu = false;
   for (const trace::Track& track : recorded.tracks()) {
     const std::string_view name = recorded.string(track.info().name);
-    if (name == "process RSS (bytes)") rss = !track.counters().value.empty() && track.counters().value[0] > 0;
+    if (name == "process RSS (bytes)")
+      rss = !track.counters().value.empty() && track.counters().value[0] > 0;
     if (name == "process CPU (%)") cpu = !track.counters().value.empty();
   }
   EXPECT_TRUE(rss);
@@ -146,8 +148,8 @@ TEST(Session, RecordsOperatorsWithTheirDetail) {
     const OpTensor inputs[] = {{11, shape_a}, {12, shape_b}};
     const OpTensor outputs[] = {{13, {}}};
     OpRange op("matmul");
-    op.finish({.inputs = inputs, .outputs = outputs, .flops = 48, .bytes_read = 72,
-               .bytes_written = 32});
+    op.finish(
+        {.inputs = inputs, .outputs = outputs, .flops = 48, .bytes_read = 72, .bytes_written = 32});
   });
   const auto matmul = spans_named(recorded, "matmul");
   ASSERT_EQ(matmul.size(), 1u);
@@ -198,10 +200,12 @@ void record_from_threads(int per_thread) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       start.arrive_and_wait();
-      for (int i = 0; i < per_thread; ++i) const Range range("work", Category::kUserAnnotation, {{"i", i}});
+      for (int i = 0; i < per_thread; ++i)
+        const Range range("work", Category::kUserAnnotation, {{"i", i}});
     });
   }
-  for (auto& thread : threads) thread.join();
+  for (auto& thread : threads)
+    thread.join();
 }
 
 TEST(Session, EightThreadsLoseNothingWhenBuffersSuffice) {

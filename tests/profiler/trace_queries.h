@@ -34,7 +34,8 @@ inline std::vector<SpanAt> spans_named(const trace::Trace& recorded, std::string
 inline std::size_t instants_named(const trace::Trace& recorded, std::string_view name) {
   std::size_t count = 0;
   for (const trace::Track& track : recorded.tracks()) {
-    for (const trace::StringId id : track.instants().name) count += recorded.string(id) == name;
+    for (const trace::StringId id : track.instants().name)
+      count += recorded.string(id) == name;
   }
   return count;
 }
@@ -51,7 +52,8 @@ inline std::string span_arg(const trace::Trace& recorded, SpanAt span, std::stri
     if (const auto* text = std::get_if<trace::StringArg>(&arg.value)) {
       return std::string(recorded.string(text->id));
     }
-    if (const auto* integer = std::get_if<std::int64_t>(&arg.value)) return std::to_string(*integer);
+    if (const auto* integer = std::get_if<std::int64_t>(&arg.value))
+      return std::to_string(*integer);
     return std::to_string(std::get<double>(arg.value));
   }
   return "";

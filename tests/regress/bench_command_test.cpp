@@ -12,10 +12,10 @@
 namespace tscope::regress {
 namespace {
 
+using testing::TempFile;
 using tscope::testing::CommandResult;
 using tscope::testing::quoted;
 using tscope::testing::run_tscope;
-using testing::TempFile;
 
 constexpr const char* kBaseRun = R"({"benchmarks": [
   {"name": "BM_EngineMatmul/64", "run_type": "iteration", "real_time": 110, "cpu_time": 110, "time_unit": "ns"},
@@ -38,7 +38,8 @@ TEST_F(BenchCommandTest, CompareExitsOneWhenABenchmarkRegressed) {
   const auto base = fixture("google_benchmark_compare_test1_run1.json");
   TSCOPE_REQUIRE_FILE(base);
   const CommandResult result =
-      run_tscope("bench compare " + quoted(base) + " " + quoted(fixture("google_benchmark_compare_test1_run2.json")));
+      run_tscope("bench compare " + quoted(base) + " " +
+                 quoted(fixture("google_benchmark_compare_test1_run2.json")));
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("result: 4 regressed"), std::string::npos) << result.output;
 }
@@ -53,7 +54,8 @@ TEST_F(BenchCommandTest, CompareExitsZeroWhenNothingRegressed) {
 
 TEST_F(BenchCommandTest, CompareExitsTwoAndNamesAMissingFile) {
   const TempFile base("base.json", kBaseRun);
-  const CommandResult result = run_tscope("bench compare " + quoted(base.path()) + " /nonexistent/new.json");
+  const CommandResult result =
+      run_tscope("bench compare " + quoted(base.path()) + " /nonexistent/new.json");
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("/nonexistent/new.json"), std::string::npos) << result.output;
 }
@@ -61,49 +63,56 @@ TEST_F(BenchCommandTest, CompareExitsTwoAndNamesAMissingFile) {
 TEST_F(BenchCommandTest, CompareExitsTwoAndNamesAMalformedFile) {
   const TempFile base("base.json", kBaseRun);
   const TempFile broken("broken.json", R"({"benchmarks": [{"name": "BM_X", )");
-  const CommandResult result = run_tscope("bench compare " + quoted(base.path()) + " " + quoted(broken.path()));
+  const CommandResult result =
+      run_tscope("bench compare " + quoted(base.path()) + " " + quoted(broken.path()));
   EXPECT_EQ(result.exit_code, 2) << result.output;
-  EXPECT_NE(result.output.find(broken.path().string() + ": not valid JSON"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find(broken.path().string() + ": not valid JSON"), std::string::npos)
+      << result.output;
 }
 
 TEST_F(BenchCommandTest, CompareRejectsAnUnknownFormat) {
   const TempFile base("base.json", kBaseRun);
-  const CommandResult result = run_tscope("bench compare " + quoted(base.path()) + " " + quoted(base.path()) +
-                                          " --format html");
+  const CommandResult result = run_tscope("bench compare " + quoted(base.path()) + " " +
+                                          quoted(base.path()) + " --format html");
   EXPECT_EQ(result.exit_code, 2) << result.output;
 }
 
 TEST_F(BenchCommandTest, CompareWritesJsonWhenAsked) {
   const TempFile base("base.json", kBaseRun);
-  const CommandResult result =
-      run_tscope("bench compare " + quoted(base.path()) + " " + quoted(base.path()) + " --format json");
+  const CommandResult result = run_tscope("bench compare " + quoted(base.path()) + " " +
+                                          quoted(base.path()) + " --format json");
   EXPECT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_NE(result.output.find("\"schema\": \"tscope.bench-compare/1\""), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("\"schema\": \"tscope.bench-compare/1\""), std::string::npos)
+      << result.output;
 }
 
 TEST_F(BenchCommandTest, CompareAppliesAThresholdFromTheConfigFile) {
   const auto base = fixture("google_benchmark_compare_test1_run1.json");
   TSCOPE_REQUIRE_FILE(base);
   const TempFile config("policy.conf", "threshold * none\n");
-  const CommandResult result = run_tscope("bench compare " + quoted(base) + " " +
-                                          quoted(fixture("google_benchmark_compare_test1_run2.json")) +
-                                          " --config " + quoted(config.path()));
+  const CommandResult result =
+      run_tscope("bench compare " + quoted(base) + " " +
+                 quoted(fixture("google_benchmark_compare_test1_run2.json")) + " --config " +
+                 quoted(config.path()));
   EXPECT_EQ(result.exit_code, 0) << result.output;
 }
 
 TEST_F(BenchCommandTest, RatioWithinLimitExitsZero) {
   const TempFile run("run.json", kBaseRun);
-  const CommandResult result = run_tscope("bench ratio " + quoted(run.path()) +
-                                          " --numerator 'BM_EngineMatmul/(.*)' --denominator 'BM_BlasSgemm/$1' --max 1.15");
+  const CommandResult result =
+      run_tscope("bench ratio " + quoted(run.path()) +
+                 " --numerator 'BM_EngineMatmul/(.*)' --denominator 'BM_BlasSgemm/$1' --max 1.15");
   EXPECT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_NE(result.output.find("BM_EngineMatmul/64 / BM_BlasSgemm/64 = 1.1000 (limit 1.1500) ok"), std::string::npos)
+  EXPECT_NE(result.output.find("BM_EngineMatmul/64 / BM_BlasSgemm/64 = 1.1000 (limit 1.1500) ok"),
+            std::string::npos)
       << result.output;
 }
 
 TEST_F(BenchCommandTest, RatioAboveLimitExitsOne) {
   const TempFile run("run.json", kBaseRun);
-  const CommandResult result = run_tscope("bench ratio " + quoted(run.path()) +
-                                          " --numerator 'BM_EngineMatmul/(.*)' --denominator 'BM_BlasSgemm/$1' --max 1.05");
+  const CommandResult result =
+      run_tscope("bench ratio " + quoted(run.path()) +
+                 " --numerator 'BM_EngineMatmul/(.*)' --denominator 'BM_BlasSgemm/$1' --max 1.05");
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("EXCEEDED"), std::string::npos) << result.output;
 }
@@ -111,7 +120,8 @@ TEST_F(BenchCommandTest, RatioAboveLimitExitsOne) {
 TEST_F(BenchCommandTest, RatioMatchingNothingIsBadInput) {
   const TempFile run("run.json", kBaseRun);
   const CommandResult result =
-      run_tscope("bench ratio " + quoted(run.path()) + " --numerator 'BM_Nothing(.*)' --denominator 'X$1' --max 1.1");
+      run_tscope("bench ratio " + quoted(run.path()) +
+                 " --numerator 'BM_Nothing(.*)' --denominator 'X$1' --max 1.1");
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("no benchmark matches"), std::string::npos) << result.output;
 }

@@ -30,17 +30,21 @@ struct Expected {
 class ComparePyFixtureTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    base_path_ = tscope::testing::shared_data_path("traces/gbench/google_benchmark_compare_test1_run1.json");
-    new_path_ = tscope::testing::shared_data_path("traces/gbench/google_benchmark_compare_test1_run2.json");
+    base_path_ =
+        tscope::testing::shared_data_path("traces/gbench/google_benchmark_compare_test1_run1.json");
+    new_path_ =
+        tscope::testing::shared_data_path("traces/gbench/google_benchmark_compare_test1_run2.json");
     TSCOPE_REQUIRE_FILE(base_path_);
     TSCOPE_REQUIRE_FILE(new_path_);
   }
 
   ComparisonReport compare(const std::string& metric) const {
-    return compare_results(read_gbench_json(base_path_), read_gbench_json(new_path_), metric_named(metric), {});
+    return compare_results(read_gbench_json(base_path_), read_gbench_json(new_path_),
+                           metric_named(metric), {});
   }
 
-  static void expect_changes(const ComparisonReport& report, const std::map<std::string, Expected>& expected) {
+  static void expect_changes(const ComparisonReport& report,
+                             const std::map<std::string, Expected>& expected) {
     ASSERT_EQ(report.benchmarks.size(), expected.size());
     for (const BenchmarkComparison& benchmark : report.benchmarks) {
       const auto found = expected.find(benchmark.name);
@@ -108,7 +112,8 @@ TEST_F(ComparePyFixtureTest, SingleRunsSkipTheUTestAndSayWhy) {
     EXPECT_FALSE(benchmark.u_test.has_value()) << benchmark.name;
   }
   ASSERT_EQ(report.warnings.size(), 1u);
-  EXPECT_NE(report.warnings[0].find("14 of 14 benchmarks have too few repetitions"), std::string::npos);
+  EXPECT_NE(report.warnings[0].find("14 of 14 benchmarks have too few repetitions"),
+            std::string::npos);
 }
 
 TEST_F(ComparePyFixtureTest, ComplexityEntriesAreNotBenchmarks) {

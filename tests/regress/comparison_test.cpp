@@ -1,12 +1,13 @@
 // The regression policy: threshold AND significance, medians only when the test cannot reach
 // alpha, rates judged in their own direction, added/removed benchmarks, the geometric mean.
 
+#include "tscope/regress/comparison.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "results_builder.h"
-#include "tscope/regress/comparison.h"
 
 namespace tscope::regress {
 namespace {
@@ -19,7 +20,8 @@ const std::vector<double> kBase{100, 101, 99, 102, 98, 100, 101, 99, 100};
 
 std::vector<double> scaled(const std::vector<double>& values, double factor) {
   std::vector<double> result;
-  for (const double value : values) result.push_back(value * factor);
+  for (const double value : values)
+    result.push_back(value * factor);
   return result;
 }
 
@@ -29,8 +31,9 @@ const BenchmarkComparison& only(const ComparisonReport& report) {
 }
 
 TEST(ComparisonTest, SignificantSlowdownBeyondThresholdRegresses) {
-  const ComparisonReport report = compare_results(results_of("base", {{"BM_A", kBase}}),
-                                                  results_of("new", {{"BM_A", scaled(kBase, 1.10)}}), kRealTime, {});
+  const ComparisonReport report =
+      compare_results(results_of("base", {{"BM_A", kBase}}),
+                      results_of("new", {{"BM_A", scaled(kBase, 1.10)}}), kRealTime, {});
   const BenchmarkComparison& benchmark = only(report);
   ASSERT_TRUE(benchmark.u_test.has_value());
   EXPECT_LT(benchmark.u_test->p_value, 0.05);
@@ -40,8 +43,9 @@ TEST(ComparisonTest, SignificantSlowdownBeyondThresholdRegresses) {
 }
 
 TEST(ComparisonTest, SignificantSlowdownWithinThresholdIsUnchanged) {
-  const ComparisonReport report = compare_results(results_of("base", {{"BM_A", kBase}}),
-                                                  results_of("new", {{"BM_A", scaled(kBase, 1.03)}}), kRealTime, {});
+  const ComparisonReport report =
+      compare_results(results_of("base", {{"BM_A", kBase}}),
+                      results_of("new", {{"BM_A", scaled(kBase, 1.03)}}), kRealTime, {});
   EXPECT_EQ(only(report).verdict, Verdict::kUnchanged);
   EXPECT_FALSE(report.regressed());
 }
@@ -59,27 +63,30 @@ TEST(ComparisonTest, SlowerMedianThatTheTestCannotConfirmIsInconclusive) {
 }
 
 TEST(ComparisonTest, TooFewRepetitionsJudgeMediansOnlyAndWarn) {
-  const ComparisonReport report = compare_results(results_of("base", {{"BM_A", {100, 101, 99}}}),
-                                                  results_of("new", {{"BM_A", {110, 111, 109}}}), kRealTime, {});
+  const ComparisonReport report =
+      compare_results(results_of("base", {{"BM_A", {100, 101, 99}}}),
+                      results_of("new", {{"BM_A", {110, 111, 109}}}), kRealTime, {});
   const BenchmarkComparison& benchmark = only(report);
   EXPECT_FALSE(benchmark.u_test.has_value());
   EXPECT_EQ(benchmark.verdict, Verdict::kRegressed);
   ASSERT_EQ(report.warnings.size(), 1u);
-  EXPECT_NE(report.warnings[0].find("at least 4 per side"), std::string::npos) << report.warnings[0];
+  EXPECT_NE(report.warnings[0].find("at least 4 per side"), std::string::npos)
+      << report.warnings[0];
 }
 
 TEST(ComparisonTest, SignificantSpeedupBeyondThresholdImproves) {
-  const ComparisonReport report = compare_results(results_of("base", {{"BM_A", kBase}}),
-                                                  results_of("new", {{"BM_A", scaled(kBase, 0.8)}}), kRealTime, {});
+  const ComparisonReport report =
+      compare_results(results_of("base", {{"BM_A", kBase}}),
+                      results_of("new", {{"BM_A", scaled(kBase, 0.8)}}), kRealTime, {});
   EXPECT_EQ(only(report).verdict, Verdict::kImproved);
   EXPECT_FALSE(report.regressed());
 }
 
 TEST(ComparisonTest, FallingRateCounterIsASlowdown) {
   // Times 25% longer mean items_per_second 20% lower: a regression of 25% in time terms.
-  const ComparisonReport report =
-      compare_results(results_of("base", {{"BM_A", kBase}}), results_of("new", {{"BM_A", scaled(kBase, 1.25)}}),
-                      metric_named("items_per_second"), {});
+  const ComparisonReport report = compare_results(
+      results_of("base", {{"BM_A", kBase}}), results_of("new", {{"BM_A", scaled(kBase, 1.25)}}),
+      metric_named("items_per_second"), {});
   const BenchmarkComparison& benchmark = only(report);
   EXPECT_NEAR(benchmark.change, -0.20, 1e-12);
   EXPECT_NEAR(benchmark.slowdown, 0.25, 1e-12);
@@ -87,18 +94,18 @@ TEST(ComparisonTest, FallingRateCounterIsASlowdown) {
 }
 
 TEST(ComparisonTest, RisingRateCounterIsAnImprovement) {
-  const ComparisonReport report =
-      compare_results(results_of("base", {{"BM_A", kBase}}), results_of("new", {{"BM_A", scaled(kBase, 0.5)}}),
-                      metric_named("items_per_second"), {});
+  const ComparisonReport report = compare_results(results_of("base", {{"BM_A", kBase}}),
+                                                  results_of("new", {{"BM_A", scaled(kBase, 0.5)}}),
+                                                  metric_named("items_per_second"), {});
   EXPECT_EQ(only(report).verdict, Verdict::kImproved);
 }
 
 TEST(ComparisonTest, BenchmarkWithoutThresholdIsReportedButNeverRegresses) {
   ComparePolicy policy;
   policy.thresholds.push_back({NamePattern("BM_Raw*"), std::nullopt});
-  const ComparisonReport report = compare_results(
-      results_of("base", {{"BM_RawBlas", kBase}}), results_of("new", {{"BM_RawBlas", scaled(kBase, 3.0)}}), kRealTime,
-      policy);
+  const ComparisonReport report =
+      compare_results(results_of("base", {{"BM_RawBlas", kBase}}),
+                      results_of("new", {{"BM_RawBlas", scaled(kBase, 3.0)}}), kRealTime, policy);
   EXPECT_EQ(only(report).verdict, Verdict::kUngated);
   EXPECT_FALSE(report.regressed());
 }
@@ -115,9 +122,10 @@ TEST(ComparisonTest, AddedAndRemovedBenchmarksAreListedNotCompared) {
 }
 
 TEST(ComparisonTest, GeometricMeanOfTwiceSlowerAndTwiceFasterIsNoChange) {
-  const ComparisonReport report =
-      compare_results(results_of("base", {{"BM_A", kBase}, {"BM_B", kBase}}),
-                      results_of("new", {{"BM_A", scaled(kBase, 2.0)}, {"BM_B", scaled(kBase, 0.5)}}), kRealTime, {});
+  const ComparisonReport report = compare_results(
+      results_of("base", {{"BM_A", kBase}, {"BM_B", kBase}}),
+      results_of("new", {{"BM_A", scaled(kBase, 2.0)}, {"BM_B", scaled(kBase, 0.5)}}), kRealTime,
+      {});
   ASSERT_TRUE(report.geomean_change.has_value());
   EXPECT_NEAR(*report.geomean_change, 0.0, 1e-12);
 }
@@ -135,8 +143,9 @@ TEST(ComparisonTest, NormalizedBenchmarksCompareTheirRatioToTheReference) {
   policy.thresholds.push_back({NamePattern("BM_Blas*"), std::nullopt});
   const ComparisonReport report = compare_results(
       results_of("base", {{"BM_Engine/64", scaled(kBase, 1.05)}, {"BM_Blas/64", kBase}}),
-      results_of("new", {{"BM_Engine/64", scaled(kBase, 1.05 * 1.5)}, {"BM_Blas/64", scaled(kBase, 1.5)}}), kRealTime,
-      policy);
+      results_of("new",
+                 {{"BM_Engine/64", scaled(kBase, 1.05 * 1.5)}, {"BM_Blas/64", scaled(kBase, 1.5)}}),
+      kRealTime, policy);
   ASSERT_EQ(report.benchmarks.size(), 2u);
   const BenchmarkComparison& engine = report.benchmarks[0];
   EXPECT_EQ(engine.reference, "BM_Blas/64");

@@ -1,12 +1,13 @@
 // Reading Google Benchmark JSON of every vintage: raw repetitions, aggregates only, outputs
 // from before run_type/run_name existed, mixed time units, counters, and broken files.
 
+#include "tscope/regress/gbench_json_reader.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "tscope/regress/error.h"
-#include "tscope/regress/gbench_json_reader.h"
 
 namespace tscope::regress {
 namespace {
@@ -101,8 +102,8 @@ TEST(GbenchJsonReaderTest, OldOutputWithoutRunTypeRecognisesAggregatesByName) {
 }
 
 TEST(GbenchJsonReaderTest, MissingTimeUnitMeansNanoseconds) {
-  const BenchmarkResults results =
-      parse_gbench_json(R"({"benchmarks": [{"name": "BM_X", "real_time": 7, "cpu_time": 6}]})", "x.json");
+  const BenchmarkResults results = parse_gbench_json(
+      R"({"benchmarks": [{"name": "BM_X", "real_time": 7, "cpu_time": 6}]})", "x.json");
   EXPECT_DOUBLE_EQ(results.runs[0].real_time_ns, 7.0);
 }
 
@@ -137,7 +138,8 @@ TEST(GbenchJsonReaderTest, MalformedJsonNamesTheFile) {
     parse_gbench_json(R"({"benchmarks": [ {"name": )", "broken.json");
     FAIL() << "expected RegressInputError";
   } catch (const RegressInputError& error) {
-    EXPECT_NE(std::string(error.what()).find("broken.json: not valid JSON"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("broken.json: not valid JSON"), std::string::npos)
+        << error.what();
   }
 }
 
@@ -147,12 +149,14 @@ TEST(GbenchJsonReaderTest, JsonWithoutBenchmarksArrayIsRejected) {
 
 TEST(GbenchJsonReaderTest, UnknownTimeUnitNamesTheEntry) {
   try {
-    parse_gbench_json(R"({"benchmarks": [{"name": "BM_Y", "real_time": 1, "cpu_time": 1, "time_unit": "min"}]})",
-                      "units.json");
+    parse_gbench_json(
+        R"({"benchmarks": [{"name": "BM_Y", "real_time": 1, "cpu_time": 1, "time_unit": "min"}]})",
+        "units.json");
     FAIL() << "expected RegressInputError";
   } catch (const RegressInputError& error) {
-    EXPECT_NE(std::string(error.what()).find("units.json: benchmarks[0]: unknown time_unit \"min\""),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(error.what()).find("units.json: benchmarks[0]: unknown time_unit \"min\""),
+        std::string::npos)
         << error.what();
   }
 }

@@ -3,13 +3,14 @@
 // (itertools.combinations), asymptotic ones from the normal formula with tie and continuity
 // correction, which is what scipy.stats.mannwhitneyu(alternative='two-sided') computes.
 
+#include "tscope/regress/mann_whitney.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <vector>
 
 #include "tscope/regress/comparison.h"
-#include "tscope/regress/mann_whitney.h"
 
 namespace tscope::regress {
 namespace {
@@ -23,7 +24,8 @@ struct TwoSamples {
 // sits just above as many y values as it should beat.
 TwoSamples samples_with_u(std::size_t m, std::size_t n, std::size_t u) {
   TwoSamples samples;
-  for (std::size_t j = 1; j <= n; ++j) samples.y.push_back(static_cast<double>(j));
+  for (std::size_t j = 1; j <= n; ++j)
+    samples.y.push_back(static_cast<double>(j));
   std::size_t remaining = u;
   for (std::size_t i = 0; i < m; ++i) {
     const std::size_t beaten = std::min(n, remaining);
@@ -51,7 +53,8 @@ TEST(MannWhitneyTest, ExactPValueMatchesFullEnumerationForUnequalSizes) {
 }
 
 TEST(MannWhitneyTest, CompletelySeparatedThreeVersusThreeGivesTwoOverTwenty) {
-  const MannWhitneyResult result = mann_whitney_u(std::vector<double>{1, 2, 3}, std::vector<double>{4, 5, 6});
+  const MannWhitneyResult result =
+      mann_whitney_u(std::vector<double>{1, 2, 3}, std::vector<double>{4, 5, 6});
   EXPECT_DOUBLE_EQ(result.u_statistic, 0.0);
   EXPECT_DOUBLE_EQ(result.p_value, 0.1);
 }
@@ -121,7 +124,8 @@ TEST(MannWhitneyTest, TiesInSmallSamplesCountOneHalfInTheStatistic) {
 }
 
 TEST(MannWhitneyTest, AllValuesTiedGivesPValueOne) {
-  const MannWhitneyResult result = mann_whitney_u(std::vector<double>{4, 4, 4}, std::vector<double>{4, 4});
+  const MannWhitneyResult result =
+      mann_whitney_u(std::vector<double>{4, 4, 4}, std::vector<double>{4, 4});
   EXPECT_DOUBLE_EQ(result.p_value, 1.0);
 }
 
@@ -132,7 +136,8 @@ TEST(MannWhitneyTest, SwappingTheSamplesKeepsTheTwoSidedPValue) {
 }
 
 TEST(MannWhitneyTest, EmptySampleIsRejected) {
-  EXPECT_THROW(mann_whitney_u(std::vector<double>{}, std::vector<double>{1.0}), std::invalid_argument);
+  EXPECT_THROW(mann_whitney_u(std::vector<double>{}, std::vector<double>{1.0}),
+               std::invalid_argument);
 }
 
 TEST(MannWhitneyTest, SmallestAttainablePValueIsTwoOverTheNumberOfArrangements) {

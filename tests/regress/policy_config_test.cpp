@@ -54,7 +54,8 @@ TEST(PolicyConfigTest, UnknownDirectiveNamesFileAndLine) {
     read_policy_config(config.path());
     FAIL() << "expected RegressInputError";
   } catch (const RegressInputError& error) {
-    EXPECT_NE(std::string(error.what()).find(config.path().string() + ":2:"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find(config.path().string() + ":2:"), std::string::npos)
+        << error.what();
   }
 }
 
@@ -69,7 +70,8 @@ TEST(PolicyConfigTest, BadRegexNamesTheLine) {
     read_policy_config(config.path());
     FAIL() << "expected RegressInputError";
   } catch (const RegressInputError& error) {
-    EXPECT_NE(std::string(error.what()).find(":1: bad name pattern"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find(":1: bad name pattern"), std::string::npos)
+        << error.what();
   }
 }
 

@@ -1,11 +1,12 @@
 // The three renderings of a comparison: terminal table, Markdown, and JSON that parses back
 // with the documented schema.
 
+#include "tscope/regress/report.h"
+
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
 #include "results_builder.h"
-#include "tscope/regress/report.h"
 
 namespace tscope::regress {
 namespace {
@@ -15,15 +16,17 @@ using testing::results_of;
 ComparisonReport sample_report() {
   const std::vector<double> base{100, 101, 99, 102, 98};
   const std::vector<double> slower{150, 151, 149, 152, 148};
-  return compare_results(results_of("base.json", {{"BM_Slower", base}, {"BM_Same", base}, {"BM_Gone", base}}),
-                         results_of("new.json", {{"BM_Slower", slower}, {"BM_Same", base}, {"BM_Added", base}}),
-                         metric_named("real_time"), {});
+  return compare_results(
+      results_of("base.json", {{"BM_Slower", base}, {"BM_Same", base}, {"BM_Gone", base}}),
+      results_of("new.json", {{"BM_Slower", slower}, {"BM_Same", base}, {"BM_Added", base}}),
+      metric_named("real_time"), {});
 }
 
 TEST(ReportTest, TextTableHasOneRowPerBenchmarkAndAGeomeanRow) {
   const std::string text = render_text(sample_report());
   EXPECT_NE(text.find("Benchmark"), std::string::npos);
-  EXPECT_NE(text.find("BM_Slower  100 ns  150 ns  +50.00%   0.0079  regressed"), std::string::npos) << text;
+  EXPECT_NE(text.find("BM_Slower  100 ns  150 ns  +50.00%   0.0079  regressed"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("geomean"), std::string::npos);
   EXPECT_NE(text.find("added (only in new): BM_Added"), std::string::npos);
   EXPECT_NE(text.find("removed (only in base): BM_Gone"), std::string::npos);
@@ -33,8 +36,10 @@ TEST(ReportTest, TextTableHasOneRowPerBenchmarkAndAGeomeanRow) {
 TEST(ReportTest, MarkdownLeadsWithTheVerdictAndBoldsRegressions) {
   const std::string markdown = render_markdown(sample_report());
   EXPECT_EQ(markdown.rfind("### :x: 1 benchmark regressed", 0), 0u) << markdown;
-  EXPECT_NE(markdown.find("| Benchmark | Base | New | Change | p-value | Verdict |"), std::string::npos);
-  EXPECT_NE(markdown.find("| BM_Slower | 100 ns | 150 ns | +50.00% | 0.0079 | **regressed** |"), std::string::npos)
+  EXPECT_NE(markdown.find("| Benchmark | Base | New | Change | p-value | Verdict |"),
+            std::string::npos);
+  EXPECT_NE(markdown.find("| BM_Slower | 100 ns | 150 ns | +50.00% | 0.0079 | **regressed** |"),
+            std::string::npos)
       << markdown;
   EXPECT_NE(markdown.find("- added: `BM_Added`"), std::string::npos);
 }
@@ -64,9 +69,9 @@ TEST(ReportTest, JsonFollowsTheDocumentedSchema) {
 }
 
 TEST(ReportTest, JsonEscapesNamesWithQuotes) {
-  const ComparisonReport report =
-      compare_results(results_of("b", {{"BM_\"quoted\"\\name", {1, 2}}}),
-                      results_of("n", {{"BM_\"quoted\"\\name", {1, 2}}}), metric_named("real_time"), {});
+  const ComparisonReport report = compare_results(
+      results_of("b", {{"BM_\"quoted\"\\name", {1, 2}}}),
+      results_of("n", {{"BM_\"quoted\"\\name", {1, 2}}}), metric_named("real_time"), {});
   simdjson::dom::parser parser;
   simdjson::dom::element document;
   ASSERT_EQ(parser.parse(render_json(report)).get(document), simdjson::SUCCESS);

@@ -14,7 +14,8 @@ struct NamedSamples {
   std::vector<double> values;  // real and cpu time in ns, one per repetition
 };
 
-inline BenchmarkResults results_of(const std::string& source, const std::vector<NamedSamples>& benchmarks) {
+inline BenchmarkResults results_of(const std::string& source,
+                                   const std::vector<NamedSamples>& benchmarks) {
   BenchmarkResults results;
   results.source = source;
   for (const NamedSamples& benchmark : benchmarks) {

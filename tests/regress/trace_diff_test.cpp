@@ -1,12 +1,13 @@
 // Trace diff: per-step calls and time of ops and kernels, added and removed names, the order by
 // time added, and step distributions, on built traces and on real Kineto traces.
 
+#include "tscope/regress/trace_diff.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "test_data.h"
-#include "tscope/regress/trace_diff.h"
 #include "tscope/trace/chrome_json_reader.h"
 #include "tscope/trace/trace_builder.h"
 
@@ -24,12 +25,14 @@ struct SpanSpec {
 
 // A host thread with `steps` back-to-back steps of `step_ns`, each holding the given spans
 // (times relative to the step's start); kernels go on a GPU stream.
-trace::Trace training_trace(int steps, trace::TimeNs step_ns, const std::vector<SpanSpec>& per_step) {
+trace::Trace training_trace(int steps, trace::TimeNs step_ns,
+                            const std::vector<SpanSpec>& per_step) {
   trace::TraceBuilder builder;
   const std::uint32_t process = builder.add_process({.pid = 1, .name = builder.intern("train")});
-  const std::uint32_t host = builder.add_track({.kind = trace::TrackKind::kHostThread, .process = process, .thread_id = 1});
-  const std::uint32_t stream =
-      builder.add_track({.kind = trace::TrackKind::kGpuStream, .process = process, .device = 0, .stream = 7});
+  const std::uint32_t host = builder.add_track(
+      {.kind = trace::TrackKind::kHostThread, .process = process, .thread_id = 1});
+  const std::uint32_t stream = builder.add_track(
+      {.kind = trace::TrackKind::kGpuStream, .process = process, .device = 0, .stream = 7});
   for (int step = 0; step < steps; ++step) {
     const trace::TimeNs base = step * step_ns;
     trace::SpanRecord step_span;
@@ -58,11 +61,13 @@ const DiffEntry& entry_named(const TraceDiff& diff, const std::string& name) {
 }
 
 TEST(TraceDiffTest, ExplainsASlowerStepByASlowerKernelAndAnOpCalledTwice) {
-  const trace::Trace before = training_trace(4, 1000, {{Category::kCpuOp, "aten::linear", 0, 100},
-                                                       {Category::kKernel, "gemm_kernel", 10, 210}});
-  const trace::Trace after = training_trace(4, 1300, {{Category::kCpuOp, "aten::linear", 0, 100},
-                                                      {Category::kCpuOp, "aten::linear", 200, 300},
-                                                      {Category::kKernel, "gemm_kernel", 10, 410}});
+  const trace::Trace before = training_trace(
+      4, 1000,
+      {{Category::kCpuOp, "aten::linear", 0, 100}, {Category::kKernel, "gemm_kernel", 10, 210}});
+  const trace::Trace after = training_trace(4, 1300,
+                                            {{Category::kCpuOp, "aten::linear", 0, 100},
+                                             {Category::kCpuOp, "aten::linear", 200, 300},
+                                             {Category::kKernel, "gemm_kernel", 10, 410}});
   const TraceDiff diff = diff_traces(before, after);
 
   EXPECT_EQ(diff.before.steps, 4u);
@@ -81,12 +86,14 @@ TEST(TraceDiffTest, ExplainsASlowerStepByASlowerKernelAndAnOpCalledTwice) {
 }
 
 TEST(TraceDiffTest, EntriesAreOrderedByTimeAddedPerStep) {
-  const trace::Trace before = training_trace(2, 1000, {{Category::kKernel, "grows_a_little", 0, 100},
-                                                       {Category::kKernel, "shrinks", 100, 400},
-                                                       {Category::kKernel, "grows_a_lot", 400, 500}});
-  const trace::Trace after = training_trace(2, 1000, {{Category::kKernel, "grows_a_little", 0, 150},
-                                                      {Category::kKernel, "shrinks", 150, 250},
-                                                      {Category::kKernel, "grows_a_lot", 250, 750}});
+  const trace::Trace before = training_trace(2, 1000,
+                                             {{Category::kKernel, "grows_a_little", 0, 100},
+                                              {Category::kKernel, "shrinks", 100, 400},
+                                              {Category::kKernel, "grows_a_lot", 400, 500}});
+  const trace::Trace after = training_trace(2, 1000,
+                                            {{Category::kKernel, "grows_a_little", 0, 150},
+                                             {Category::kKernel, "shrinks", 150, 250},
+                                             {Category::kKernel, "grows_a_lot", 250, 750}});
   const TraceDiff diff = diff_traces(before, after);
   ASSERT_EQ(diff.entries.size(), 3u);
   EXPECT_EQ(diff.entries[0].name, "grows_a_lot");
@@ -103,15 +110,16 @@ TEST(TraceDiffTest, NamesOnOneSideOnlyAreAddedOrRemoved) {
 }
 
 TEST(TraceDiffTest, OpAndKernelOfTheSameNameStaySeparate) {
-  const trace::Trace both = training_trace(1, 1000, {{Category::kCpuOp, "softmax", 0, 100},
-                                                     {Category::kKernel, "softmax", 0, 50}});
+  const trace::Trace both = training_trace(
+      1, 1000, {{Category::kCpuOp, "softmax", 0, 100}, {Category::kKernel, "softmax", 0, 50}});
   EXPECT_EQ(diff_traces(both, both).entries.size(), 2u);
 }
 
 TEST(TraceDiffTest, TraceWithoutStepsCountsAsOneStep) {
   trace::TraceBuilder builder;
   const std::uint32_t process = builder.add_process({.pid = 1});
-  const std::uint32_t host = builder.add_track({.kind = trace::TrackKind::kHostThread, .process = process});
+  const std::uint32_t host =
+      builder.add_track({.kind = trace::TrackKind::kHostThread, .process = process});
   trace::SpanRecord op;
   op.start = 0;
   op.end = 40;
@@ -126,8 +134,8 @@ TEST(TraceDiffTest, TraceWithoutStepsCountsAsOneStep) {
 }
 
 TEST(TraceDiffTest, RealKinetoTraceAgainstItselfChangesNothing) {
-  const auto path =
-      tscope::testing::shared_data_path("traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  const auto path = tscope::testing::shared_data_path(
+      "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   TSCOPE_REQUIRE_FILE(path);
   const trace::Trace trace = trace::read_chrome_json(path);
   const TraceDiff diff = diff_traces(trace, trace);
@@ -143,25 +151,30 @@ TEST(TraceDiffTest, RealKinetoTraceAgainstItselfChangesNothing) {
 }
 
 TEST(TraceDiffTest, TwoDifferentRealKinetoTracesListAddedAndRemovedKernels) {
-  const auto before_path =
-      tscope::testing::shared_data_path("traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
-  const auto after_path =
-      tscope::testing::shared_data_path("traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  const auto before_path = tscope::testing::shared_data_path(
+      "traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
+  const auto after_path = tscope::testing::shared_data_path(
+      "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   TSCOPE_REQUIRE_FILE(before_path);
   TSCOPE_REQUIRE_FILE(after_path);
-  const TraceDiff diff = diff_traces(trace::read_chrome_json(before_path), trace::read_chrome_json(after_path));
+  const TraceDiff diff =
+      diff_traces(trace::read_chrome_json(before_path), trace::read_chrome_json(after_path));
   EXPECT_FALSE(diff.before.from_step_spans);  // the GP100 trace marks no ProfilerStep
   EXPECT_EQ(diff.after.steps, 6u);
   // The GP100 run's elementwise add kernel (50 launches) does not occur in the ResNet50 run.
-  const auto removed_add = std::find_if(diff.entries.begin(), diff.entries.end(), [](const DiffEntry& entry) {
-    return entry.kind == DiffEntryKind::kKernel && entry.removed() &&
-           entry.name.find("CUDAFunctor_add<float>") != std::string::npos && entry.before.count == 50;
-  });
+  const auto removed_add =
+      std::find_if(diff.entries.begin(), diff.entries.end(), [](const DiffEntry& entry) {
+        return entry.kind == DiffEntryKind::kKernel && entry.removed() &&
+               entry.name.find("CUDAFunctor_add<float>") != std::string::npos &&
+               entry.before.count == 50;
+      });
   EXPECT_NE(removed_add, diff.entries.end());
-  EXPECT_TRUE(std::any_of(diff.entries.begin(), diff.entries.end(), [](const DiffEntry& e) { return e.added(); }));
-  EXPECT_TRUE(std::is_sorted(diff.entries.begin(), diff.entries.end(), [](const DiffEntry& a, const DiffEntry& b) {
-    return a.time_added_per_step_ns() > b.time_added_per_step_ns();
-  }));
+  EXPECT_TRUE(std::any_of(diff.entries.begin(), diff.entries.end(),
+                          [](const DiffEntry& e) { return e.added(); }));
+  EXPECT_TRUE(std::is_sorted(diff.entries.begin(), diff.entries.end(),
+                             [](const DiffEntry& a, const DiffEntry& b) {
+                               return a.time_added_per_step_ns() > b.time_added_per_step_ns();
+                             }));
 }
 
 }  // namespace

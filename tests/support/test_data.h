@@ -15,7 +15,9 @@ inline std::filesystem::path shared_data_path(const std::string& relative) {
   return std::filesystem::path(TSCOPE_SHARED_DATA_DIR) / relative;
 }
 
-inline std::filesystem::path fashion_mnist_dir() { return TSCOPE_FASHION_MNIST_DIR; }
+inline std::filesystem::path fashion_mnist_dir() {
+  return TSCOPE_FASHION_MNIST_DIR;
+}
 
 inline bool test_inputs_required() {
   const char* required = std::getenv("TSCOPE_REQUIRE_TEST_INPUTS");
@@ -26,15 +28,15 @@ inline bool test_inputs_required() {
 
 // Skips the calling test when `path` does not exist, naming what is missing and where; fails
 // it instead when TSCOPE_REQUIRE_TEST_INPUTS=1.
-#define TSCOPE_REQUIRE_FILE(path)                                                         \
-  do {                                                                                    \
-    if (!std::filesystem::exists(path)) {                                                 \
-      if (tscope::testing::test_inputs_required()) {                                      \
-        FAIL() << "test input not found: " << (path)                                      \
-               << " (TSCOPE_REQUIRE_TEST_INPUTS=1 demands every real input)";             \
-      }                                                                                   \
-      GTEST_SKIP() << "test input not found: " << (path)                                  \
-                   << " (real traces come from ../shared/data, Fashion-MNIST from the "   \
-                      "dataset-fashion-mnist package)";                                   \
-    }                                                                                     \
+#define TSCOPE_REQUIRE_FILE(path)                                                       \
+  do {                                                                                  \
+    if (!std::filesystem::exists(path)) {                                               \
+      if (tscope::testing::test_inputs_required()) {                                    \
+        FAIL() << "test input not found: " << (path)                                    \
+               << " (TSCOPE_REQUIRE_TEST_INPUTS=1 demands every real input)";           \
+      }                                                                                 \
+      GTEST_SKIP() << "test input not found: " << (path)                                \
+                   << " (real traces come from ../shared/data, Fashion-MNIST from the " \
+                      "dataset-fashion-mnist package)";                                 \
+    }                                                                                   \
   } while (0)

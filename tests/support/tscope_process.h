@@ -46,6 +46,8 @@ inline CommandResult run_tscope(const std::string& arguments, const char* redire
 }
 
 // `path` single-quoted for the shell command line run_tscope builds.
-inline std::string quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
+inline std::string quoted(const std::filesystem::path& path) {
+  return "'" + path.string() + "'";
+}
 
 }  // namespace tscope::testing

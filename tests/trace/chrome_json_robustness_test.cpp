@@ -18,10 +18,12 @@ namespace {
 
 const auto kChromeArray =
     tscope::testing::shared_data_path("traces/chrome/speedscope_chrome65_simple_timeline.json");
-const auto kKinetoObject =
-    tscope::testing::shared_data_path("traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
+const auto kKinetoObject = tscope::testing::shared_data_path(
+    "traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
 
-Trace parse(std::string_view json) { return read_chrome_json(ChromeJsonInput::from_bytes(json, "test.json")); }
+Trace parse(std::string_view json) {
+  return read_chrome_json(ChromeJsonInput::from_bytes(json, "test.json"));
+}
 
 std::string decompressed(const std::filesystem::path& path) {
   return std::string(ChromeJsonInput::read_file(path).json());
@@ -59,7 +61,8 @@ TEST(ChromeJsonRobustnessTest, MissingClosingBracketAfterTrailingCommaIsAccepted
 }
 
 TEST(ChromeJsonRobustnessTest, CutInsideAnEventLoadsTheEventsBeforeIt) {
-  const std::string json = R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},{"ph":"X","name":"b","pid":1,"tid":1,"ts":5,"d)";
+  const std::string json =
+      R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},{"ph":"X","name":"b","pid":1,"tid":1,"ts":5,"d)";
   const Trace trace = parse(json);
   EXPECT_EQ(trace.counts().spans, 1u);
   EXPECT_GT(trace.metadata().lost_bytes, 0u);
@@ -118,7 +121,8 @@ TEST(ChromeJsonRobustnessTest, JsonThatIsNotATraceIsAFormatError) {
 
 TEST(ChromeJsonRobustnessTest, GzipInflatingPastTheLimitIsRejected) {
   const std::string zeros(1 << 20, ' ');
-  EXPECT_THROW(ChromeJsonInput::from_bytes(gzip("[" + zeros + "]"), "bomb.json.gz", 4096), FormatError);
+  EXPECT_THROW(ChromeJsonInput::from_bytes(gzip("[" + zeros + "]"), "bomb.json.gz", 4096),
+               FormatError);
 }
 
 TEST(ChromeJsonRobustnessTest, CorruptGzipIsAFormatErrorWithItsOffset) {

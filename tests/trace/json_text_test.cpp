@@ -16,7 +16,9 @@ TEST(JsonText, WritesEveryControlCharacterAsUnicodeEscape) {
   EXPECT_EQ(json_quote(std::string_view("a\0b", 3)), R"("a\u0000b")");
 }
 
-TEST(JsonText, KeepsWellFormedUtf8) { EXPECT_EQ(json_quote("µs → ✓ 🚀"), "\"µs → ✓ 🚀\""); }
+TEST(JsonText, KeepsWellFormedUtf8) {
+  EXPECT_EQ(json_quote("µs → ✓ 🚀"), "\"µs → ✓ 🚀\"");
+}
 
 TEST(JsonText, ReplacesMalformedUtf8WithReplacementCharacter) {
   // A lone continuation byte, a truncated sequence, an overlong '/' and a UTF-16 surrogate.

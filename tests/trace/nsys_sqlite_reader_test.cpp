@@ -1,6 +1,8 @@
 // Imports the real Nsight Systems export under ../shared/data/traces/nsys. Expected figures come
 // from querying the file with python3's sqlite3 module, independently of this reader.
 
+#include "tscope/trace/nsys_sqlite_reader.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 
 #include "test_data.h"
 #include "tscope/trace/errors.h"
-#include "tscope/trace/nsys_sqlite_reader.h"
 #include "tscope/trace/trace_io.h"
 
 namespace tscope::trace {
@@ -19,8 +20,9 @@ const auto kSaxpy =
     tscope::testing::shared_data_path("traces/nsys/pipit_saxpy_mpi_cuda_perlmutter_a100.sqlite");
 
 std::uint64_t count_flows(const Trace& trace, FlowKind kind) {
-  return static_cast<std::uint64_t>(std::count_if(trace.flows().begin(), trace.flows().end(),
-                                                  [&](const Flow& flow) { return flow.kind == kind; }));
+  return static_cast<std::uint64_t>(
+      std::count_if(trace.flows().begin(), trace.flows().end(),
+                    [&](const Flow& flow) { return flow.kind == kind; }));
 }
 
 TEST(NsysSqliteReaderTest, SaxpyExportHasExactCountsByKind) {
@@ -49,8 +51,10 @@ TEST(NsysSqliteReaderTest, SaxpyCopiesHaveDirectionMemoryKindsAndBytes) {
     bytes += copy.bytes;
   }
   const decltype(copies) expected = {
-      {{CopyDirection::kHostToDevice, MemoryKind::kPageable, MemoryKind::kDevice}, {10, 2'621'440'000}},
-      {{CopyDirection::kDeviceToHost, MemoryKind::kDevice, MemoryKind::kPageable}, {5, 1'310'720'000}},
+      {{CopyDirection::kHostToDevice, MemoryKind::kPageable, MemoryKind::kDevice},
+       {10, 2'621'440'000}},
+      {{CopyDirection::kDeviceToHost, MemoryKind::kDevice, MemoryKind::kPageable},
+       {5, 1'310'720'000}},
   };
   EXPECT_EQ(copies, expected);
 }
@@ -93,7 +97,8 @@ TEST(NsysSqliteReaderTest, SaxpyLaunchesLinkToEveryKernelAndCopy) {
     const Track& from = trace.track(flow.from.track);
     EXPECT_EQ(from.info().kind, TrackKind::kHostThread);
     const std::string_view launch = trace.string(from.spans().name[flow.from.index]);
-    EXPECT_TRUE(launch.starts_with("cudaLaunchKernel") || launch.starts_with("cudaMemcpy")) << launch;
+    EXPECT_TRUE(launch.starts_with("cudaLaunchKernel") || launch.starts_with("cudaMemcpy"))
+        << launch;
   }
 }
 
@@ -103,9 +108,10 @@ TEST(NsysSqliteReaderTest, SaxpyProcessAndThreadNamesComeFromTheExport) {
   ASSERT_EQ(trace.processes().size(), 1u);
   EXPECT_EQ(trace.processes()[0].pid, 1230493);
   EXPECT_EQ(trace.string(trace.processes()[0].name), "./saxpy-mpi-cuda");
-  const auto main_thread = std::find_if(trace.tracks().begin(), trace.tracks().end(), [](const Track& t) {
-    return t.info().kind == TrackKind::kHostThread && t.info().thread_id == 1230493;
-  });
+  const auto main_thread =
+      std::find_if(trace.tracks().begin(), trace.tracks().end(), [](const Track& t) {
+        return t.info().kind == TrackKind::kHostThread && t.info().thread_id == 1230493;
+      });
   ASSERT_NE(main_thread, trace.tracks().end());
   EXPECT_EQ(trace.string(main_thread->info().name), "MPI Rank 0");
   EXPECT_EQ(trace.metadata().values.at("device.0.name"), "NVIDIA A100-SXM4-40GB");

@@ -15,7 +15,8 @@ void ChromeFlowBinder::prepare() {
     return a.start != b.start ? a.start < b.start : a.end > b.end;
   });
   leaves_ = 1;
-  while (leaves_ < spans_.size()) leaves_ *= 2;
+  while (leaves_ < spans_.size())
+    leaves_ *= 2;
   max_end_.assign(2 * leaves_, std::numeric_limits<TimeNs>::min());
   for (std::size_t index = 0; index < spans_.size(); ++index) {
     max_end_[leaves_ + index] = spans_[index].end;
@@ -36,7 +37,8 @@ std::optional<EventRef> ChromeFlowBinder::enclosing(TimeNs time) const {
   while (node > 1) {
     if (node % 2 == 1 && max_end_[node - 1] >= time) {
       node -= 1;
-      while (node < leaves_) node = max_end_[2 * node + 1] >= time ? 2 * node + 1 : 2 * node;
+      while (node < leaves_)
+        node = max_end_[2 * node + 1] >= time ? 2 * node + 1 : 2 * node;
       return spans_[node - leaves_].ref;
     }
     node /= 2;

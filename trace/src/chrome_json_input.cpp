@@ -24,8 +24,8 @@ std::string inflate_gzip(std::string_view compressed, const std::string& source_
     throw FormatError(source_name, 0, "cannot initialise zlib");
   }
   std::string inflated;
-  inflated.resize(std::min<std::uint64_t>(max_bytes, std::max<std::size_t>(compressed.size() * 4,
-                                                                           std::size_t{1} << 16)));
+  inflated.resize(std::min<std::uint64_t>(
+      max_bytes, std::max<std::size_t>(compressed.size() * 4, std::size_t{1} << 16)));
   std::size_t produced = 0;
   std::size_t consumed = 0;
   for (;;) {
@@ -34,9 +34,9 @@ std::string inflate_gzip(std::string_view compressed, const std::string& source_
     if (produced == inflated.size()) {
       if (inflated.size() >= max_bytes) {
         inflateEnd(&stream);
-        throw FormatError(source_name, consumed,
-                               "gzip data inflates beyond the limit of " +
-                                   std::to_string(max_bytes) + " bytes");
+        throw FormatError(
+            source_name, consumed,
+            "gzip data inflates beyond the limit of " + std::to_string(max_bytes) + " bytes");
       }
       inflated.resize(std::min<std::uint64_t>(max_bytes, inflated.size() * 2));
     }
@@ -87,8 +87,7 @@ ChromeJsonInput ChromeJsonInput::from_bytes(std::string_view bytes, std::string 
   }
   if (bytes.size() > max_bytes) {
     throw FormatError(source_name, max_bytes,
-                           "file is larger than the limit of " + std::to_string(max_bytes) +
-                               " bytes");
+                      "file is larger than the limit of " + std::to_string(max_bytes) + " bytes");
   }
   return ChromeJsonInput(std::string(bytes), std::move(source_name));
 }
@@ -103,8 +102,7 @@ ChromeJsonInput ChromeJsonInput::read_file(const std::filesystem::path& path,
   if (error) throw IoError(path, "cannot read file size: " + error.message());
   if (size > max_bytes) {
     throw FormatError(name, max_bytes,
-                           "file is larger than the limit of " + std::to_string(max_bytes) +
-                               " bytes");
+                      "file is larger than the limit of " + std::to_string(max_bytes) + " bytes");
   }
   std::string bytes(size, '\0');
   file.read(bytes.data(), static_cast<std::streamsize>(size));
@@ -136,7 +134,8 @@ std::string ChromeJsonInput::peek(std::span<const std::uint8_t> head) {
 void ChromeJsonInput::close_unterminated_array() {
   std::size_t end = size_;
   const auto is_space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
-  while (end > 0 && is_space(buffer_[end - 1])) --end;
+  while (end > 0 && is_space(buffer_[end - 1]))
+    --end;
   if (end > 0 && buffer_[end - 1] == ',') --end;
   buffer_.resize(end);
   buffer_.push_back(']');

@@ -17,7 +17,9 @@ namespace {
 
 constexpr std::size_t kBufferBytes = 1 << 16;
 
-bool ends_with_gz(const std::filesystem::path& path) { return path.extension() == ".gz"; }
+bool ends_with_gz(const std::filesystem::path& path) {
+  return path.extension() == ".gz";
+}
 
 }  // namespace
 
@@ -25,10 +27,12 @@ ChromeJsonOutput::ChromeJsonOutput(const std::filesystem::path& path) : path_(pa
   buffer_.reserve(kBufferBytes + 256);
   if (ends_with_gz(path)) {
     gzip_ = gzopen(path.c_str(), "wb6");
-    if (gzip_ == nullptr) throw IoError(path, std::string("cannot create: ") + std::strerror(errno));
+    if (gzip_ == nullptr)
+      throw IoError(path, std::string("cannot create: ") + std::strerror(errno));
   } else {
     file_ = std::fopen(path.c_str(), "wb");
-    if (file_ == nullptr) throw IoError(path, std::string("cannot create: ") + std::strerror(errno));
+    if (file_ == nullptr)
+      throw IoError(path, std::string("cannot create: ") + std::strerror(errno));
   }
 }
 
@@ -40,8 +44,8 @@ ChromeJsonOutput::~ChromeJsonOutput() {
 void ChromeJsonOutput::flush() {
   if (buffer_.empty()) return;
   if (gzip_ != nullptr) {
-    const int written = gzwrite(static_cast<gzFile>(gzip_), buffer_.data(),
-                                static_cast<unsigned>(buffer_.size()));
+    const int written =
+        gzwrite(static_cast<gzFile>(gzip_), buffer_.data(), static_cast<unsigned>(buffer_.size()));
     if (written != static_cast<int>(buffer_.size())) {
       int code = 0;
       const char* message = gzerror(static_cast<gzFile>(gzip_), &code);
@@ -102,9 +106,11 @@ void ChromeJsonOutput::micros(std::int64_t nanos) {
   const std::uint64_t fraction = magnitude % 1000;
   if (fraction == 0) return;
   char digits[4] = {'.', static_cast<char>('0' + fraction / 100),
-                    static_cast<char>('0' + fraction / 10 % 10), static_cast<char>('0' + fraction % 10)};
+                    static_cast<char>('0' + fraction / 10 % 10),
+                    static_cast<char>('0' + fraction % 10)};
   std::size_t length = 4;
-  while (digits[length - 1] == '0') --length;
+  while (digits[length - 1] == '0')
+    --length;
   raw(std::string_view(digits, length));
 }
 
@@ -113,7 +119,8 @@ void ChromeJsonOutput::close() {
   if (gzip_ != nullptr) {
     const int status = gzclose(static_cast<gzFile>(gzip_));
     gzip_ = nullptr;
-    if (status != Z_OK) throw IoError(path_, "gzip close failed with zlib status " + std::to_string(status));
+    if (status != Z_OK)
+      throw IoError(path_, "gzip close failed with zlib status " + std::to_string(status));
   }
   if (file_ != nullptr) {
     const int status = std::fclose(file_);

@@ -142,8 +142,9 @@ void ChromeImporter::read_top_level(dom::object root) {
                                       as_string(name));
           dom::element memory;
           if (device["totalGlobalMem"].get(memory) == simdjson::SUCCESS && as_integer(memory)) {
-            builder_.set_metadata_value("device." + std::to_string(*as_integer(id)) + ".total_memory",
-                                        std::to_string(*as_integer(memory)));
+            builder_.set_metadata_value(
+                "device." + std::to_string(*as_integer(id)) + ".total_memory",
+                std::to_string(*as_integer(memory)));
           }
         }
       }

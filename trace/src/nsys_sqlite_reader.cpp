@@ -19,8 +19,12 @@ namespace {
 
 // nsys serialises a thread as hardware id (8 bits), VM id (8), pid (24) and tid (24).
 constexpr std::int64_t kIdMask = 0xFFFFFF;
-std::int64_t pid_of(std::int64_t global_id) { return (global_id >> 24) & kIdMask; }
-std::int64_t tid_of(std::int64_t global_id) { return global_id & kIdMask; }
+std::int64_t pid_of(std::int64_t global_id) {
+  return (global_id >> 24) & kIdMask;
+}
+std::int64_t tid_of(std::int64_t global_id) {
+  return global_id & kIdMask;
+}
 
 // nsys' own enums (ENUM_CUDA_MEMCPY_OPER, ENUM_CUDA_MEM_KIND), which differ from CUPTI's.
 CopyDirection direction_of(std::int64_t copy_kind) {
@@ -39,24 +43,30 @@ CopyDirection direction_of(std::int64_t copy_kind) {
     case 8:   // DtoD
     case 13:  // unified DtoD
       return CopyDirection::kDeviceToDevice;
-    case 9: return CopyDirection::kHostToHost;
-    case 10: return CopyDirection::kPeerToPeer;
-    default: return CopyDirection::kUnknown;
+    case 9:
+      return CopyDirection::kHostToHost;
+    case 10:
+      return CopyDirection::kPeerToPeer;
+    default:
+      return CopyDirection::kUnknown;
   }
 }
 
 MemoryKind memory_kind_of(std::int64_t kind) {
   switch (kind) {
-    case 0: return MemoryKind::kPageable;
-    case 1: return MemoryKind::kPinned;
-    case 2:   // device
-    case 3:   // array
-    case 5:   // device static
+    case 0:
+      return MemoryKind::kPageable;
+    case 1:
+      return MemoryKind::kPinned;
+    case 2:  // device
+    case 3:  // array
+    case 5:  // device static
       return MemoryKind::kDevice;
-    case 4:   // managed
-    case 6:   // managed static
+    case 4:  // managed
+    case 6:  // managed static
       return MemoryKind::kManaged;
-    default: return MemoryKind::kUnknown;
+    default:
+      return MemoryKind::kUnknown;
   }
 }
 
@@ -70,7 +80,8 @@ class Statement {
   Statement(sqlite3* database, const std::string& sql, const std::filesystem::path& path)
       : sql_(sql), path_(path) {
     if (sqlite3_prepare_v2(database, sql.c_str(), -1, &statement_, nullptr) != SQLITE_OK) {
-      throw FormatError(path, 0, "sqlite: " + std::string(sqlite3_errmsg(database)) + " in \"" + sql + "\"");
+      throw FormatError(path, 0,
+                        "sqlite: " + std::string(sqlite3_errmsg(database)) + " in \"" + sql + "\"");
     }
   }
   ~Statement() { sqlite3_finalize(statement_); }
@@ -104,7 +115,8 @@ class NsysImporter {
  public:
   explicit NsysImporter(const std::filesystem::path& path) : path_(path) {
     if (sqlite3_open_v2(path.c_str(), &database_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-      const std::string message = database_ != nullptr ? sqlite3_errmsg(database_) : "out of memory";
+      const std::string message =
+          database_ != nullptr ? sqlite3_errmsg(database_) : "out of memory";
       sqlite3_close(database_);
       throw IoError(path, "cannot open as SQLite: " + message);
     }
@@ -115,7 +127,8 @@ class NsysImporter {
 
   Trace import() {
     Statement tables(database_, "SELECT name FROM sqlite_master WHERE type = 'table'", path_);
-    while (tables.step()) tables_.insert(std::string(tables.text(0)));
+    while (tables.step())
+      tables_.insert(std::string(tables.text(0)));
     if (!tables_.contains("StringIds")) {
       throw FormatError(path_, 0, "an SQLite file without a StringIds table is not an nsys export");
     }
@@ -141,17 +154,20 @@ class NsysImporter {
 
   void read_strings() {
     Statement rows(database_, "SELECT id, value FROM StringIds", path_);
-    while (rows.step()) strings_[rows.integer(0)] = builder_.intern(rows.text(1));
+    while (rows.step())
+      strings_[rows.integer(0)] = builder_.intern(rows.text(1));
   }
 
   void read_names() {
     if (has("PROCESSES")) {
       Statement rows(database_, "SELECT pid, name FROM PROCESSES", path_);
-      while (rows.step()) process_names_[rows.integer(0)] = std::string(rows.text(1));
+      while (rows.step())
+        process_names_[rows.integer(0)] = std::string(rows.text(1));
     }
     if (has("ThreadNames")) {
       Statement rows(database_, "SELECT globalTid, nameId FROM ThreadNames", path_);
-      while (rows.step()) thread_names_[rows.integer(0)] = string(rows.integer(1));
+      while (rows.step())
+        thread_names_[rows.integer(0)] = string(rows.integer(1));
     }
     if (has("TARGET_INFO_GPU")) {
       Statement rows(database_, "SELECT id, name FROM TARGET_INFO_GPU", path_);
@@ -168,7 +184,7 @@ class NsysImporter {
     record.pid = pid;
     const auto name = process_names_.find(pid);
     record.name = builder_.intern(name != process_names_.end() ? name->second
-                                                                : "process " + std::to_string(pid));
+                                                               : "process " + std::to_string(pid));
     const std::uint32_t index = builder_.add_process(record);
     processes_.emplace(pid, index);
     return index;
@@ -233,7 +249,8 @@ class NsysImporter {
                    "WHERE eventType IN (34, 59, 60)",
                    path_);
     while (rows.step()) {
-      const StringId name = rows.is_null(3) ? string(rows.integer(4)) : builder_.intern(rows.text(3));
+      const StringId name =
+          rows.is_null(3) ? string(rows.integer(4)) : builder_.intern(rows.text(3));
       const std::uint32_t track = host_track(rows.integer(5));
       const std::int64_t type = rows.integer(2);
       if (type == kNvtxMark) {
@@ -251,11 +268,12 @@ class NsysImporter {
 
   void read_kernels() {
     if (!has("CUPTI_ACTIVITY_KIND_KERNEL")) return;
-    Statement rows(database_,
-                   "SELECT start, end, deviceId, streamId, correlationId, globalPid, demangledName, "
-                   "gridX, gridY, gridZ, blockX, blockY, blockZ, registersPerThread, "
-                   "staticSharedMemory, dynamicSharedMemory FROM CUPTI_ACTIVITY_KIND_KERNEL",
-                   path_);
+    Statement rows(
+        database_,
+        "SELECT start, end, deviceId, streamId, correlationId, globalPid, demangledName, "
+        "gridX, gridY, gridZ, blockX, blockY, blockZ, registersPerThread, "
+        "staticSharedMemory, dynamicSharedMemory FROM CUPTI_ACTIVITY_KIND_KERNEL",
+        path_);
     while (rows.step()) {
       SpanRecord span;
       span.start = rows.integer(0);
@@ -302,10 +320,11 @@ class NsysImporter {
 
   void read_memsets() {
     if (!has("CUPTI_ACTIVITY_KIND_MEMSET")) return;
-    Statement rows(database_,
-                   "SELECT start, end, deviceId, streamId, correlationId, globalPid, bytes, memKind "
-                   "FROM CUPTI_ACTIVITY_KIND_MEMSET",
-                   path_);
+    Statement rows(
+        database_,
+        "SELECT start, end, deviceId, streamId, correlationId, globalPid, bytes, memKind "
+        "FROM CUPTI_ACTIVITY_KIND_MEMSET",
+        path_);
     while (rows.step()) {
       CopyInfo memset;
       memset.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, rows.integer(6)));

@@ -13,9 +13,13 @@
 namespace tscope::trace {
 namespace {
 
-Trace load_tsc(const std::filesystem::path& path) { return read_tsc(path).trace; }
+Trace load_tsc(const std::filesystem::path& path) {
+  return read_tsc(path).trace;
+}
 
-void save_tsc(const Trace& trace, const std::filesystem::path& path) { write_tsc(trace, path); }
+void save_tsc(const Trace& trace, const std::filesystem::path& path) {
+  write_tsc(trace, path);
+}
 
 std::string supported_extensions() {
   std::string list;
@@ -43,8 +47,18 @@ std::string supported_names() {
 const std::vector<TraceFormatInfo>& trace_formats() {
   static const std::vector<TraceFormatInfo> kFormats = {
       {TraceFormat::kTsc, "tsc", {".tsc"}, looks_like_tsc, load_tsc, save_tsc},
-      {TraceFormat::kChromeJson, "chrome-json", {".json", ".json.gz"}, looks_like_chrome_json, [](const std::filesystem::path& path) { return read_chrome_json(path); }, write_chrome_json},
-      {TraceFormat::kNsysSqlite, "nsys-sqlite", {".sqlite"}, looks_like_sqlite, read_nsys_sqlite, nullptr},
+      {TraceFormat::kChromeJson,
+       "chrome-json",
+       {".json", ".json.gz"},
+       looks_like_chrome_json,
+       [](const std::filesystem::path& path) { return read_chrome_json(path); },
+       write_chrome_json},
+      {TraceFormat::kNsysSqlite,
+       "nsys-sqlite",
+       {".sqlite"},
+       looks_like_sqlite,
+       read_nsys_sqlite,
+       nullptr},
   };
   return kFormats;
 }
@@ -60,8 +74,9 @@ const TraceFormatInfo& detect_input_format(const std::filesystem::path& path) {
     if (info.sniff(head)) return info;
   }
   throw FormatError(path, 0,
-                    head.empty() ? std::string("empty file, not a trace")
-                                 : "not a trace in any supported format (" + supported_names() + ")");
+                    head.empty()
+                        ? std::string("empty file, not a trace")
+                        : "not a trace in any supported format (" + supported_names() + ")");
 }
 
 const TraceFormatInfo& format_for_output(const std::filesystem::path& path) {
@@ -72,11 +87,14 @@ const TraceFormatInfo& format_for_output(const std::filesystem::path& path) {
       if (name.size() > extension.size() && name.ends_with(extension)) return info;
     }
   }
-  throw TraceError(path.string() + ": cannot tell the output format from the file name (supported: " +
+  throw TraceError(path.string() +
+                   ": cannot tell the output format from the file name (supported: " +
                    supported_extensions() + ")");
 }
 
-Trace load_trace(const std::filesystem::path& path) { return detect_input_format(path).load(path); }
+Trace load_trace(const std::filesystem::path& path) {
+  return detect_input_format(path).load(path);
+}
 
 void save_trace(const Trace& trace, const std::filesystem::path& path) {
   format_for_output(path).save(trace, path);

@@ -8,8 +8,8 @@
 #include <cublasLt.h>
 
 #include <climits>
-#include <initializer_list>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>

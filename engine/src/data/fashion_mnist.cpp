@@ -43,9 +43,9 @@ FashionMnist::FashionMnist(const std::filesystem::path& directory, FashionMnistS
 
   IdxArray images = read_idx_file(images_path);
   if (images.dims.size() != 3 || images.dims[1] != kImageSide || images.dims[2] != kImageSide) {
-    throw DataFileError(images_path, kFirstDimOffset,
-                        "expected images of shape [N, 28, 28], found " +
-                            dims_to_string(images.dims));
+    throw DataFileError(
+        images_path, kFirstDimOffset,
+        "expected images of shape [N, 28, 28], found " + dims_to_string(images.dims));
   }
   IdxArray labels = read_idx_file(labels_path);
   if (labels.dims.size() != 1) {
@@ -55,8 +55,7 @@ FashionMnist::FashionMnist(const std::filesystem::path& directory, FashionMnistS
   if (labels.dims[0] != images.dims[0]) {
     throw DataFileError(labels_path, kFirstDimOffset,
                         std::to_string(labels.dims[0]) + " labels for " +
-                            std::to_string(images.dims[0]) + " images in " +
-                            images_path.string());
+                            std::to_string(images.dims[0]) + " images in " + images_path.string());
   }
   // The label data starts after the magic number and the one dimension.
   constexpr std::uint64_t kLabelDataOffset = kFirstDimOffset + 4;
@@ -76,8 +75,7 @@ std::span<const std::uint8_t> FashionMnist::image(std::size_t index) const {
     throw std::out_of_range("Fashion-MNIST: sample " + std::to_string(index) + " of " +
                             std::to_string(size()));
   }
-  return std::span<const std::uint8_t>(pixels_).subspan(index * kPixelsPerImage,
-                                                        kPixelsPerImage);
+  return std::span<const std::uint8_t>(pixels_).subspan(index * kPixelsPerImage, kPixelsPerImage);
 }
 
 LabeledBatch FashionMnist::load_batch(std::span<const std::size_t> indices) const {

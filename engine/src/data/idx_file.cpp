@@ -37,14 +37,12 @@ class GzipStream {
   std::size_t read(std::uint8_t* destination, std::size_t size) {
     std::size_t total = 0;
     while (total < size) {
-      const auto request =
-          static_cast<unsigned>(std::min<std::size_t>(size - total, kReadChunk));
+      const auto request = static_cast<unsigned>(std::min<std::size_t>(size - total, kReadChunk));
       const int count = gzread(file_, destination + total, request);
       if (count < 0) {
         int code = Z_OK;
         const char* message = gzerror(file_, &code);
-        throw DataFileError(path_, offset_ + total,
-                            std::string("corrupt gzip stream: ") + message);
+        throw DataFileError(path_, offset_ + total, std::string("corrupt gzip stream: ") + message);
       }
       if (count == 0) {
         // zlib reports a stream cut short as end of input with Z_BUF_ERROR, not as an error.
@@ -101,9 +99,8 @@ IdxArray read_idx_file(const std::filesystem::path& path) {
   }
   const std::size_t rank = magic[3];
   if (rank == 0 || rank > kMaxDims) {
-    throw DataFileError(path, 3,
-                        "IDX rank " + std::to_string(rank) + " is outside 1.." +
-                            std::to_string(kMaxDims));
+    throw DataFileError(
+        path, 3, "IDX rank " + std::to_string(rank) + " is outside 1.." + std::to_string(kMaxDims));
   }
 
   IdxArray array;

@@ -34,7 +34,9 @@ OrderedPrefetcher::OrderedPrefetcher(std::size_t item_count, std::size_t worker_
   }
 }
 
-OrderedPrefetcher::~OrderedPrefetcher() { stop(); }
+OrderedPrefetcher::~OrderedPrefetcher() {
+  stop();
+}
 
 void OrderedPrefetcher::stop() {
   {

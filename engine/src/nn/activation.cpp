@@ -4,8 +4,12 @@
 
 namespace tscope::engine::nn {
 
-Tensor ReLU::forward(const Tensor& input) { return relu(input); }
+Tensor ReLU::forward(const Tensor& input) {
+  return relu(input);
+}
 
-Tensor GELU::forward(const Tensor& input) { return gelu(input); }
+Tensor GELU::forward(const Tensor& input) {
+  return gelu(input);
+}
 
 }  // namespace tscope::engine::nn

@@ -9,15 +9,16 @@ Conv2d::Conv2d(std::int64_t in_channels, std::int64_t out_channels, std::int64_t
     : options_(options),
       weight_(register_parameter(
           "weight", kaiming_uniform({out_channels, in_channels, kernel_size, kernel_size},
-                                    in_channels * kernel_size * kernel_size,
-                                    kDefaultNegativeSlope, generator))) {
+                                    in_channels * kernel_size * kernel_size, kDefaultNegativeSlope,
+                                    generator))) {
   if (with_bias) {
     bias_ = register_parameter(
-        "bias",
-        fan_in_uniform({out_channels}, in_channels * kernel_size * kernel_size, generator));
+        "bias", fan_in_uniform({out_channels}, in_channels * kernel_size * kernel_size, generator));
   }
 }
 
-Tensor Conv2d::forward(const Tensor& input) { return conv2d(input, weight_, bias_, options_); }
+Tensor Conv2d::forward(const Tensor& input) {
+  return conv2d(input, weight_, bias_, options_);
+}
 
 }  // namespace tscope::engine::nn

@@ -7,14 +7,15 @@ namespace tscope::engine::nn {
 
 Linear::Linear(std::int64_t in_features, std::int64_t out_features, Generator& generator,
                bool with_bias)
-    : weight_(register_parameter(
-          "weight", kaiming_uniform({out_features, in_features}, in_features,
-                                    kDefaultNegativeSlope, generator))) {
+    : weight_(register_parameter("weight", kaiming_uniform({out_features, in_features}, in_features,
+                                                           kDefaultNegativeSlope, generator))) {
   if (with_bias) {
     bias_ = register_parameter("bias", fan_in_uniform({out_features}, in_features, generator));
   }
 }
 
-Tensor Linear::forward(const Tensor& input) { return linear(input, weight_, bias_); }
+Tensor Linear::forward(const Tensor& input) {
+  return linear(input, weight_, bias_);
+}
 
 }  // namespace tscope::engine::nn

@@ -4,6 +4,8 @@
 
 namespace tscope::engine::nn {
 
-Tensor MaxPool2d::forward(const Tensor& input) { return max_pool2d(input, kernel_size_, stride_); }
+Tensor MaxPool2d::forward(const Tensor& input) {
+  return max_pool2d(input, kernel_size_, stride_);
+}
 
 }  // namespace tscope::engine::nn

@@ -13,8 +13,7 @@ Tensor Module::register_parameter(std::string name, Tensor value) {
   return value;
 }
 
-void Module::collect_parameters(const std::string& prefix,
-                                std::vector<NamedParameter>& out) const {
+void Module::collect_parameters(const std::string& prefix, std::vector<NamedParameter>& out) const {
   for (const auto& [name, parameter] : parameters_) {
     out.emplace_back(prefix + name, parameter);
   }

@@ -13,23 +13,21 @@ namespace tscope::engine {
 Tensor bias_gelu_dropout(const Tensor& x, const Tensor& bias, double p, bool training,
                          Generator& generator) {
   if (p < 0.0 || p >= 1.0) {
-    throw EngineError("bias_gelu_dropout: probability " + std::to_string(p) +
-                      " is outside [0, 1)");
+    throw EngineError("bias_gelu_dropout: probability " + std::to_string(p) + " is outside [0, 1)");
   }
   const double drop_probability = training ? p : 0.0;
   const Tensor input = x.contiguous();
   const Tensor shift = bias.contiguous();
   auto [out, mask] = run_op<BiasGeluDropoutKernel>(OpKind::kBiasGeluDropout, input, shift,
                                                    drop_probability, generator);
-  record_if_needed(
-      out, "BiasGeluDropoutBackward", {x, bias},
-      [input = input.detach(), shift = shift.detach(), mask](const Tensor& grad,
-                                                             const GradNeeds& needs) {
-        auto [grad_input, grad_bias] = run_op<BiasGeluDropoutBackwardKernel>(
-            OpKind::kBiasGeluDropoutBackward, grad.contiguous(), input, shift, mask);
-        return std::vector<Tensor>{needs[0] ? grad_input : Tensor(),
-                                   needs[1] ? grad_bias : Tensor()};
-      });
+  record_if_needed(out, "BiasGeluDropoutBackward", {x, bias},
+                   [input = input.detach(), shift = shift.detach(), mask](const Tensor& grad,
+                                                                          const GradNeeds& needs) {
+                     auto [grad_input, grad_bias] = run_op<BiasGeluDropoutBackwardKernel>(
+                         OpKind::kBiasGeluDropoutBackward, grad.contiguous(), input, shift, mask);
+                     return std::vector<Tensor>{needs[0] ? grad_input : Tensor(),
+                                                needs[1] ? grad_bias : Tensor()};
+                   });
   return out;
 }
 

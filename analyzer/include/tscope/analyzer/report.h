@@ -42,7 +42,6 @@ struct Report {
 std::span<const std::string_view> analysis_names();
 
 // Throws AnalyzerError for an unknown analysis name or a step filter that selects nothing.
-Report run_report(const trace::Trace& trace, const ReportOptions& options,
-                  std::string source = {});
+Report run_report(const trace::Trace& trace, const ReportOptions& options, std::string source = {});
 
 }  // namespace tscope::analyzer

@@ -19,7 +19,7 @@ struct Step {
 };
 
 struct StepSet {
-  std::vector<Step> steps;          // sorted by start, non-overlapping
+  std::vector<Step> steps;                // sorted by start, non-overlapping
   std::uint32_t track = trace::kNoIndex;  // the host thread the step ranges are on
   bool whole_trace = false;
 

@@ -24,7 +24,9 @@ namespace detail {
 extern std::atomic<std::uint32_t> active_generation;
 }  // namespace detail
 
-inline bool enabled() { return detail::active_generation.load(std::memory_order_relaxed) != 0; }
+inline bool enabled() {
+  return detail::active_generation.load(std::memory_order_relaxed) != 0;
+}
 
 enum class NameStorage : std::uint8_t { kStatic, kCopy };
 
@@ -97,10 +99,8 @@ void end_op_correlation();
 // A range on the calling thread from construction to destruction.
 class Range {
  public:
-  explicit Range(std::string_view name,
-                 trace::Category category = trace::Category::kUserAnnotation,
-                 std::initializer_list<Arg> args = {},
-                 NameStorage storage = NameStorage::kStatic) {
+  explicit Range(std::string_view name, trace::Category category = trace::Category::kUserAnnotation,
+                 std::initializer_list<Arg> args = {}, NameStorage storage = NameStorage::kStatic) {
     if (enabled()) {
       generation_ = detail::begin_range(name, storage, category,
                                         std::span<const Arg>(args.begin(), args.size()));

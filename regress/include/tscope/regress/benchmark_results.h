@@ -15,8 +15,8 @@ enum class RunType { kIteration, kAggregate };
 // One entry of the "benchmarks" array. Times are converted to nanoseconds whatever the
 // entry's time_unit was, so runs written with different units compare directly.
 struct BenchmarkRun {
-  std::string name;            // the entry's name, e.g. "BM_Matmul/256_median"
-  std::string run_name;        // the benchmark it measures, e.g. "BM_Matmul/256"
+  std::string name;      // the entry's name, e.g. "BM_Matmul/256_median"
+  std::string run_name;  // the benchmark it measures, e.g. "BM_Matmul/256"
   RunType run_type = RunType::kIteration;
   std::string aggregate_name;  // mean, median, stddev, cv, ... (aggregates only)
   bool has_times = false;      // false for BigO/RMS entries and failed runs
@@ -54,7 +54,8 @@ struct BenchmarkSamples {
 
 // Groups the repetitions of each benchmark, keeping the order in which benchmarks first appear.
 // Entries without the metric (BigO, RMS, failed runs, a counter the benchmark lacks) are left out.
-std::vector<BenchmarkSamples> collect_samples(const BenchmarkResults& results, const Metric& metric);
+std::vector<BenchmarkSamples> collect_samples(const BenchmarkResults& results,
+                                              const Metric& metric);
 
 double median(std::vector<double> values);
 

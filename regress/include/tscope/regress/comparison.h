@@ -32,8 +32,9 @@ struct BenchmarkComparison {
   std::size_t new_count = 0;
   double base_median = 0.0;
   double new_median = 0.0;
-  double change = 0.0;    // new over base median, minus one, in the metric's own direction
-  double slowdown = 0.0;  // how much worse, as a fraction: time ratio minus one, or inverse rate ratio minus one
+  double change = 0.0;  // new over base median, minus one, in the metric's own direction
+  double slowdown =
+      0.0;  // how much worse, as a fraction: time ratio minus one, or inverse rate ratio minus one
   std::optional<double> threshold;
   // Set when the repetitions can reach alpha; otherwise the verdict uses the medians only.
   std::optional<MannWhitneyResult> u_test;

@@ -14,8 +14,8 @@ enum class DiffEntryKind { kOp, kKernel };
 
 // Step spans (Kineto's ProfilerStep#N, our engine's steps) on host threads, summarised.
 struct StepDistribution {
-  std::size_t steps = 1;          // the trace counts as one step when it has no step spans
-  bool from_step_spans = false;   // false: per-step figures are whole-trace totals
+  std::size_t steps = 1;         // the trace counts as one step when it has no step spans
+  bool from_step_spans = false;  // false: per-step figures are whole-trace totals
   double mean_ns = 0.0;
   double min_ns = 0.0;
   double median_ns = 0.0;

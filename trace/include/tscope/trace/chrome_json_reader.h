@@ -20,7 +20,8 @@ struct ChromeJsonReadOptions {
 // loads the events before the cut and records the bytes it dropped in metadata().lost_bytes.
 // Throws IoError when the file cannot be read and FormatError (file, byte offset) when it is not
 // a Chrome trace.
-Trace read_chrome_json(const std::filesystem::path& path, const ChromeJsonReadOptions& options = {});
+Trace read_chrome_json(const std::filesystem::path& path,
+                       const ChromeJsonReadOptions& options = {});
 Trace read_chrome_json(const ChromeJsonInput& input);
 
 // True when the first bytes of a file, plain or gzip, look like Chrome JSON.

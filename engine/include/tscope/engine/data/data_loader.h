@@ -26,7 +26,7 @@ struct DataLoaderOptions {
   bool shuffle = true;
   bool drop_last = false;
   std::uint64_t seed = 0;
-  std::size_t num_workers = 0;        // 0: batches load on the consuming thread
+  std::size_t num_workers = 0;          // 0: batches load on the consuming thread
   std::size_t prefetch_per_worker = 2;  // queue bound: num_workers * prefetch_per_worker batches
   // Copies each batch into pinned host memory as it is loaded (on the worker threads), so that
   // to_device(batch, device, true) copies it asynchronously. Needs a CUDA device.
@@ -56,8 +56,7 @@ class DataLoader {
           slots_(options.num_workers == 0 ? 1 : options.num_workers * options.prefetch_per_worker),
           prefetcher_(plan_.batch_count(), options.num_workers, slots_.size(),
                       [this, pin = options.pin_memory](std::size_t batch, std::size_t slot) {
-                        const profiler::Range load("load batch",
-                                                   trace::Category::kDataLoaderLoad,
+                        const profiler::Range load("load batch", trace::Category::kDataLoaderLoad,
                                                    {{"batch", batch}});
                         Batch loaded = dataset_.load_batch(plan_.batch(batch));
                         if constexpr (PinnableBatch<Batch>) {

@@ -36,7 +36,7 @@ class Adam : public Optimizer {
   AdamOptions options_;
   WeightDecay weight_decay_;
   std::int64_t step_count_ = 0;
-  std::vector<Tensor> first_moments_;   // undefined until a parameter's first step
+  std::vector<Tensor> first_moments_;  // undefined until a parameter's first step
   std::vector<Tensor> second_moments_;
 };
 
