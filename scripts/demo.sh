@@ -3,7 +3,7 @@
 # trains a CNN on Fashion-MNIST with the engine under the profiler (on the CPU when no GPU is
 # present), then exports the trace to Chrome JSON and prints the analyzer's report.
 # Outputs land in ${TSCOPE_OUT:-out}/: demo.tsc, demo.json.gz (open it in ui.perfetto.dev or
-# chrome://tracing) and report.md.
+# chrome://tracing), report.md and report.html (the findings with charts, open it in any browser).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,4 +19,5 @@ mkdir -p "$out_dir"
 "$build_dir/bin/tscope" info "$out_dir/demo.tsc"
 "$build_dir/bin/tscope" export --chrome "$out_dir/demo.json.gz" "$out_dir/demo.tsc"
 "$build_dir/bin/tscope" analyze --format md "$out_dir/demo.tsc" > "$out_dir/report.md"
+"$build_dir/bin/tscope" analyze --format html "$out_dir/demo.tsc" > "$out_dir/report.html"
 "$build_dir/bin/tscope" analyze "$out_dir/demo.tsc"

@@ -10,6 +10,8 @@
 #include "tscope/analyzer/launch_bound.h"
 #include "tscope/analyzer/leaks.h"
 #include "tscope/analyzer/oom.h"
+#include "tscope/analyzer/roofline.h"
+#include "tscope/analyzer/tensor_cores.h"
 
 namespace tscope::analyzer {
 namespace {
@@ -29,6 +31,8 @@ constexpr std::array kAnalyses{
     NamedAnalysis{"memory", &find_memory_pressure},
     NamedAnalysis{"leaks", &find_leaks},
     NamedAnalysis{"launch", &find_launch_bound},
+    NamedAnalysis{"roofline", &find_roofline_gaps},
+    NamedAnalysis{"tensorcores", &find_tensor_core_use},
     NamedAnalysis{"breakdown", nullptr},
 };
 

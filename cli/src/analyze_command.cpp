@@ -1,5 +1,6 @@
 // `tscope analyze FILE...`: runs the analyses over a trace of any supported format and prints the
-// findings, most costly first, as text, Markdown or the JSON schema of docs/analyzer.md. Several
+// findings, most costly first, as text, Markdown, the JSON schema of docs/analyzer.md or one
+// self-contained HTML page with charts. Several
 // traces or a folder of them are the ranks of one distributed run: each is reduced on its own,
 // then analyzed across ranks (collectives, stragglers, overlap).
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "command.h"
+#include "cpu_peak.h"
 #include "tscope/analyzer/errors.h"
 #include "tscope/analyzer/multirank.h"
 #include "tscope/analyzer/render.h"
@@ -26,6 +28,7 @@ struct Settings {
   std::optional<std::string> steps;
   std::vector<std::string> only;
   unsigned jobs = 0;
+  std::string cpu_peak;  // "measure", or empty
 };
 
 template <typename AnyReport>
@@ -45,7 +48,19 @@ void analyze_one(const Settings& settings) {
   analyzer::ReportOptions options;
   options.analysis.step_filter = settings.steps;
   options.only = settings.only;
-  print_report(analyzer::run_report(loaded, options, path), settings.format);
+  if (settings.cpu_peak == "measure") {
+    const CpuPeak peak = measure_cpu_peak();
+    options.analysis.cpu_peak_flops = peak.flops;
+    options.analysis.cpu_peak_bytes_per_second = peak.bytes_per_second;
+    std::cerr << "tscope analyze: this CPU's measured peak: " << peak.flops / 1e9
+              << " GFLOP/s (OpenBLAS sgemm), " << peak.bytes_per_second / 1e9 << " GB/s (memcpy)\n";
+  }
+  const analyzer::Report report = analyzer::run_report(loaded, options, path);
+  if (settings.format == "html") {
+    std::cout << analyzer::render_html(report, analyzer::compute_report_charts(loaded, options));
+  } else {
+    print_report(report, settings.format);
+  }
 }
 
 void analyze_ranks(const Settings& settings) {
@@ -55,9 +70,13 @@ void analyze_ranks(const Settings& settings) {
       analyzer::list_trace_files({settings.paths.begin(), settings.paths.end()});
   analyzer::AnalysisOptions options;
   options.step_filter = settings.steps;
-  print_report(
-      analyzer::analyze_ranks(analyzer::summarize_trace_files(files, options, settings.jobs)),
-      settings.format);
+  const analyzer::MultiRankReport report =
+      analyzer::analyze_ranks(analyzer::summarize_trace_files(files, options, settings.jobs));
+  if (settings.format == "html") {
+    std::cout << analyzer::render_html(report);
+  } else {
+    print_report(report, settings.format);
+  }
 }
 
 }  // namespace
@@ -77,7 +96,12 @@ void add_analyze_command(CLI::App& app, CommandContext& context) {
       ->required()
       ->check(CLI::ExistingPath);
   command->add_option("--format", settings->format, "Output format")
-      ->check(CLI::IsMember({"text", "md", "json"}));
+      ->check(CLI::IsMember({"text", "md", "json", "html"}));
+  command
+      ->add_option("--cpu-peak", settings->cpu_peak,
+                   "\"measure\": time this machine's sgemm and memory bandwidth for the roofline "
+                   "of a CPU trace (run it where the trace was recorded)")
+      ->check(CLI::IsMember({"measure"}));
   command->add_option("--steps", settings->steps,
                       "Analyze only steps whose name matches this regex");
   std::string names;

@@ -38,7 +38,8 @@ struct Report {
   std::vector<Finding> findings;
 };
 
-// "time", "input", "copies", "fusion", "memory", "leaks", "launch", "breakdown".
+// "time", "input", "copies", "fusion", "memory", "leaks", "launch", "roofline", "tensorcores",
+// "breakdown".
 std::span<const std::string_view> analysis_names();
 
 // Throws AnalyzerError for an unknown analysis name or a step filter that selects nothing.

@@ -1,0 +1,192 @@
+// The HTML report: one self-contained page (inline CSS and SVG, no script, no network) with the
+// findings and the charts a reader looks at first.
+
+#include <array>
+
+#include "report_rows.h"
+#include "svg_chart.h"
+#include "tscope/analyzer/render.h"
+#include "tscope/analyzer/units.h"
+
+namespace tscope::analyzer {
+namespace {
+
+constexpr std::string_view kStyle = R"(
+body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 980px; color: #1d2330; }
+h1 { font-size: 22px; margin-bottom: 4px; } h2 { font-size: 17px; margin-top: 28px; }
+.source { color: #5b6577; margin-top: 0; word-break: break-all; }
+table { border-collapse: collapse; width: 100%; }
+td, th { text-align: left; vertical-align: top; padding: 6px 8px; border-bottom: 1px solid #e3e6ec; }
+th { font-weight: 600; background: #f5f6f9; }
+.severity { font-weight: 600; text-transform: uppercase; font-size: 11px; padding: 2px 6px;
+  border-radius: 3px; color: white; }
+.high { background: #c0392b; } .medium { background: #d68910; } .low { background: #2e86c1; }
+.info { background: #7f8c8d; }
+details { margin-top: 4px; color: #3a4354; } summary { cursor: pointer; color: #2e5aa8; }
+figure.chart { margin: 8px 0; } figcaption { color: #5b6577; font-size: 12px; }
+svg text { font: 11px system-ui, sans-serif; fill: #1d2330; } svg text.small { font-size: 10px; }
+svg .grid { stroke: #e3e6ec; } svg .area { fill: #7fb3e6; stroke: #2e6fb0; stroke-width: 1.5; }
+svg .peak { fill: #c0392b; }
+)";
+
+// Colours of the breakdown rows, in the order report_rows.h lists them.
+constexpr std::array<std::string_view, 7> kGpuColors{"#2e86c1", "#8e44ad", "#16a085", "#27ae60",
+                                                     "#e67e22", "#f4d03f", "#bdc3c7"};
+constexpr std::array<std::string_view, 5> kHostColors{"#e67e22", "#c0392b", "#8e44ad", "#2e86c1",
+                                                      "#bdc3c7"};
+
+std::string page_start(const std::string& title, const std::string& subtitle) {
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" +
+         html_escape(title) + "</title><style>" + std::string(kStyle) +
+         "</style></head><body>\n<h1>" + html_escape(title) + "</h1><p class=\"source\">" +
+         html_escape(subtitle) + "</p>\n";
+}
+
+std::string figure(std::string_view id, const std::string& svg, const std::string& caption) {
+  return "<figure class=\"chart\" data-chart=\"" + std::string(id) + "\">" + svg + "<figcaption>" +
+         html_escape(caption) + "</figcaption></figure>\n";
+}
+
+std::string section(std::string_view id, std::string_view heading, const std::string& body) {
+  return "<section id=\"" + std::string(id) + "\"><h2>" + std::string(heading) + "</h2>\n" + body +
+         "</section>\n";
+}
+
+std::string findings_section(const std::vector<Finding>& findings) {
+  if (findings.empty()) return section("findings", "Findings", "<p>No findings.</p>\n");
+  std::string body =
+      "<table><tr><th>Severity</th><th>Finding</th><th>Cost</th><th>Gain</th></tr>\n";
+  for (const Finding& finding : findings) {
+    const std::string severity(to_string(finding.severity));
+    body += "<tr class=\"finding\" data-kind=\"" + html_escape(finding.kind) +
+            "\"><td><span class=\"severity " + severity + "\">" + severity + "</span></td><td>" +
+            html_escape(finding.title) + "<details><summary>" + html_escape(finding.kind) +
+            "</summary><p>" + html_escape(finding.explanation) + "</p><p><b>What to do:</b> " +
+            html_escape(finding.recommendation) + "</p></details></td><td>" +
+            html_escape(cost_text(finding)) + "</td><td>" + html_escape(gain_text(finding)) +
+            "</td></tr>\n";
+  }
+  return section("findings", "Findings", body + "</table>\n");
+}
+
+// The breakdown rows of each time as stacked series: the GPU's split when there is a GPU, else
+// the main host thread's.
+std::vector<ChartSeries> breakdown_series(const std::vector<TimeBreakdown>& times) {
+  std::vector<ChartSeries> series;
+  if (times.empty()) return series;
+  const bool gpu = times.front().has_gpu;
+  for (std::size_t t = 0; t < times.size(); ++t) {
+    const std::vector<TimeRow> rows = gpu ? gpu_rows(times[t]) : host_rows(times[t]);
+    if (series.empty()) {
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        series.push_back({std::string(rows[r].label),
+                          std::string(gpu ? kGpuColors[r % kGpuColors.size()]
+                                          : kHostColors[r % kHostColors.size()]),
+                          {}});
+      }
+    }
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      series[r].values.push_back(rows[r].ns);
+  }
+  return series;
+}
+
+std::string steps_section(const Report& report, const ReportCharts& charts) {
+  std::vector<std::string> names;
+  std::vector<TimeBreakdown> times;
+  for (const StepBreakdown& step : charts.steps) {
+    names.push_back(step.name);
+    times.push_back(step.time);
+  }
+  std::string caption;
+  if (times.empty() && report.time) {
+    names.push_back(report.steps.whole_trace ? "whole trace" : "mean step");
+    times.push_back(*report.time);
+    caption = report.steps.whole_trace
+                  ? "The trace has no step ranges: the whole trace as one step."
+                  : "The mean step.";
+  } else {
+    caption = std::to_string(charts.steps.size()) + " of " + std::to_string(charts.step_count) +
+              " steps" + (charts.steps.size() < charts.step_count ? ", spread over the run." : ".");
+  }
+  if (times.empty()) return {};
+  return section(
+      "step-breakdown", "Step time breakdown",
+      figure("steps", stacked_bar_chart(names, breakdown_series(times), &format_duration),
+             caption));
+}
+
+std::string memory_section(const ReportCharts& charts) {
+  if (charts.memory.empty()) return {};
+  std::vector<ChartPoint> points;
+  for (const MemorySample& sample : charts.memory)
+    points.push_back({sample.time_ns, sample.live_bytes});
+  std::vector<ChartMarker> markers;
+  for (const double time : charts.oom_times_ns)
+    markers.push_back({time, "OOM", "#c0392b"});
+  std::string caption =
+      "Bytes in use (all pools), peak " + format_bytes(charts.memory_peak.live_bytes) + " at " +
+      format_duration(charts.memory_peak.time_ns) + " from the first memory event";
+  if (!markers.empty())
+    caption += "; " + std::to_string(markers.size()) + " out-of-memory event(s)";
+  return section(
+      "memory", "Memory in use",
+      figure("memory",
+             line_chart(points, &format_duration, &format_bytes,
+                        {charts.memory_peak.time_ns, charts.memory_peak.live_bytes}, markers),
+             caption + "."));
+}
+
+std::string top_section(std::string_view id, std::string_view heading,
+                        const std::vector<NameStats>& entries, const std::string& color) {
+  if (entries.empty()) return {};
+  std::vector<BarRow> rows;
+  for (const NameStats& entry : entries) {
+    rows.push_back({entry.name, entry.total_ns,
+                    format_duration(entry.total_ns) + " (" + std::to_string(entry.count) + "x)"});
+  }
+  return section(id, heading,
+                 figure(id, horizontal_bar_chart(rows, color),
+                        "Total time within the analyzed steps; hover a bar for the full name."));
+}
+
+}  // namespace
+
+std::string render_html(const Report& report, const ReportCharts& charts) {
+  std::string page = page_start("tscope analyze", report.source + " — " + steps_text(report.steps));
+  page += findings_section(report.findings);
+  page += steps_section(report, charts);
+  page += memory_section(charts);
+  if (report.breakdown) {
+    page += top_section("top-kernels", "Top GPU kernels", report.breakdown->kernels, "#2e86c1");
+    page += top_section("top-ops", "Top operators", report.breakdown->ops, "#e67e22");
+  }
+  return page + "</body></html>\n";
+}
+
+std::string render_html(const MultiRankReport& report) {
+  std::string page = page_start("tscope analyze: " + std::to_string(report.ranks.size()) + " ranks",
+                                rank_set_text(report) + " — " + matching_text(report));
+  page += findings_section(report.findings);
+  std::vector<std::string> names;
+  std::vector<TimeBreakdown> times;
+  std::vector<BarRow> step_rows;
+  for (const RankReport& rank : report.ranks) {
+    names.push_back("rank " + std::to_string(rank.rank));
+    times.push_back(rank.time);
+    step_rows.push_back({"rank " + std::to_string(rank.rank), rank.steps.mean_ns,
+                         format_duration(rank.steps.mean_ns) + " (max " +
+                             format_duration(rank.steps.max_ns) + ")"});
+  }
+  if (!names.empty()) {
+    page += section("rank-steps", "Step time per rank",
+                    figure("rank-steps", horizontal_bar_chart(step_rows, "#2e86c1"),
+                           "Mean step time of each rank; the slowest sets the pace.") +
+                        figure("rank-breakdown",
+                               stacked_bar_chart(names, breakdown_series(times), &format_duration),
+                               "Where each rank's mean step goes."));
+  }
+  return page + "</body></html>\n";
+}
+
+}  // namespace tscope::analyzer

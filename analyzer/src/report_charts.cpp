@@ -1,0 +1,88 @@
+#include "tscope/analyzer/report_charts.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "memory_replay.h"
+#include "oom_events.h"
+#include "tscope/analyzer/time_breakdown.h"
+
+namespace tscope::analyzer {
+namespace {
+
+// Enough bars to see a trend and an outlier, few enough to stay readable and cheap: each step's
+// breakdown is one more pass over the trace.
+constexpr std::size_t kChartSteps = 24;
+constexpr std::size_t kMemoryBuckets = 400;
+
+// A regex that matches exactly `name`.
+std::string exact_pattern(const std::string& name) {
+  constexpr std::string_view kSyntax = R"(^$\.*+?()[]{}|/)";
+  std::string pattern = "^";
+  for (const char c : name) {
+    if (kSyntax.find(c) != std::string_view::npos) pattern += '\\';
+    pattern += c;
+  }
+  return pattern + "$";
+}
+
+std::vector<StepBreakdown> step_breakdowns(const trace::Trace& trace, const ReportOptions& options,
+                                           std::size_t& count) {
+  const StepSet steps = find_steps(trace, options.analysis.step_filter);
+  count = steps.steps.size();
+  std::vector<StepBreakdown> chosen;
+  if (steps.whole_trace) return chosen;
+  const std::size_t shown = std::min(kChartSteps, count);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const Step& step = steps.steps[i * count / shown];
+    AnalysisOptions one = options.analysis;
+    one.step_filter = exact_pattern(step.name);
+    const AnalysisContext context(trace, one);
+    // Steps that share a name are one bar; the first is enough.
+    if (!chosen.empty() && chosen.back().name == step.name) continue;
+    chosen.push_back({step.name, compute_time_breakdown(context)});
+  }
+  return chosen;
+}
+
+void memory_samples(const trace::Trace& trace, ReportCharts& charts) {
+  MemoryReplay replay(trace);
+  if (replay.empty()) return;
+  const double first = static_cast<double>(replay.time_of(0));
+  const double span =
+      std::max(1.0, static_cast<double>(replay.time_of(replay.event_count() - 1)) - first);
+  charts.memory.assign(kMemoryBuckets, {});
+  for (std::size_t bucket = 0; bucket < kMemoryBuckets; ++bucket)
+    charts.memory[bucket].time_ns = span * static_cast<double>(bucket) / kMemoryBuckets;
+  std::vector<bool> touched(kMemoryBuckets, false);
+  double live_before = 0;
+  for (std::size_t position = 0; position < replay.event_count(); ++position) {
+    replay.advance_to(position + 1);
+    const double time = static_cast<double>(replay.time_of(position)) - first;
+    const double live = static_cast<double>(replay.live_bytes());
+    const auto bucket =
+        std::min(kMemoryBuckets - 1, static_cast<std::size_t>(time / span * kMemoryBuckets));
+    MemorySample& sample = charts.memory[bucket];
+    sample.live_bytes = std::max({sample.live_bytes, live, live_before});
+    touched[bucket] = true;
+    if (live > charts.memory_peak.live_bytes) charts.memory_peak = {time, live};
+    live_before = live;
+  }
+  // A bucket with no event holds what the last event left.
+  for (std::size_t bucket = 1; bucket < kMemoryBuckets; ++bucket) {
+    if (!touched[bucket]) charts.memory[bucket].live_bytes = charts.memory[bucket - 1].live_bytes;
+  }
+  for (const OomEvent& oom : out_of_memory_events(trace))
+    charts.oom_times_ns.push_back(static_cast<double>(oom.time) - first);
+}
+
+}  // namespace
+
+ReportCharts compute_report_charts(const trace::Trace& trace, const ReportOptions& options) {
+  ReportCharts charts;
+  charts.steps = step_breakdowns(trace, options, charts.step_count);
+  memory_samples(trace, charts);
+  return charts;
+}
+
+}  // namespace tscope::analyzer

@@ -1,0 +1,192 @@
+#include "svg_chart.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace tscope::analyzer {
+namespace {
+
+constexpr double kWidth = 760;
+constexpr double kHeight = 280;
+constexpr double kLeft = 80;
+constexpr double kRight = 20;
+constexpr double kTop = 16;
+constexpr double kBottom = 64;
+constexpr int kTicks = 4;
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", value);
+  return text;
+}
+
+std::string svg_open(double width, double height) {
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + number(width) + "\" height=\"" +
+         number(height) + "\" viewBox=\"0 0 " + number(width) + " " + number(height) +
+         "\" role=\"img\">";
+}
+
+std::string rect(double x, double y, double width, double height, const std::string& color,
+                 const std::string& title) {
+  return "<rect x=\"" + number(x) + "\" y=\"" + number(y) + "\" width=\"" + number(width) +
+         "\" height=\"" + number(height) + "\" fill=\"" + color + "\"><title>" +
+         html_escape(title) + "</title></rect>";
+}
+
+std::string text(double x, double y, const std::string& content, std::string_view anchor = "start",
+                 std::string_view extra = "") {
+  return "<text x=\"" + number(x) + "\" y=\"" + number(y) + "\" text-anchor=\"" +
+         std::string(anchor) + "\"" + std::string(extra) + ">" + html_escape(content) + "</text>";
+}
+
+std::string line(double x1, double y1, double x2, double y2, std::string_view style) {
+  return "<line x1=\"" + number(x1) + "\" y1=\"" + number(y1) + "\" x2=\"" + number(x2) +
+         "\" y2=\"" + number(y2) + "\" " + std::string(style) + "/>";
+}
+
+// Horizontal grid lines with the value axis labelled.
+std::string value_axis(double max_value, ValueFormat format, double plot_height) {
+  std::string out;
+  for (int tick = 0; tick <= kTicks; ++tick) {
+    const double value = max_value * tick / kTicks;
+    const double y = kTop + plot_height * (1 - static_cast<double>(tick) / kTicks);
+    out += line(kLeft, y, kWidth - kRight, y, "class=\"grid\"");
+    out += text(kLeft - 6, y + 4, format(value), "end");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string html_escape(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (const char c : raw) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string stacked_bar_chart(const std::vector<std::string>& categories,
+                              const std::vector<ChartSeries>& series, ValueFormat format) {
+  const double plot_height = kHeight - kTop - kBottom;
+  double max_total = 0;
+  for (std::size_t i = 0; i < categories.size(); ++i) {
+    double total = 0;
+    for (const ChartSeries& each : series)
+      total += i < each.values.size() ? each.values[i] : 0;
+    max_total = std::max(max_total, total);
+  }
+  if (max_total <= 0) max_total = 1;
+  std::string out = svg_open(kWidth, kHeight) + value_axis(max_total, format, plot_height);
+  const double slot = (kWidth - kLeft - kRight) / std::max<std::size_t>(1, categories.size());
+  const double bar = std::max(2.0, slot * 0.7);
+  for (std::size_t i = 0; i < categories.size(); ++i) {
+    double y = kTop + plot_height;
+    const double x = kLeft + slot * static_cast<double>(i) + (slot - bar) / 2;
+    for (const ChartSeries& each : series) {
+      const double value = i < each.values.size() ? each.values[i] : 0;
+      if (value <= 0) continue;
+      const double height = plot_height * value / max_total;
+      y -= height;
+      out += rect(x, y, bar, height, each.color,
+                  categories[i] + ": " + each.name + " " + format(value));
+    }
+    // Every label when they fit, else every few.
+    const std::size_t every = std::max<std::size_t>(1, categories.size() / 12);
+    if (i % every == 0) {
+      out +=
+          text(x + bar / 2, kTop + plot_height + 14, categories[i], "middle", " class=\"small\"");
+    }
+  }
+  double legend_x = kLeft;
+  const double legend_y = kHeight - 22;
+  for (const ChartSeries& each : series) {
+    out += rect(legend_x, legend_y - 9, 10, 10, each.color, each.name);
+    out += text(legend_x + 14, legend_y, each.name, "start", " class=\"small\"");
+    legend_x += 14 + 6.2 * static_cast<double>(each.name.size()) + 14;
+    if (legend_x > kWidth - 120) legend_x = kLeft;
+  }
+  return out + "</svg>";
+}
+
+std::string horizontal_bar_chart(const std::vector<BarRow>& rows, const std::string& color) {
+  constexpr double kRow = 22;
+  constexpr double kLabel = 330;
+  constexpr double kValue = 110;
+  const double height = kTop + kRow * static_cast<double>(rows.size()) + 8;
+  double max_value = 0;
+  for (const BarRow& row : rows)
+    max_value = std::max(max_value, row.value);
+  if (max_value <= 0) max_value = 1;
+  std::string out = svg_open(kWidth, height);
+  const double bar_space = kWidth - kLabel - kValue - kRight;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const double y = kTop + kRow * static_cast<double>(i);
+    const std::string label =
+        rows[i].label.size() > 52 ? rows[i].label.substr(0, 49) + "..." : rows[i].label;
+    out += text(kLabel - 8, y + 14, label, "end", " class=\"small\"");
+    out += rect(kLabel, y + 3, std::max(1.0, bar_space * rows[i].value / max_value), kRow - 6,
+                color, rows[i].label + ": " + rows[i].value_text);
+    out += text(kLabel + bar_space + 8, y + 14, rows[i].value_text, "start", " class=\"small\"");
+  }
+  return out + "</svg>";
+}
+
+std::string line_chart(const std::vector<ChartPoint>& points, ValueFormat format_x,
+                       ValueFormat format_y, const ChartPoint& peak,
+                       const std::vector<ChartMarker>& markers) {
+  const double plot_height = kHeight - kTop - kBottom;
+  const double plot_width = kWidth - kLeft - kRight;
+  double max_x = 0;
+  double max_y = peak.y;
+  for (const ChartPoint& point : points) {
+    max_x = std::max(max_x, point.x);
+    max_y = std::max(max_y, point.y);
+  }
+  for (const ChartMarker& marker : markers)
+    max_x = std::max(max_x, marker.x);
+  if (max_x <= 0) max_x = 1;
+  if (max_y <= 0) max_y = 1;
+  const auto px = [&](double x) { return kLeft + plot_width * x / max_x; };
+  const auto py = [&](double y) { return kTop + plot_height * (1 - y / max_y); };
+  std::string out = svg_open(kWidth, kHeight) + value_axis(max_y, format_y, plot_height);
+  for (int tick = 0; tick <= kTicks; ++tick) {
+    const double x = max_x * tick / kTicks;
+    out += text(px(x), kTop + plot_height + 16, format_x(x), "middle", " class=\"small\"");
+  }
+  std::string path = "M" + number(px(0)) + "," + number(py(0));
+  for (const ChartPoint& point : points)
+    path += " L" + number(px(point.x)) + "," + number(py(point.y));
+  if (!points.empty()) path += " L" + number(px(points.back().x)) + "," + number(py(0)) + " Z";
+  out += "<path d=\"" + path + "\" class=\"area\"><title>memory in use</title></path>";
+  out += "<circle cx=\"" + number(px(peak.x)) + "\" cy=\"" + number(py(peak.y)) +
+         "\" r=\"4\" class=\"peak\"><title>peak " + html_escape(format_y(peak.y)) + " at " +
+         html_escape(format_x(peak.x)) + "</title></circle>";
+  out += text(std::min(px(peak.x) + 6, kWidth - kRight - 120), py(peak.y) + 4,
+              "peak " + format_y(peak.y), "start", " class=\"small\"");
+  for (const ChartMarker& marker : markers) {
+    out += line(px(marker.x), kTop, px(marker.x), kTop + plot_height,
+                "stroke=\"" + marker.color + "\" stroke-width=\"2\" class=\"marker\"");
+    out += text(px(marker.x) + 4, kTop + 12, marker.label, "start",
+                " class=\"small\" fill=\"" + marker.color + "\"");
+  }
+  return out + "</svg>";
+}
+
+}  // namespace tscope::analyzer
