@@ -114,13 +114,18 @@ std::string stacked_bar_chart(const std::vector<std::string>& categories,
           text(x + bar / 2, kTop + plot_height + 14, categories[i], "middle", " class=\"small\"");
     }
   }
+  // The legend in rows under the bars, wrapped before the right edge.
   double legend_x = kLeft;
-  const double legend_y = kHeight - 22;
+  double legend_y = kTop + plot_height + 32;
   for (const ChartSeries& each : series) {
+    const double width = 14 + 6.2 * static_cast<double>(each.name.size()) + 14;
+    if (legend_x + width > kWidth - kRight && legend_x > kLeft) {
+      legend_x = kLeft;
+      legend_y += 14;
+    }
     out += rect(legend_x, legend_y - 9, 10, 10, each.color, each.name);
     out += text(legend_x + 14, legend_y, each.name, "start", " class=\"small\"");
-    legend_x += 14 + 6.2 * static_cast<double>(each.name.size()) + 14;
-    if (legend_x > kWidth - 120) legend_x = kLeft;
+    legend_x += width;
   }
   return out + "</svg>";
 }

@@ -1,14 +1,15 @@
 // Opens speedscope's built web app in headless Chromium on one Chrome trace, as a user who drops
 // the file there would, and returns what the app made of it: the profiles (one per thread) with
 // their names and event counts, read from the app's own export of what it imported, or the error
-// the page showed. Chromium is driven over the DevTools protocol on a pipe (no network), and the
+// the page showed. Chromium is driven as devtools_browser.mjs does it, and the
 // app and trace are served from a local HTTP server because speedscope refuses a profileURL on a
 // file: page.
 
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+
+import { Browser, collectProblems, openPage } from './devtools_browser.mjs';
 
 const kLoadTimeoutMs = 60000;
 const kPollMs = 250;
@@ -25,60 +26,13 @@ function serve(appDirectory, tracePath) {
   return new Promise(resolve => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-// The DevTools protocol over --remote-debugging-pipe: NUL-terminated JSON on fds 3 and 4.
-class Browser {
-  constructor(chromium) {
-    this.child = spawn(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
-                                  '--no-first-run', '--remote-debugging-pipe', 'about:blank'],
-                       {stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe']});
-    this.nextId = 1;
-    this.pending = new Map();
-    this.listeners = [];
-    let buffer = '';
-    this.child.stdio[4].on('data', chunk => {
-      buffer += chunk.toString('utf8');
-      for (let end; (end = buffer.indexOf('\0')) >= 0;) {
-        const message = JSON.parse(buffer.slice(0, end));
-        buffer = buffer.slice(end + 1);
-        if (message.id !== undefined && this.pending.has(message.id)) {
-          this.pending.get(message.id)(message);
-          this.pending.delete(message.id);
-        } else {
-          for (const listener of this.listeners) listener(message);
-        }
-      }
-    });
-  }
-  send(method, params = {}, sessionId = undefined) {
-    const id = this.nextId++;
-    this.child.stdio[3].write(JSON.stringify({id, method, params, sessionId}) + '\0');
-    return new Promise((resolve, reject) => this.pending.set(id, message => {
-      if (message.error) reject(new Error(`${method}: ${message.error.message}`));
-      else resolve(message.result);
-    }));
-  }
-  close() { this.child.kill(); }
-}
-
 export async function openInSpeedscope(chromium, appDirectory, tracePath) {
   const server = await serve(appDirectory, tracePath);
   const browser = new Browser(chromium);
   const problems = [];
   try {
-    const {targetId} = await browser.send('Target.createTarget', {url: 'about:blank'});
-    const {sessionId} = await browser.send('Target.attachToTarget', {targetId, flatten: true});
-    const page = (method, params) => browser.send(method, params, sessionId);
-    browser.listeners.push(message => {
-      if (message.method === 'Runtime.exceptionThrown') {
-        const details = message.params.exceptionDetails;
-        problems.push(`exception: ${details.exception?.description ?? details.text}`);
-      } else if (message.method === 'Runtime.consoleAPICalled' && message.params.type === 'error') {
-        problems.push(`console.error: ${message.params.args.map(a => a.value ?? a.description).join(' ')}`);
-      } else if (message.method === 'Page.javascriptDialogOpening') {
-        problems.push(`dialog: ${message.params.message}`);
-        page('Page.handleJavaScriptDialog', {accept: true}).catch(() => {});
-      }
-    });
+    const page = await openPage(browser);
+    collectProblems(browser, page, problems);
     await page('Runtime.enable');
     await page('Page.enable');
     const base = `http://127.0.0.1:${server.address().port}`;
