@@ -29,6 +29,8 @@ struct MatrixTime {
 MatrixTime matrix_time(const AnalysisContext& context) {
   const trace::Trace& trace = context.trace();
   MatrixTime time;
+  // Kernels repeat a few hundred names; classify each name once.
+  std::unordered_map<trace::StringId, MatrixKernel> classes;
   for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
     const trace::Track& track = trace.track(track_index);
     if (track.info().kind != trace::TrackKind::kGpuStream) continue;
@@ -36,7 +38,9 @@ MatrixTime matrix_time(const AnalysisContext& context) {
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
       if (spans.category[i] != trace::Category::kKernel) continue;
       if (context.steps().step_at(spans.start[i]) == context.steps().steps.size()) continue;
-      const MatrixKernel kernel = classify_matrix_kernel(trace.string(spans.name[i]));
+      auto [known, added] = classes.try_emplace(spans.name[i]);
+      if (added) known->second = classify_matrix_kernel(trace.string(spans.name[i]));
+      const MatrixKernel kernel = known->second;
       if (kernel.unit == MatrixUnit::kNone) continue;
       const TimeNs length = spans.end[i] - spans.start[i];
       time.matrix_ns += static_cast<double>(length);

@@ -66,6 +66,9 @@ void analyze_one(const Settings& settings) {
 void analyze_ranks(const Settings& settings) {
   if (!settings.only.empty())
     throw analyzer::AnalyzerError("--only selects analyses of one trace, not of several ranks");
+  if (!settings.cpu_peak.empty())
+    throw analyzer::AnalyzerError(
+        "--cpu-peak is for the roofline of one trace, not of several ranks");
   const std::vector<std::filesystem::path> files =
       analyzer::list_trace_files({settings.paths.begin(), settings.paths.end()});
   analyzer::AnalysisOptions options;
