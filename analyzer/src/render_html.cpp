@@ -1,6 +1,7 @@
 // The HTML report: one self-contained page (inline CSS and SVG, no script, no network) with the
 // findings and the charts a reader looks at first.
 
+#include <algorithm>
 #include <array>
 
 #include "report_rows.h"
@@ -26,7 +27,9 @@ details { margin-top: 4px; color: #3a4354; } summary { cursor: pointer; color: #
 figure.chart { margin: 8px 0; } figcaption { color: #5b6577; font-size: 12px; }
 svg text { font: 11px system-ui, sans-serif; fill: #1d2330; } svg text.small { font-size: 10px; }
 svg .grid { stroke: #e3e6ec; } svg .area { fill: #7fb3e6; stroke: #2e6fb0; stroke-width: 1.5; }
-svg .peak { fill: #c0392b; }
+svg .peak { fill: #c0392b; } svg .roof { fill: none; stroke: #1d2330; stroke-width: 2; }
+svg .op { fill: #e67e22; stroke: #8a4b0f; }
+ol.roofline { font-size: 12px; color: #3a4354; }
 )";
 
 // Colours of the breakdown rows, in the order report_rows.h lists them.
@@ -137,6 +140,28 @@ std::string memory_section(const ReportCharts& charts) {
              caption + "."));
 }
 
+// The ops of the roofline findings on the device's roofline.
+std::string roofline_section(const std::vector<Finding>& findings) {
+  std::vector<RooflinePoint> points;
+  double peak_flops = 0;
+  double bandwidth = 0;
+  std::string list;
+  for (const Finding& finding : findings) {
+    if (finding.kind != "roofline_gap") continue;
+    points.push_back({finding.title, finding.metric("arithmetic_intensity"),
+                      finding.metric("achieved_flops_per_second")});
+    peak_flops = std::max(peak_flops, finding.metric("peak_flops_per_second"));
+    bandwidth = finding.metric("peak_bytes_per_second");
+    list += "<li>" + html_escape(finding.title) + "</li>";
+  }
+  if (points.empty() || peak_flops <= 0 || bandwidth <= 0) return {};
+  return section("roofline", "Roofline",
+                 figure("roofline", roofline_chart(points, peak_flops, bandwidth),
+                        "The ops furthest below the device's roofline: arithmetic intensity "
+                        "(FLOP per byte, across) against achieved FLOP/s (up), both logarithmic.") +
+                     "<ol class=\"roofline\">" + list + "</ol>\n");
+}
+
 std::string top_section(std::string_view id, std::string_view heading,
                         const std::vector<NameStats>& entries, const std::string& color) {
   if (entries.empty()) return {};
@@ -157,6 +182,7 @@ std::string render_html(const Report& report, const ReportCharts& charts) {
   page += findings_section(report.findings);
   page += steps_section(report, charts);
   page += memory_section(charts);
+  page += roofline_section(report.findings);
   if (report.breakdown) {
     page += top_section("top-kernels", "Top GPU kernels", report.breakdown->kernels, "#2e86c1");
     page += top_section("top-ops", "Top operators", report.breakdown->ops, "#e67e22");

@@ -247,6 +247,7 @@ Finding group_finding(const AnalysisContext& context, const OpGroup& group,
                      {"attainable_ns_per_step", group.attainable_ns / steps, "ns"},
                      {"achieved_flops_per_second", achieved, "flop/s"},
                      {"peak_flops_per_second", group.peak_flops, "flop/s"},
+                     {"peak_bytes_per_second", bandwidth, "bytes/s"},
                      {"share_of_peak", of_peak, "ratio"},
                      {"arithmetic_intensity", intensity, "flop/byte"}};
   return finding;

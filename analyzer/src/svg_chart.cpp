@@ -1,6 +1,7 @@
 #include "svg_chart.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace tscope::analyzer {
@@ -190,6 +191,59 @@ std::string line_chart(const std::vector<ChartPoint>& points, ValueFormat format
                 "stroke=\"" + marker.color + "\" stroke-width=\"2\" class=\"marker\"");
     out += text(px(marker.x) + 4, kTop + 12, marker.label, "start",
                 " class=\"small\" fill=\"" + marker.color + "\"");
+  }
+  return out + "</svg>";
+}
+
+std::string roofline_chart(const std::vector<RooflinePoint>& points, double peak_flops,
+                           double bytes_per_second) {
+  const double plot_height = kHeight - kTop - kBottom;
+  const double plot_width = kWidth - kLeft - kRight;
+  // Decades that hold the ridge point and every point, with one to spare on each side.
+  const double ridge = peak_flops / bytes_per_second;
+  double low_x = ridge;
+  double high_x = ridge;
+  double low_y = peak_flops;
+  for (const RooflinePoint& point : points) {
+    low_x = std::min(low_x, point.intensity);
+    high_x = std::max(high_x, point.intensity);
+    low_y = std::min(low_y, point.flops);
+  }
+  const double x0 = std::floor(std::log10(std::max(low_x, 1e-6))) - 1;
+  const double x1 = std::ceil(std::log10(std::max(high_x, 1e-6))) + 1;
+  const double y0 = std::floor(std::log10(std::max(low_y, 1.0))) - 1;
+  const double y1 = std::ceil(std::log10(peak_flops)) + 0.3;
+  const auto px = [&](double x) { return kLeft + plot_width * (std::log10(x) - x0) / (x1 - x0); };
+  const auto py = [&](double y) {
+    return kTop + plot_height * (1 - (std::log10(y) - y0) / (y1 - y0));
+  };
+  std::string out = svg_open(kWidth, kHeight);
+  for (double decade = y0; decade <= y1; ++decade) {
+    const double y = py(std::pow(10, decade));
+    out += line(kLeft, y, kWidth - kRight, y, "class=\"grid\"");
+    out += text(kLeft - 6, y + 4, "1e" + std::to_string(static_cast<int>(decade)) + " FLOP/s",
+                "end", " class=\"small\"");
+  }
+  for (double decade = x0; decade <= x1; ++decade) {
+    out += text(px(std::pow(10, decade)), kTop + plot_height + 16,
+                "1e" + std::to_string(static_cast<int>(decade)), "middle", " class=\"small\"");
+  }
+  const double left = std::pow(10, x0);
+  const double right = std::pow(10, x1);
+  const double bottom = std::pow(10, y0);
+  // The bandwidth slope from where it leaves the plot's floor to the ridge, then the flat peak.
+  const double slope_start = std::max(left, bottom / bytes_per_second);
+  out += "<path d=\"M" + number(px(slope_start)) + "," +
+         number(py(std::max(bottom, bytes_per_second * slope_start))) + " L" + number(px(ridge)) +
+         "," + number(py(peak_flops)) + " L" + number(px(right)) + "," + number(py(peak_flops)) +
+         "\" class=\"roof\"><title>roofline: peak and bandwidth</title></path>";
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const RooflinePoint& point = points[i];
+    if (point.intensity <= 0 || point.flops <= 0) continue;
+    out += "<circle cx=\"" + number(px(point.intensity)) + "\" cy=\"" + number(py(point.flops)) +
+           "\" r=\"5\" class=\"op\"><title>" + html_escape(point.label) + "</title></circle>";
+    out += text(px(point.intensity) + 7, py(point.flops) + 4, std::to_string(i + 1), "start",
+                " class=\"small\"");
   }
   return out + "</svg>";
 }

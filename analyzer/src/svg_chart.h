@@ -48,4 +48,14 @@ std::string line_chart(const std::vector<ChartPoint>& points, ValueFormat format
                        ValueFormat format_y, const ChartPoint& peak,
                        const std::vector<ChartMarker>& markers);
 
+struct RooflinePoint {
+  std::string label;
+  double intensity = 0;  // FLOP per byte
+  double flops = 0;      // achieved FLOP/s
+};
+
+// Log-log roofline: the roof min(peak, bandwidth x intensity) and one labelled dot per point.
+std::string roofline_chart(const std::vector<RooflinePoint>& points, double peak_flops,
+                           double bytes_per_second);
+
 }  // namespace tscope::analyzer
