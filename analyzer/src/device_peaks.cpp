@@ -168,6 +168,22 @@ std::string metadata_value(const trace::Trace& trace, const std::string& key) {
   return found == values.end() ? std::string() : found->second;
 }
 
+// The device the first kernel that names one ran on; -1 when none does.
+std::int32_t first_kernel_device(const trace::Trace& trace) {
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    const trace::SpanColumns& spans = trace.track(track).spans();
+    for (std::uint32_t i = 0; i < spans.size(); ++i) {
+      if (spans.category[i] != trace::Category::kKernel) continue;
+      const trace::SpanDetail* detail = trace.span_detail(track, i);
+      if (detail != nullptr && detail->kernel != trace::kNoIndex &&
+          trace.kernels()[detail->kernel].device >= 0) {
+        return trace.kernels()[detail->kernel].device;
+      }
+    }
+  }
+  return -1;
+}
+
 }  // namespace
 
 std::span<const DevicePeaks> known_devices() {
@@ -192,6 +208,7 @@ std::optional<DevicePeaks> find_device_peaks(std::string_view device_name,
 std::optional<TraceDevice> trace_device(const trace::Trace& trace, std::int32_t device) {
   std::string name;
   std::string memory;
+  if (device < 0) device = first_kernel_device(trace);
   if (device >= 0) {
     const std::string prefix = "device." + std::to_string(device) + ".";
     name = metadata_value(trace, prefix + "name");

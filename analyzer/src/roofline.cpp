@@ -83,12 +83,9 @@ std::vector<std::vector<WorkedOp>> worked_ops(const AnalysisContext& context) {
   return per_track;
 }
 
-// Adds each kernel's time to the worked op whose range holds its launch call. Returns the
-// device the kernels ran on when they name one.
-std::int32_t attribute_kernels(const AnalysisContext& context,
-                               std::vector<std::vector<WorkedOp>>& ops) {
+// Adds each kernel's time to the worked op whose range holds its launch call.
+void attribute_kernels(const AnalysisContext& context, std::vector<std::vector<WorkedOp>>& ops) {
   const trace::Trace& trace = context.trace();
-  std::int32_t device = -1;
   for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
     const trace::Track& track = trace.track(track_index);
     if (track.info().kind != trace::TrackKind::kGpuStream) continue;
@@ -107,13 +104,8 @@ std::int32_t attribute_kernels(const AnalysisContext& context,
       const double length = static_cast<double>(spans.end[i] - spans.start[i]);
       op.gpu_ns += length;
       op.kernel_ns[spans.name[i]] += length;
-      if (const trace::SpanDetail* detail = trace.span_detail(track_index, i);
-          device < 0 && detail != nullptr && detail->kernel != trace::kNoIndex) {
-        device = trace.kernels()[detail->kernel].device;
-      }
     }
   }
-  return device;
 }
 
 // The kernel with the most time, and its share of the op's kernel time.
@@ -267,8 +259,7 @@ std::vector<Finding> find_roofline_gaps(const AnalysisContext& context) {
   double bandwidth = 0;
   std::optional<DevicePeaks> device;
   if (context.has_gpu()) {
-    const std::int32_t device_index = attribute_kernels(context, ops);
-    const auto named = trace_device(trace, device_index);
+    const auto named = trace_device(trace);
     if (!named) {
       return {unavailable(
           "No roofline: the trace does not name its GPU",
@@ -285,6 +276,7 @@ std::vector<Finding> find_roofline_gaps(const AnalysisContext& context) {
     device = named->peaks;
     device_name = std::string(device->name);
     bandwidth = device->memory_bytes_per_second;
+    attribute_kernels(context, ops);
   } else {
     const double flops = context.options().cpu_peak_flops > 0
                              ? context.options().cpu_peak_flops

@@ -21,7 +21,7 @@ constexpr std::size_t kNamedKernels = 3;
 struct MatrixTime {
   double matrix_ns = 0;
   double scalar_ns = 0;
-  std::int32_t device = -1;
+  double tf32_ns = 0;  // Tensor Core kernels on TF32: TF32 is already allowed somewhere
   std::unordered_map<trace::StringId, double> scalar_kernel_ns;
   std::vector<std::pair<TimeNs, EventRef>> longest_scalar;
 };
@@ -44,10 +44,8 @@ MatrixTime matrix_time(const AnalysisContext& context) {
       if (kernel.unit == MatrixUnit::kNone) continue;
       const TimeNs length = spans.end[i] - spans.start[i];
       time.matrix_ns += static_cast<double>(length);
-      if (const trace::SpanDetail* detail = trace.span_detail(track_index, i);
-          time.device < 0 && detail != nullptr && detail->kernel != trace::kNoIndex) {
-        time.device = trace.kernels()[detail->kernel].device;
-      }
+      if (kernel.unit == MatrixUnit::kTensorCores && kernel.precision == MatrixPrecision::kTf32)
+        time.tf32_ns += static_cast<double>(length);
       if (kernel.unit != MatrixUnit::kScalar || kernel.precision != MatrixPrecision::kFp32)
         continue;
       time.scalar_ns += static_cast<double>(length);
@@ -115,7 +113,7 @@ std::vector<Finding> find_tensor_core_use(const AnalysisContext& context) {
   const double scalar_ns = time.scalar_ns / steps;
   const double scalar_share = time.scalar_ns / time.matrix_ns;
   const double cost_share = step_ns > 0 ? scalar_ns / step_ns : 0;
-  const auto device = trace_device(trace, time.device);
+  const auto device = trace_device(trace);
 
   Finding finding;
   finding.kind = "tensor_cores";
@@ -130,7 +128,8 @@ std::vector<Finding> find_tensor_core_use(const AnalysisContext& context) {
     finding.evidence.push_back(longest[i].second);
   finding.metrics = {{"matrix_ns_per_step", time.matrix_ns / steps, "ns"},
                      {"scalar_ns_per_step", scalar_ns, "ns"},
-                     {"scalar_share", scalar_share, "ratio"}};
+                     {"scalar_share", scalar_share, "ratio"},
+                     {"tf32_share", time.tf32_ns / time.matrix_ns, "ratio"}};
   finding.explanation =
       "GEMM and convolution kernels are told apart by the instruction their "
       "names state (docs/analyzer.md, \"Tensor Core use\"). The FP32 SIMT ones "
@@ -172,6 +171,14 @@ std::vector<Finding> find_tensor_core_use(const AnalysisContext& context) {
                            format_duration(gain_ns) + " per step (autocast to bf16/fp16: " +
                            format_duration(autocast_gain_ns) + ").";
     finding.recommendation = fix.what + ".";
+    if (time.tf32_ns > 0) {
+      // TF32 is on for some kernels already: the rest are the libraries' algorithm choice.
+      finding.recommendation +=
+          " TF32 already runs " + format_percent(time.tf32_ns / time.matrix_ns) +
+          " of the matrix time here, so check the flag of the other library (cuBLAS matmuls "
+          "and cuDNN convolutions have separate ones) and set torch.backends.cudnn.benchmark = "
+          "True so that cuDNN can pick Tensor Core algorithms for the remaining convolutions.";
+    }
   }
   return {finding};
 }

@@ -180,6 +180,7 @@ TEST(TensorCoreTest, ResNet50OnV100RunsEveryGemmAndConvolutionOnFp32SimtAndNeeds
   ASSERT_NE(finding, nullptr);
   // No kernel of this trace names a Tensor Core instruction (884, xmma, tensorop, ...).
   EXPECT_DOUBLE_EQ(finding->metric("scalar_share"), 1.0);
+  EXPECT_EQ(finding->metric("tf32_share"), 0);
   EXPECT_NEAR(finding->estimated_gain_ns_per_step,
               finding->metric("scalar_ns_per_step") * (1 - 15.7 / 125.0), 1.0);
   EXPECT_NE(finding->recommendation.find("float16"), std::string::npos);
@@ -198,6 +199,9 @@ TEST(TensorCoreTest, A100TrainingMixesTf32AndSimtKernelsAndTheFixIsTf32) {
   EXPECT_NEAR(finding->estimated_gain_ns_per_step,
               finding->metric("scalar_ns_per_step") * (1 - 19.5 / 156.0), 1.0);
   EXPECT_NE(finding->recommendation.find("allow_tf32"), std::string::npos);
+  // cuDNN's TF32 kernels (sm80_xmma_*tf32*, cutlass_tensorop_s1688*) already run most of it.
+  EXPECT_GT(finding->metric("tf32_share"), 0.5);
+  EXPECT_NE(finding->recommendation.find("cudnn.benchmark"), std::string::npos);
 }
 
 TEST(TensorCoreTest, AnUnnamedGpuGetsTheShareButNoGainEstimate) {

@@ -38,8 +38,9 @@ std::span<const DevicePeaks> known_devices();
 std::optional<DevicePeaks> find_device_peaks(std::string_view device_name,
                                              std::uint64_t total_memory_bytes = 0);
 
-// The GPU a trace ran on: `device` when the metadata names it, else the one name all its devices
-// share. Empty when the trace names no device or devices of several kinds.
+// The GPU a trace ran on: `device` (by default the device its first kernel names) when the
+// metadata names it, else the one name all its devices share. Empty when the trace names no
+// device or devices of several kinds.
 struct TraceDevice {
   std::string name;
   std::optional<DevicePeaks> peaks;  // empty when the table does not know the name
