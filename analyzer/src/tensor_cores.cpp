@@ -138,7 +138,8 @@ std::vector<Finding> find_tensor_core_use(const AnalysisContext& context) {
 
   const Fix fix = device && device->peaks ? best_fix(*device->peaks) : Fix{};
   if (!device || !device->peaks) {
-    finding.severity = severity_for_share(cost_share);
+    // Without the device's peaks there is no gain to rank by: at most low.
+    finding.severity = std::min(severity_for_share(cost_share), Severity::kLow);
     finding.explanation += " The gain is not estimated: " +
                            (device ? "the GPU '" + device->name + "' is not in the device table."
                                    : std::string("the trace does not name its GPU."));

@@ -5,8 +5,10 @@
 #include "tscope/analyzer/roofline.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "synthetic_trace.h"
 #include "test_data.h"
@@ -15,6 +17,8 @@
 #include "tscope/analyzer/op_work.h"
 #include "tscope/analyzer/tensor_cores.h"
 #include "tscope/trace/chrome_json_reader.h"
+#include "tscope/trace/trace_io.h"
+#include "tscope_process.h"
 
 namespace tscope::analyzer {
 namespace {
@@ -271,6 +275,26 @@ TEST(RooflineTest, CpuOpsCompareWithTheMeasuredCpuPeakOnlyWhenOneIsGiven) {
   EXPECT_NEAR(findings[0].metric("attainable_ns_per_step"), 2.5e6, 1.0);
   EXPECT_NEAR(findings[0].estimated_gain_ns_per_step, 7.5e6, 1.0);
   EXPECT_NEAR(findings[0].metric("share_of_peak"), 0.25, 1e-9);
+}
+
+TEST(RooflineTest, AnalyzeMeasuresThisCpusPeakWhenAsked) {
+  tscope::testing::SyntheticTrace synthetic;
+  synthetic.step("step 0", 0, 10'000'000, 32);
+  // 1 MFLOP in 10 ms, 0.1 GFLOP/s: far below any CPU's sgemm rate.
+  synthetic.op("matmul", 0, 10'000'000, {1, 2}, {3}, 8'000, 4'000, 1'000'000);
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("tscope_cpu_peak_" + std::to_string(::getpid()) + ".tsc");
+  trace::save_trace(synthetic.finish(), path);
+  const auto measured = tscope::testing::run_tscope("analyze --only roofline --cpu-peak measure " +
+                                                    tscope::testing::quoted(path));
+  const auto unmeasured =
+      tscope::testing::run_tscope("analyze --only roofline " + tscope::testing::quoted(path));
+  std::filesystem::remove(path);
+  EXPECT_EQ(measured.exit_code, 0) << measured.output;
+  EXPECT_NE(measured.output.find("this CPU's measured peak"), std::string::npos) << measured.output;
+  EXPECT_NE(measured.output.find("reaches"), std::string::npos) << measured.output;
+  EXPECT_NE(unmeasured.output.find("No roofline: the CPU's peak is not known"), std::string::npos)
+      << unmeasured.output;
 }
 
 }  // namespace
