@@ -1,9 +1,8 @@
 // Opens speedscope's built web app in headless Chromium on one Chrome trace, as a user who drops
 // the file there would, and returns what the app made of it: the profiles (one per thread) with
 // their names and event counts, read from the app's own export of what it imported, or the error
-// the page showed. Chromium is driven as devtools_browser.mjs does it, and the
-// app and trace are served from a local HTTP server because speedscope refuses a profileURL on a
-// file: page.
+// the page showed. Chromium is driven as devtools_browser.mjs does it, and the app and trace are
+// served from a local HTTP server because speedscope refuses a profileURL on a file: page.
 
 import fs from 'node:fs';
 import http from 'node:http';
