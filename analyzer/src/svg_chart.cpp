@@ -108,8 +108,12 @@ std::string stacked_bar_chart(const std::vector<std::string>& categories,
       out += rect(x, y, bar, height, each.color,
                   categories[i] + ": " + each.name + " " + format(value));
     }
-    // Every label when they fit, else every few.
-    const std::size_t every = std::max<std::size_t>(1, categories.size() / 12);
+    // Every label when they fit in their slot (about 6 px a character), else every few.
+    std::size_t longest = 1;
+    for (const std::string& category : categories)
+      longest = std::max(longest, category.size());
+    const auto every = static_cast<std::size_t>(
+        std::max(1.0, std::ceil((6.0 * static_cast<double>(longest) + 8) / slot)));
     if (i % every == 0) {
       out +=
           text(x + bar / 2, kTop + plot_height + 14, categories[i], "middle", " class=\"small\"");
