@@ -16,7 +16,7 @@ void draw_side_panel(UiState& state, const ScreenRect& rect) {
     draw_details_section(*state.session);
   }
   if (ImGui::CollapsingHeader("Findings", ImGuiTreeNodeFlags_DefaultOpen)) {
-    draw_findings_section(*state.session);
+    draw_findings_section(*state.session, state.cross_rank_error);
   }
   if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen)) {
     draw_statistics_section(*state.session);

@@ -31,6 +31,7 @@ struct UiState {
   std::string source;
   TimelineSession* session = nullptr;  // null when the trace failed to load
   std::string load_error;
+  std::string cross_rank_error;
   bool help_visible = false;
   char search_text[256] = {};
   MemoryPanelState memory;
@@ -43,7 +44,8 @@ void draw_toolbar(UiState& state, const ScreenRect& rect);
 void draw_timeline(UiState& state, const ScreenRect& rect);
 void draw_side_panel(UiState& state, const ScreenRect& rect);
 void draw_details_section(TimelineSession& session);
-void draw_findings_section(TimelineSession& session);
+// `cross_rank_error`: why merged ranks have no multi-rank findings (empty for one trace).
+void draw_findings_section(TimelineSession& session, const std::string& cross_rank_error);
 void draw_statistics_section(TimelineSession& session);
 void draw_memory_section(UiState& state);
 void draw_help_overlay(UiState& state);
