@@ -23,7 +23,10 @@ void draw_side_panel(UiState& state, const ScreenRect& rect) {
   }
   // Closed at first unless asked for: its series is built when it is first opened.
   if (state.memory.open_at_start) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
-  if (ImGui::CollapsingHeader("Memory")) draw_memory_section(state);
+  if (ImGui::CollapsingHeader("Memory")) {
+    draw_memory_section(state);
+    draw_segments_section(state);
+  }
   ImGui::End();
 }
 
