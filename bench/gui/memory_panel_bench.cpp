@@ -21,8 +21,34 @@ using namespace tscope;
 
 constexpr std::size_t kPanelColumns = 1180;
 
-// Training-like memory: each step allocates 50 blocks from 20 ops under 4 scopes, 1 µs apart,
-// and frees all but one in reverse order; one pool, parameters alive throughout.
+// Training-like steps until `events` memory events: 50 allocations 1 µs apart, made by
+// `allocation(step, block)`, then their frees in reverse order, all but the step's first.
+// `before_step(step)` runs first and may add events of its own at `time`.
+template <typename Allocation, typename BeforeStep>
+void add_steps(trace::TraceBuilder& builder, std::uint32_t pool, std::uint64_t events,
+               trace::TimeNs& time, Allocation&& allocation, BeforeStep&& before_step) {
+  std::uint64_t written = 0;
+  std::vector<trace::MemoryRecord> step;
+  for (std::uint64_t step_index = 0; written < events; ++step_index) {
+    before_step(step_index);
+    step.clear();
+    for (int block = 0; block < 50 && written < events; ++block, ++written) {
+      trace::MemoryRecord record = allocation(step_index, block);
+      record.time = time += 1000;
+      builder.add_memory_event(pool, record);
+      step.push_back(record);
+    }
+    for (std::size_t block = step.size(); block-- > 1 && written < events; ++written) {
+      trace::MemoryRecord record = step[block];
+      record.time = time += 1000;
+      record.action = trace::MemoryAction::kFree;
+      builder.add_memory_event(pool, record);
+    }
+  }
+}
+
+// One pool of training-like memory: blocks from 20 ops under 4 scopes, parameters alive
+// throughout.
 trace::Trace synthetic_memory(std::uint64_t events) {
   trace::TraceBuilder builder;
   const auto process =
@@ -37,81 +63,22 @@ trace::Trace synthetic_memory(std::uint64_t events) {
   std::mt19937_64 random(5);
   trace::TimeNs time = 0;
   std::uint64_t address = 0x1000;
-  std::uint64_t written = 0;
-  std::vector<trace::MemoryRecord> step;
-  while (written < events) {
-    step.clear();
-    for (int block = 0; block < 50 && written < events; ++block, ++written) {
-      trace::MemoryRecord record;
-      record.time = time += 1000;
-      record.address = address++;
-      record.bytes = 4096 + random() % (1 << 20);
-      record.owner_op = ops[random() % ops.size()];
-      record.scope = scopes[random() % 4];
-      builder.add_memory_event(pool, record);
-      step.push_back(record);
-    }
-    for (std::size_t block = step.size(); block-- > 1 && written < events; ++written) {
-      trace::MemoryRecord record = step[block];
-      record.time = time += 1000;
-      record.action = trace::MemoryAction::kFree;
-      builder.add_memory_event(pool, record);
-    }
-  }
+  add_steps(
+      builder, pool, events, time,
+      [&](std::uint64_t, int) {
+        trace::MemoryRecord record;
+        record.address = address++;
+        record.bytes = 4096 + random() % (1 << 20);
+        record.owner_op = ops[random() % ops.size()];
+        record.scope = scopes[random() % 4];
+        return record;
+      },
+      [](std::uint64_t) {});
   return builder.finalize();
 }
 
-const trace::Trace& trace_of(std::int64_t events) {
-  static std::map<std::int64_t, trace::Trace> traces;
-  auto [slot, inserted] = traces.try_emplace(events);
-  if (inserted) slot->second = synthetic_memory(static_cast<std::uint64_t>(events));
-  return slot->second;
-}
-
-const gui::MemoryTimeline& timeline_of(std::int64_t events) {
-  static std::map<std::int64_t, std::unique_ptr<gui::MemoryTimeline>> timelines;
-  auto& slot = timelines[events];
-  if (!slot)
-    slot = std::make_unique<gui::MemoryTimeline>(trace_of(events), gui::MemoryGrouping::kOwnerOp);
-  return *slot;
-}
-
-void BM_MemoryTimelineBuild(benchmark::State& state) {
-  const trace::Trace& trace = trace_of(state.range(0));
-  for (auto _ : state) {
-    const gui::MemoryTimeline timeline(trace, gui::MemoryGrouping::kOwnerOp);
-    benchmark::DoNotOptimize(timeline.peak_bytes());
-  }
-}
-BENCHMARK(BM_MemoryTimelineBuild)
-    ->ArgName("events")
-    ->Arg(1'000'000)
-    ->Arg(10'000'000)
-    ->Iterations(1)
-    ->Unit(benchmark::kMillisecond);
-
-void BM_MemoryPanelSample(benchmark::State& state) {
-  const trace::Trace& trace = trace_of(state.range(0));
-  const gui::MemoryTimeline& timeline = timeline_of(state.range(0));
-  const trace::TimeNs begin = trace.begin_time();
-  const trace::TimeNs length = trace.end_time() - begin;
-  const trace::TimeNs shown = state.range(1) == 0   ? length
-                              : state.range(1) == 1 ? length / 1000
-                                                    : 20'000;
-  const gui::TimeRange range{begin + length / 2 - shown / 2, begin + length / 2 + shown / 2};
-  for (auto _ : state) {
-    const std::vector<gui::MemoryColumn> columns = timeline.sample(range, kPanelColumns);
-    benchmark::DoNotOptimize(columns.data());
-  }
-}
-BENCHMARK(BM_MemoryPanelSample)
-    ->ArgNames({"events", "zoom"})
-    ->ArgsProduct({{1'000'000, 10'000'000}, {0, 1, 2}})
-    ->Unit(benchmark::kMillisecond);
-
-// A caching allocator's trace: 64 segments of 20 MiB, each step cutting 50 blocks from one of
-// them (1 µs apart) and freeing all but one; every 1000 steps the cache is emptied, each segment
-// given back and taken again.
+// A caching allocator's trace: 64 segments of 20 MiB, each step cutting its blocks from one of
+// them; every 1000 steps the cache is emptied, each segment given back and taken again.
 trace::Trace synthetic_segments(std::uint64_t events) {
   trace::TraceBuilder builder;
   const auto process =
@@ -139,44 +106,87 @@ trace::Trace synthetic_segments(std::uint64_t events) {
     }
   };
   std::mt19937_64 random(5);
-  std::uint64_t written = 0;
-  std::vector<trace::MemoryRecord> step;
-  for (std::uint64_t step_index = 0; written < events; ++step_index) {
-    if (step_index % 1000 == 0) {
-      time += 1000;
-      if (step_index > 0) segments(trace::kSegmentFreeInstant);
-      segments(trace::kSegmentAllocInstant);
-    }
-    const std::uint64_t base = (step_index % kSegments + 1) * kSegmentBytes;
-    std::uint64_t offset = 0;
-    step.clear();
-    for (int block = 0; block < 50 && written < events; ++block, ++written) {
-      trace::MemoryRecord record;
-      record.time = time += 1000;
-      record.address = base + offset;
-      record.bytes = 512 * (1 + random() % 512);
-      record.device = 0;
-      record.owner_op = op;
-      offset += record.bytes;
-      builder.add_memory_event(pool, record);
-      step.push_back(record);
-    }
-    for (std::size_t block = step.size(); block-- > 0 && written < events; ++written) {
-      trace::MemoryRecord record = step[block];
-      record.time = time += 1000;
-      record.action = trace::MemoryAction::kFree;
-      builder.add_memory_event(pool, record);
-    }
-  }
+  std::uint64_t offset = 0;
+  add_steps(
+      builder, pool, events, time,
+      [&](std::uint64_t step, int block) {
+        if (block == 0) offset = 0;
+        trace::MemoryRecord record;
+        record.address = (step % kSegments + 1) * kSegmentBytes + offset;
+        record.bytes = 512 * (1 + random() % 512);
+        record.device = 0;
+        record.owner_op = op;
+        offset += record.bytes;
+        return record;
+      },
+      [&](std::uint64_t step) {
+        if (step % 1000 != 0) return;
+        time += 1000;
+        if (step > 0) segments(trace::kSegmentFreeInstant);
+        segments(trace::kSegmentAllocInstant);
+      });
   return builder.finalize();
 }
 
-const trace::Trace& segment_trace_of(std::int64_t events) {
-  static std::map<std::int64_t, trace::Trace> traces;
-  auto [slot, inserted] = traces.try_emplace(events);
-  if (inserted) slot->second = synthetic_segments(static_cast<std::uint64_t>(events));
-  return slot->second;
+// `make(events)`, made once per maker and event count and kept for every benchmark that asks.
+template <typename Made>
+const Made& once_per_count(std::int64_t events, Made (*make)(std::uint64_t)) {
+  static std::map<std::pair<Made (*)(std::uint64_t), std::int64_t>, std::unique_ptr<Made>> made;
+  auto& slot = made[{make, events}];
+  if (!slot) slot = std::make_unique<Made>(make(static_cast<std::uint64_t>(events)));
+  return *slot;
 }
+
+const trace::Trace& trace_of(std::int64_t events) {
+  return once_per_count(events, synthetic_memory);
+}
+
+const trace::Trace& segment_trace_of(std::int64_t events) {
+  return once_per_count(events, synthetic_segments);
+}
+
+// The middle of `trace` at a benchmark's zoom: 0 the whole trace, 1 a thousandth of it, 2 20 µs.
+gui::TimeRange zoomed_range(const trace::Trace& trace, std::int64_t zoom) {
+  const trace::TimeNs begin = trace.begin_time();
+  const trace::TimeNs length = trace.end_time() - begin;
+  const trace::TimeNs shown = zoom == 0 ? length : zoom == 1 ? length / 1000 : 20'000;
+  return {begin + length / 2 - shown / 2, begin + length / 2 + shown / 2};
+}
+const gui::MemoryTimeline& timeline_of(std::int64_t events) {
+  static std::map<std::int64_t, std::unique_ptr<gui::MemoryTimeline>> timelines;
+  auto& slot = timelines[events];
+  if (!slot)
+    slot = std::make_unique<gui::MemoryTimeline>(trace_of(events), gui::MemoryGrouping::kOwnerOp);
+  return *slot;
+}
+
+void BM_MemoryTimelineBuild(benchmark::State& state) {
+  const trace::Trace& trace = trace_of(state.range(0));
+  for (auto _ : state) {
+    const gui::MemoryTimeline timeline(trace, gui::MemoryGrouping::kOwnerOp);
+    benchmark::DoNotOptimize(timeline.peak_bytes());
+  }
+}
+BENCHMARK(BM_MemoryTimelineBuild)
+    ->ArgName("events")
+    ->Arg(1'000'000)
+    ->Arg(10'000'000)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+void BM_MemoryPanelSample(benchmark::State& state) {
+  const trace::Trace& trace = trace_of(state.range(0));
+  const gui::MemoryTimeline& timeline = timeline_of(state.range(0));
+  const gui::TimeRange range = zoomed_range(trace, state.range(1));
+  for (auto _ : state) {
+    const std::vector<gui::MemoryColumn> columns = timeline.sample(range, kPanelColumns);
+    benchmark::DoNotOptimize(columns.data());
+  }
+}
+BENCHMARK(BM_MemoryPanelSample)
+    ->ArgNames({"events", "zoom"})
+    ->ArgsProduct({{1'000'000, 10'000'000}, {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond);
 
 void BM_SegmentTimelineBuild(benchmark::State& state) {
   const trace::Trace& trace = segment_trace_of(state.range(0));
@@ -199,12 +209,7 @@ void BM_SegmentViewFrame(benchmark::State& state) {
   static std::map<std::int64_t, std::unique_ptr<gui::SegmentTimeline>> timelines;
   auto& timeline = timelines[state.range(0)];
   if (!timeline) timeline = std::make_unique<gui::SegmentTimeline>(trace);
-  const trace::TimeNs begin = trace.begin_time();
-  const trace::TimeNs length = trace.end_time() - begin;
-  const trace::TimeNs shown = state.range(1) == 0   ? length
-                              : state.range(1) == 1 ? length / 1000
-                                                    : 20'000;
-  const gui::TimeRange range{begin + length / 2 - shown / 2, begin + length / 2 + shown / 2};
+  const gui::TimeRange range = zoomed_range(trace, state.range(1));
   const double scale = 100.0 / static_cast<double>(timeline->peak_reserved());
   for (auto _ : state) {
     std::size_t runs = 0;
