@@ -220,6 +220,7 @@ std::vector<CollectiveRecord> find_collectives(const trace::Trace& trace,
       CollectiveRecord record;
       record.op = collective_op_named(args.collective_name ? *args.collective_name : name);
       record.host_start = spans.start[i];
+      record.span = {trace::EventKind::kSpan, track_index, i};
       record.arrival = spans.start[i];
       record.end = spans.end[i];
       record.seq = args.seq.value_or(-1);

@@ -4,6 +4,7 @@
 // communication runs. Over the whole trace, as HTA's include_last_profiler_step mode, and again
 // within the steps alone.
 
+#include <algorithm>
 #include <set>
 
 #include "event_classes.h"
@@ -28,42 +29,81 @@ OverlapTimes overlap_times(const std::vector<TimeInterval>& communication,
           .overlapped_ns = static_cast<double>(shared_time(communication, compute))};
 }
 
-CommOverlap overlap_of(std::vector<TimeInterval> communication, std::vector<TimeInterval> compute,
+// Time of `interval` that no interval of `merged` covers.
+trace::TimeNs time_outside(const TimeInterval& interval, const std::vector<TimeInterval>& merged) {
+  auto at = std::upper_bound(
+      merged.begin(), merged.end(), interval.start,
+      [](trace::TimeNs time, const TimeInterval& piece) { return time < piece.end; });
+  trace::TimeNs covered = 0;
+  for (; at != merged.end() && at->start < interval.end; ++at)
+    covered += std::min(at->end, interval.end) - std::max(at->start, interval.start);
+  return interval.end - interval.start - covered;
+}
+
+bool starts_within(const TimeInterval& interval, const std::vector<TimeInterval>& windows) {
+  const auto after = std::upper_bound(
+      windows.begin(), windows.end(), interval.start,
+      [](trace::TimeNs time, const TimeInterval& window) { return time < window.start; });
+  return after != windows.begin() && interval.start < (after - 1)->end;
+}
+
+// Communication events with their intervals, in the same order.
+struct CommunicationEvents {
+  std::vector<TimeInterval> intervals;
+  std::vector<trace::EventRef> events;
+
+  void add(trace::TimeNs start, trace::TimeNs end, trace::EventRef event) {
+    intervals.push_back({start, end});
+    events.push_back(event);
+  }
+};
+
+CommOverlap overlap_of(CommunicationEvents communication, std::vector<TimeInterval> compute,
                        bool gpu, const StepSet& steps) {
-  const std::vector<TimeInterval> communication_union = merge_intervals(std::move(communication));
   const std::vector<TimeInterval> compute_union = merge_intervals(std::move(compute));
-  const OverlapTimes whole_trace = overlap_times(communication_union, compute_union);
+  std::vector<TimeInterval> windows;
+  for (const Step& step : steps.steps)
+    windows.push_back({step.start, step.end});
+  windows = merge_intervals(std::move(windows));
   CommOverlap overlap;
+  for (std::size_t i = 0; i < communication.intervals.size(); ++i) {
+    const TimeInterval& interval = communication.intervals[i];
+    if (!steps.whole_trace && !starts_within(interval, windows)) continue;
+    const auto exposed = static_cast<double>(time_outside(interval, compute_union));
+    if (!overlap.longest_exposed || exposed > overlap.longest_exposed_ns) {
+      overlap.longest_exposed = communication.events[i];
+      overlap.longest_exposed_ns = exposed;
+    }
+  }
+  const std::vector<TimeInterval> communication_union =
+      merge_intervals(std::move(communication.intervals));
+  const OverlapTimes whole_trace = overlap_times(communication_union, compute_union);
   overlap.gpu = gpu;
   overlap.communication_ns = whole_trace.communication_ns;
   overlap.compute_ns = whole_trace.compute_ns;
   overlap.overlapped_ns = whole_trace.overlapped_ns;
-  if (steps.whole_trace) {
-    overlap.in_steps = whole_trace;
-  } else {
-    std::vector<TimeInterval> windows;
-    for (const Step& step : steps.steps)
-      windows.push_back({step.start, step.end});
-    windows = merge_intervals(std::move(windows));
-    overlap.in_steps = overlap_times(intersect_intervals(communication_union, windows),
-                                     intersect_intervals(compute_union, windows));
-  }
+  overlap.in_steps = steps.whole_trace
+                         ? whole_trace
+                         : overlap_times(intersect_intervals(communication_union, windows),
+                                         intersect_intervals(compute_union, windows));
   return overlap;
 }
 
 CommOverlap gpu_overlap(const trace::Trace& trace, const StepSet& steps) {
-  std::vector<TimeInterval> communication;
+  CommunicationEvents communication;
   std::vector<TimeInterval> compute;
-  for (const trace::Track& track : trace.tracks()) {
+  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
+    const trace::Track& track = trace.track(track_index);
     if (track.info().kind != trace::TrackKind::kGpuStream) continue;
     const trace::SpanColumns& spans = track.spans();
-    for (std::size_t i = 0; i < spans.size(); ++i) {
+    for (std::uint32_t i = 0; i < spans.size(); ++i) {
       const GpuWork work = gpu_work(spans.category[i], trace.string(spans.name[i]));
-      if (work == GpuWork::kCommunication) communication.push_back({spans.start[i], spans.end[i]});
+      if (work == GpuWork::kCommunication)
+        communication.add(spans.start[i], spans.end[i], {trace::EventKind::kSpan, track_index, i});
       if (work == GpuWork::kCompute) compute.push_back({spans.start[i], spans.end[i]});
     }
   }
-  if (communication.empty() && compute.empty()) return {};
+  if (communication.intervals.empty() && compute.empty()) return {};
   return overlap_of(std::move(communication), std::move(compute), true, steps);
 }
 
@@ -72,15 +112,15 @@ CommOverlap gpu_overlap(const trace::Trace& trace, const StepSet& steps) {
 // when the wait is inside an op).
 CommOverlap host_overlap(const trace::Trace& trace, const StepSet& steps) {
   std::set<std::uint32_t> communication_threads;
-  std::vector<TimeInterval> communication;
+  CommunicationEvents communication;
   for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
     const trace::Track& track = trace.track(track_index);
     if (track.info().kind != trace::TrackKind::kHostThread) continue;
     const trace::SpanColumns& spans = track.spans();
-    for (std::size_t i = 0; i < spans.size(); ++i) {
+    for (std::uint32_t i = 0; i < spans.size(); ++i) {
       if (spans.category[i] != Category::kCommunication) continue;
       communication_threads.insert(track_index);
-      communication.push_back({spans.start[i], spans.end[i]});
+      communication.add(spans.start[i], spans.end[i], {trace::EventKind::kSpan, track_index, i});
     }
   }
   std::vector<TimeInterval> compute;

@@ -226,6 +226,7 @@ MultiRankReport analyze_ranks(std::vector<RankSummary> summaries) {
     rank.source = summary.source;
     rank.host = summary.host;
     rank.steps = summary.steps;
+    rank.slowest_step = summary.slowest_step;
     rank.time = summary.time;
     rank.overlap = summary.overlap;
     rank.collectives = summary.collectives.size();
@@ -275,17 +276,26 @@ MultiRankReport analyze_ranks(std::vector<RankSummary> summaries) {
     });
     if (!in_steps) continue;
     std::size_t last_index = 0;
+    std::uint32_t last_record = 0;
     double others = 0;
     for (const auto& [rank_index, index] : records) {
       const double arrival = static_cast<double>(summaries[rank_index].collectives[index].arrival) -
                              report.ranks[rank_index].clock_offset_ns;
       wait_ns[rank_index] += last - arrival;
       others += last - arrival;
-      if (report.ranks[rank_index].rank == collective.last_rank) last_index = rank_index;
+      if (report.ranks[rank_index].rank == collective.last_rank) {
+        last_index = rank_index;
+        last_record = index;
+      }
     }
     if (collective.skew_ns > 0) {
-      ++report.ranks[last_index].last_arrivals;
+      RankReport& last_rank = report.ranks[last_index];
+      ++last_rank.last_arrivals;
       others_wait_ns[last_index] += others / static_cast<double>(records.size() - 1);
+      if (!last_rank.latest_arrival || collective.skew_ns > last_rank.latest_arrival_skew_ns) {
+        last_rank.latest_arrival = summaries[last_index].collectives[last_record].span;
+        last_rank.latest_arrival_skew_ns = collective.skew_ns;
+      }
     }
   }
   std::vector<double> step_means;

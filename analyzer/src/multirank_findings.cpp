@@ -3,7 +3,9 @@
 // then); its cost is what the others wait for it; its cause is the part of its own step that
 // exceeds the median of the other ranks. Exposed communication is collective time that no compute
 // hides, less the waiting a straggler already accounts for. Load imbalance is unequal work per step
-// (step time less collective waits) that no single straggler explains.
+// (step time less collective waits) that no single straggler explains. Each points at one event of
+// one rank's trace: the straggler's latest arrival, the longest exposed communication, the busiest
+// rank's slowest step.
 
 #include "multirank_findings.h"
 
@@ -68,6 +70,12 @@ double median_of(const std::vector<RankReport>& ranks, auto&& figure,
     if (&rank != except) values.push_back(figure(rank));
   }
   return median(std::move(values));
+}
+
+void point_at(Finding& finding, const RankReport& rank, std::optional<trace::EventRef> event) {
+  if (!event) return;
+  finding.evidence = {*event};
+  finding.evidence_rank = rank.rank;
 }
 
 std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) {
@@ -142,6 +150,7 @@ std::optional<Finding> straggler(const MultiRankReport& report, double step_ns) 
                           {"own_wait_ns_per_step", rank.wait_ns_per_step, "ns"},
                           {"cause_excess_ns", cause_excess, "ns"}});
   if (cause != nullptr) finding.kind += "." + std::string(cause->kind_suffix);
+  point_at(finding, rank, rank.latest_arrival);
   return finding;
 }
 
@@ -149,7 +158,13 @@ std::optional<Finding> exposed_communication(const MultiRankReport& report, doub
   std::vector<double> exposed;
   std::vector<double> hideable;
   std::vector<double> overlap;
+  const RankReport* most_exposed = nullptr;
   for (const RankReport& rank : report.ranks) {
+    if (rank.overlap.longest_exposed &&
+        (most_exposed == nullptr ||
+         rank.overlap.longest_exposed_ns > most_exposed->overlap.longest_exposed_ns)) {
+      most_exposed = &rank;
+    }
     // Within the steps only: set-up collectives before the first step (the parameter broadcast,
     // waiting for every process to start) are not paid per step.
     const OverlapTimes& in_steps = rank.overlap.in_steps;
@@ -184,6 +199,8 @@ std::optional<Finding> exposed_communication(const MultiRankReport& report, doub
   finding.metrics = {{"exposed_ns_per_step", finding.cost.time_per_step_ns, "ns"},
                      {"overlap_share", median(overlap), "ratio"},
                      {"hideable_ns_per_step", median(hideable), "ns"}};
+  if (most_exposed != nullptr)
+    point_at(finding, *most_exposed, most_exposed->overlap.longest_exposed);
   return finding;
 }
 
@@ -224,6 +241,7 @@ std::optional<Finding> load_imbalance(const MultiRankReport& report, double step
   finding.metrics = {{"max_work_ns", work(*most), "ns"},
                      {"median_work_ns", median_of(report.ranks, work), "ns"},
                      {"min_work_ns", work(*least), "ns"}};
+  point_at(finding, *most, most->slowest_step);
   return finding;
 }
 

@@ -1,5 +1,6 @@
 #include "tscope/analyzer/rank_summary.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "tscope/analyzer/errors.h"
@@ -47,6 +48,10 @@ RankSummary summarize_rank(const trace::Trace& trace, std::string source,
   const StepSet& steps = context.steps();
   summary.steps = {steps.steps.size(), steps.whole_trace, steps.mean_ns(),
                    steps.min_ns(),     steps.max_ns(),    steps.stddev_ns()};
+  const auto slowest = std::max_element(
+      steps.steps.begin(), steps.steps.end(),
+      [](const Step& a, const Step& b) { return a.end - a.start < b.end - b.start; });
+  if (slowest != steps.steps.end()) summary.slowest_step = slowest->span;
   summary.time = context.time_breakdown();
   summary.collectives = find_collectives(trace, summary.groups);
   if (!steps.whole_trace && !steps.steps.empty()) {

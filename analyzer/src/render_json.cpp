@@ -92,6 +92,10 @@ void write_finding(JsonWriter& json, const Finding& finding) {
   json.begin_array();
   for (const trace::EventRef& ref : finding.evidence) {
     json.begin_object();
+    if (finding.evidence_rank >= 0) {
+      json.key("rank");
+      json.value(static_cast<std::int64_t>(finding.evidence_rank));
+    }
     json.key("kind");
     json.value(trace::to_string(ref.kind));
     json.key("track");

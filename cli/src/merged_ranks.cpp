@@ -1,5 +1,6 @@
 #include "merged_ranks.h"
 
+#include <algorithm>
 #include <charconv>
 #include <iostream>
 #include <map>
@@ -190,17 +191,32 @@ int rank_of(const trace::Trace& trace, int fallback) {
   return fallback;
 }
 
-trace::Trace merge_ranks(const std::vector<trace::Trace>& traces, const std::vector<int>& ranks) {
+std::optional<trace::EventRef> MergedRanks::to_merged(int rank, trace::EventRef event) const {
+  const auto found = std::find(ranks.begin(), ranks.end(), rank);
+  if (found == ranks.end()) return std::nullopt;
+  const auto index = static_cast<std::size_t>(found - ranks.begin());
+  const std::uint32_t end = index + 1 < first_tracks.size()
+                                ? first_tracks[index + 1]
+                                : static_cast<std::uint32_t>(trace.tracks().size());
+  // The GPU processes a rank gets add no tracks: its tracks are contiguous.
+  if (event.track >= end - first_tracks[index]) return std::nullopt;
+  event.track += first_tracks[index];
+  return event;
+}
+
+MergedRanks merge_ranks(const std::vector<trace::Trace>& traces, const std::vector<int>& ranks) {
   trace::TraceBuilder builder;
-  std::vector<std::uint32_t> first_tracks;
+  MergedRanks merged;
+  merged.ranks = ranks;
   for (std::size_t index = 0; index < traces.size(); ++index) {
-    first_tracks.push_back(static_cast<std::uint32_t>(builder.track_count()));
+    merged.first_tracks.push_back(static_cast<std::uint32_t>(builder.track_count()));
     RankCopier(traces[index], ranks.at(index), builder).copy();
   }
-  join_collectives(traces, first_tracks, builder);
+  join_collectives(traces, merged.first_tracks, builder);
   builder.metadata().source_format = "tscope-ranks";
   // The flows are copied as they were; finalize must not add correlation links across ranks.
-  return builder.finalize({.link_correlated_events = false});
+  merged.trace = builder.finalize({.link_correlated_events = false});
+  return merged;
 }
 
 void warn_if_cut_off(const trace::Trace& loaded, const std::string& path) {
@@ -210,20 +226,24 @@ void warn_if_cut_off(const trace::Trace& loaded, const std::string& path) {
   }
 }
 
-trace::Trace load_merged_ranks(const std::vector<std::filesystem::path>& files) {
-  std::vector<trace::Trace> traces;
-  std::vector<int> ranks;
+LoadedRanks load_ranks(const std::vector<std::filesystem::path>& files) {
+  LoadedRanks loaded;
   std::map<int, std::string> seen;
   for (const std::filesystem::path& file : files) {
-    traces.push_back(trace::load_trace(file));
-    warn_if_cut_off(traces.back(), file.string());
-    ranks.push_back(rank_of(traces.back(), static_cast<int>(ranks.size())));
-    if (const auto [entry, added] = seen.emplace(ranks.back(), file.string()); !added) {
-      throw DuplicateRankError("duplicate rank " + std::to_string(ranks.back()) + ": " +
+    loaded.traces.push_back(trace::load_trace(file));
+    warn_if_cut_off(loaded.traces.back(), file.string());
+    loaded.ranks.push_back(rank_of(loaded.traces.back(), static_cast<int>(loaded.ranks.size())));
+    if (const auto [entry, added] = seen.emplace(loaded.ranks.back(), file.string()); !added) {
+      throw DuplicateRankError("duplicate rank " + std::to_string(loaded.ranks.back()) + ": " +
                                entry->second + " and " + file.string());
     }
   }
-  return merge_ranks(traces, ranks);
+  return loaded;
+}
+
+trace::Trace load_merged_ranks(const std::vector<std::filesystem::path>& files) {
+  const LoadedRanks loaded = load_ranks(files);
+  return merge_ranks(loaded.traces, loaded.ranks).trace;
 }
 
 }  // namespace tscope::cli

@@ -1,7 +1,7 @@
 // `tscope view FILE...`: the timeline viewer, in a window or, with --screenshot, rendered offscreen
 // into a PNG. A file that cannot be read opens as an error in the window and on stderr. Several
 // traces, or a folder, are the ranks of one run, shown in one timeline with each rank's rows
-// together under "rank N" names.
+// together under "rank N" names, and the multi-rank analysis's findings beside each trace's own.
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "command.h"
-#include "merged_ranks.h"
+#include "rank_view.h"
 #include "tscope/analyzer/multirank.h"
 #include "tscope/gui/viewer.h"
 #include "tscope/trace/errors.h"
@@ -53,9 +53,17 @@ void add_view_command(CLI::App& app, CommandContext& context) {
         one_trace ? path : fmt::format("{}", fmt::join(settings->paths, " "));
     input.source = source;
     try {
-      input.trace = one_trace ? trace::load_trace(path)
-                              : load_merged_ranks(analyzer::list_trace_files(
-                                    {settings->paths.begin(), settings->paths.end()}));
+      if (one_trace) {
+        input.trace = trace::load_trace(path);
+      } else {
+        RankView ranks = load_rank_view(
+            analyzer::list_trace_files({settings->paths.begin(), settings->paths.end()}));
+        input.trace = std::move(ranks.trace);
+        input.cross_rank_findings = std::move(ranks.findings);
+        input.cross_rank_error = std::move(ranks.analysis_error);
+        if (!input.cross_rank_error.empty())
+          std::cerr << "tscope view: multi-rank analysis: " << input.cross_rank_error << "\n";
+      }
     } catch (const std::runtime_error& error) {
       // Unreadable traces, a folder without any, two traces of one rank.
       input.load_error = error.what();

@@ -6,6 +6,7 @@
 #include "tscope/engine/current_op.h"
 #include "tscope/engine/errors.h"
 #include "tscope/profiler/record.h"
+#include "tscope/trace/allocator_segments.h"
 
 namespace tscope::engine {
 namespace {
@@ -151,6 +152,7 @@ CachingAllocator::Block* CachingAllocator::allocate_segment(std::size_t bytes, S
   block->small_pool = small_pool;
   segments_.emplace(block->address, block);
   stats_.reserved_bytes += bytes;
+  record_segment_event(trace::kSegmentAllocInstant, *block);
   stats_.peak_reserved_bytes = std::max(stats_.peak_reserved_bytes, stats_.reserved_bytes);
   ++stats_.segment_allocations;
   return block;
@@ -185,6 +187,7 @@ void CachingAllocator::release_free_segments() {
     pool_for(head->small_pool).erase(head);
     source_->free_segment(reinterpret_cast<void*>(head->address), head->bytes);
     stats_.reserved_bytes -= head->bytes;
+    record_segment_event(trace::kSegmentFreeInstant, *head);
     delete head;
     it = segments_.erase(it);
   }
@@ -266,6 +269,14 @@ void CachingAllocator::record_memory_event(bool allocation, const Block& block) 
        .owner_op = current_op_name(),
        .total_allocated = stats_.allocated_bytes,
        .total_reserved = stats_.reserved_bytes});
+}
+
+void CachingAllocator::record_segment_event(std::string_view name, const Block& segment) const {
+  profiler::instant(name, trace::Category::kOther,
+                    {{"address", segment.address},
+                     {"bytes", segment.bytes},
+                     {"device", trace_device(source_->device())},
+                     {"stream", segment.stream}});
 }
 
 CachingAllocatorStats CachingAllocator::caching_stats() const {

@@ -17,11 +17,13 @@ constexpr double kMargin = 0.05;
 
 }  // namespace
 
-TimelineSession::TimelineSession(trace::Trace trace, std::string source)
+TimelineSession::TimelineSession(trace::Trace trace, std::string source,
+                                 std::vector<analyzer::Finding> more_findings)
     : trace_(compact_trace(std::move(trace))),
       layout_(trace_),
       origin_(trace_.begin_time()),
-      view_({trace_.begin_time(), trace_.end_time()}, 0, 1) {
+      view_({trace_.begin_time(), trace_.end_time()}, 0, 1),
+      more_findings_(std::move(more_findings)) {
   pending_report_ = std::async(std::launch::async, [this, source = std::move(source)] {
     return analyzer::run_report(trace_, {}, source);
   });
@@ -43,6 +45,10 @@ const std::optional<analyzer::Report>& TimelineSession::report() {
   if (pending_report_.valid() && !analysis_running()) {
     try {
       report_ = pending_report_.get();
+      for (analyzer::Finding& finding : more_findings_)
+        report_->findings.push_back(std::move(finding));
+      more_findings_.clear();
+      analyzer::sort_by_cost(report_->findings);
     } catch (const analyzer::AnalyzerError& error) {
       report_error_ = error.what();
     }

@@ -56,6 +56,36 @@ class SampledRanksTest : public ::testing::Test {
   MultiRankReport report_;
 };
 
+TEST_F(SampledRanksTest, FindingsPointAtTheirEventInTheirRanksTrace) {
+  const Finding* exposed = finding_of_kind(report_, "exposed_communication");
+  ASSERT_NE(exposed, nullptr);
+  ASSERT_EQ(exposed->evidence.size(), 1u);
+  ASSERT_GE(exposed->evidence_rank, 0);
+  const trace::Trace exposed_rank =
+      trace::load_trace(sampled_ranks().at(static_cast<std::size_t>(exposed->evidence_rank)));
+  const trace::EventRef kernel = exposed->evidence.front();
+  EXPECT_EQ(exposed_rank.track(kernel.track).info().kind, trace::TrackKind::kGpuStream);
+  EXPECT_TRUE(exposed_rank.string(exposed_rank.track(kernel.track).spans().name.at(kernel.index))
+                  .starts_with("nccl"));
+
+  // Load imbalance: the busiest rank's longest step.
+  const Finding* imbalance = finding_of_kind(report_, "load_imbalance");
+  ASSERT_NE(imbalance, nullptr);
+  ASSERT_EQ(imbalance->evidence.size(), 1u);
+  const auto busiest = std::max_element(
+      report_.ranks.begin(), report_.ranks.end(), [](const RankReport& a, const RankReport& b) {
+        return a.steps.mean_ns - a.wait_ns_per_step < b.steps.mean_ns - b.wait_ns_per_step;
+      });
+  ASSERT_EQ(imbalance->evidence_rank, busiest->rank);
+  const trace::Trace busiest_rank =
+      trace::load_trace(sampled_ranks().at(static_cast<std::size_t>(busiest->rank)));
+  const trace::EventRef step = imbalance->evidence.front();
+  const trace::SpanColumns& spans = busiest_rank.track(step.track).spans();
+  EXPECT_TRUE(busiest_rank.string(spans.name.at(step.index)).starts_with("ProfilerStep#"));
+  EXPECT_DOUBLE_EQ(static_cast<double>(spans.end.at(step.index) - spans.start.at(step.index)),
+                   busiest->steps.max_ns);
+}
+
 // Counted with Python over the JSON: per rank 4 nccl:all_reduce, 4 nccl:all_to_all and
 // 2 nccl:_all_gather_base ranges (record_param_comms encloses only 8 of them).
 TEST_F(SampledRanksTest, EveryRankHasItsTenCollectivesAllMatchedByOrder) {

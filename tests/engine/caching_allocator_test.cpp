@@ -22,6 +22,7 @@
 #include "tscope/engine/host_segment_source.h"
 #include "tscope/engine/memory_snapshot.h"
 #include "tscope/profiler/session.h"
+#include "tscope/trace/allocator_segments.h"
 #include "tscope/trace/trace_io.h"
 
 namespace tscope::engine {
@@ -278,6 +279,71 @@ TEST(CachingAllocator, OutOfMemoryAndEveryBlockAreRecordedInTheTrace) {
   }
   // The allocation and the free, both with the 12 MiB segment still reserved (it is cached).
   EXPECT_EQ(reserved_after_each, (std::vector<std::uint64_t>{12 * kMegabyte, 12 * kMegabyte}));
+}
+
+// Every instant named `name` in `recorded`: its numeric arguments, in time order.
+std::vector<std::map<std::string, std::int64_t>> all_instant_arguments(const trace::Trace& recorded,
+                                                                       std::string_view name) {
+  std::vector<std::pair<trace::TimeNs, std::map<std::string, std::int64_t>>> found;
+  for (std::uint32_t track = 0; track < recorded.tracks().size(); ++track) {
+    const trace::InstantColumns& instants = recorded.track(track).instants();
+    for (std::size_t i = 0; i < instants.size(); ++i) {
+      if (recorded.string(instants.name[i]) != name) continue;
+      std::map<std::string, std::int64_t> arguments;
+      for (const trace::Arg& arg : recorded.args(instants.args[i])) {
+        if (const auto* value = std::get_if<std::int64_t>(&arg.value))
+          arguments[std::string(recorded.string(arg.key))] = *value;
+      }
+      found.emplace_back(instants.time[i], std::move(arguments));
+    }
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::map<std::string, std::int64_t>> arguments;
+  for (auto& [time, values] : found)
+    arguments.push_back(std::move(values));
+  return arguments;
+}
+
+TEST(CachingAllocator, EverySegmentTakenAndGivenBackIsRecordedWithItsBlocksInside) {
+  const std::filesystem::path output =
+      std::filesystem::temp_directory_path() /
+      ("caching_allocator_segments_" + std::to_string(::getpid()) + ".tsc");
+  CachingAllocator allocator = make_allocator();
+  profiler::Session session({.output = output, .sample_process_counters = false});
+  session.start();
+  void* small = allocator.allocate(4 * kKilobyte);
+  void* large = allocator.allocate(12 * kMegabyte);
+  allocator.deallocate(small, 4 * kKilobyte);
+  allocator.deallocate(large, 12 * kMegabyte);
+  allocator.empty_cache();
+  session.stop();
+  const trace::Trace recorded = trace::load_trace(output);
+  std::filesystem::remove(output);
+
+  const auto taken = all_instant_arguments(recorded, trace::kSegmentAllocInstant);
+  const auto given_back = all_instant_arguments(recorded, trace::kSegmentFreeInstant);
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_EQ(taken[0].at("bytes"), static_cast<std::int64_t>(2 * kMegabyte));
+  EXPECT_EQ(taken[1].at("bytes"), static_cast<std::int64_t>(12 * kMegabyte));
+  EXPECT_EQ(taken[0].at("device"), -1) << "host memory";
+  ASSERT_EQ(given_back.size(), 2u);
+  std::map<std::int64_t, std::int64_t> freed_bytes;
+  for (const auto& segment : given_back)
+    freed_bytes[segment.at("address")] = segment.at("bytes");
+  // Each block's memory event lies inside the segment it was cut from.
+  std::vector<std::uintptr_t> block_addresses = {address_of(small), address_of(large)};
+  for (std::size_t index = 0; index < 2; ++index) {
+    const auto segment_start = static_cast<std::uintptr_t>(taken[index].at("address"));
+    const auto segment_bytes = static_cast<std::uintptr_t>(taken[index].at("bytes"));
+    EXPECT_GE(block_addresses[index], segment_start);
+    EXPECT_LT(block_addresses[index], segment_start + segment_bytes);
+    EXPECT_EQ(freed_bytes.at(taken[index].at("address")), taken[index].at("bytes"));
+  }
+  std::size_t memory_events = 0;
+  for (const trace::Track& track : recorded.tracks())
+    memory_events += track.memory().size();
+  EXPECT_EQ(memory_events, 4u);
 }
 
 TEST(CachingAllocator, FragmentedOutOfMemoryRecordsTheLargestFreeBlockAndTheSegmentLayout) {

@@ -1,5 +1,6 @@
-// `tscope view --screenshot` on real Kineto traces under a private Xvfb: the pixels are checked
-// at places computed by the same layout and frame code the viewer draws with.
+// `tscope view --screenshot` on real Kineto traces (and a trace the engine's allocator records)
+// under a private Xvfb: the pixels are checked at places computed by the same layout and frame code
+// the viewer draws with.
 
 #include "screenshot.h"
 
@@ -11,8 +12,10 @@
 #include <memory>
 #include <set>
 
+#include "allocator_trace.h"
 #include "test_data.h"
 #include "tscope/gui/colors.h"
+#include "tscope/gui/segment_timeline.h"
 #include "tscope/gui/selection.h"
 #include "tscope/gui/timeline_session.h"
 #include "tscope/gui/window_layout.h"
@@ -216,6 +219,39 @@ TEST_F(ScreenshotTest, TheMemoryPanelDrawsItsStackInTheSidePanelWhenOpened) {
   };
   EXPECT_GT(first_group_pixels(take(quoted(kResnet) + " --memory-panel")), 1000);
   EXPECT_EQ(first_group_pixels(take(quoted(kResnet))), 0);
+}
+
+TEST_F(ScreenshotTest, TheMemoryPanelDrawsTheAllocatorsSegmentsWhenTheTraceHasThem) {
+  TSCOPE_REQUIRE_DISPLAY();
+  const std::filesystem::path recorded =
+      std::filesystem::temp_directory_path() /
+      ("tscope_view_segments_" + std::to_string(getpid()) + ".tsc");
+  tscope::testing::record_allocator_segments(recorded);
+  const ScreenRect side = layout_window(kScreenshotWidth, kScreenshotHeight).side_panel;
+  const auto count_in_side_panel = [&](const testing::Screenshot& image, Color color) {
+    int count = 0;
+    for (int y = static_cast<int>(side.y); y < static_cast<int>(side.bottom()); ++y) {
+      for (int x = static_cast<int>(side.x); x < static_cast<int>(side.right()); ++x)
+        count += image.pixel(x, y) == color ? 1 : 0;
+    }
+    return count;
+  };
+  // The view from the 12 MiB segment's taking to its giving back: its block fills its band until
+  // freed, then the segment stays cached, reserved but unallocated, as does most of the small
+  // segment below it.
+  const trace::Trace loaded = trace::load_trace(recorded);
+  const SegmentTimeline segments(loaded);
+  ASSERT_EQ(segments.segments().size(), 2u);
+  const AllocatorSegment& large = segments.segments()[1];
+  const std::string view = std::to_string(large.taken - loaded.begin_time()) + ":" +
+                           std::to_string(large.given_back - loaded.begin_time());
+  const testing::Screenshot image = take(quoted(recorded) + " --memory-panel --view " + view);
+  std::filesystem::remove(recorded);
+  EXPECT_GT(count_in_side_panel(image, kSegmentAllocatedColor), 50);
+  // The two bands in their alternating shades: the small segment's 2 MiB of the 14 MiB plot,
+  // the large one's 12 MiB.
+  EXPECT_GT(count_in_side_panel(image, kPlotReservedColor), 1000);
+  EXPECT_GT(count_in_side_panel(image, kSegmentAlternateColor), 5000);
 }
 
 TEST_F(ScreenshotTest, ABadFileShowsItsErrorInTheWindowAndOnStderrAndExitsTwo) {

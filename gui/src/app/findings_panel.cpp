@@ -1,4 +1,5 @@
-// The analyzer's findings, most costly first; clicking one frames its evidence on the timeline.
+// The analyzer's findings (with the multi-rank ones for merged ranks), most costly first; clicking
+// one frames its evidence on the timeline.
 
 #include <string>
 
@@ -7,7 +8,9 @@
 
 namespace tscope::gui::app {
 
-void draw_findings_section(TimelineSession& session) {
+void draw_findings_section(TimelineSession& session, const std::string& cross_rank_error) {
+  if (!cross_rank_error.empty())
+    ImGui::TextWrapped("No multi-rank findings: %s", cross_rank_error.c_str());
   if (session.analysis_running()) {
     ImGui::TextDisabled("Analyzing the trace...");
     return;

@@ -23,10 +23,6 @@ constexpr std::array<Color, MemoryTimeline::kShownGroups + 1> kGroupColors{
     rgba(200, 90, 200), rgba(230, 200, 70),  rgba(90, 200, 210),
     rgba(220, 90, 90),  rgba(160, 130, 230), rgba(120, 120, 130)};
 
-ImU32 to_imgui(Color color) {
-  return IM_COL32(red_of(color), green_of(color), blue_of(color), 255);
-}
-
 const MemoryTimeline& timeline_for(MemoryPanelState& panel, const trace::Trace& trace) {
   const auto grouping = static_cast<MemoryGrouping>(panel.grouping);
   if (!panel.timeline || panel.timeline->grouping() != grouping) {

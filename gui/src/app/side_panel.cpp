@@ -16,14 +16,17 @@ void draw_side_panel(UiState& state, const ScreenRect& rect) {
     draw_details_section(*state.session);
   }
   if (ImGui::CollapsingHeader("Findings", ImGuiTreeNodeFlags_DefaultOpen)) {
-    draw_findings_section(*state.session);
+    draw_findings_section(*state.session, state.cross_rank_error);
   }
   if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen)) {
     draw_statistics_section(*state.session);
   }
   // Closed at first unless asked for: its series is built when it is first opened.
   if (state.memory.open_at_start) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
-  if (ImGui::CollapsingHeader("Memory")) draw_memory_section(state);
+  if (ImGui::CollapsingHeader("Memory")) {
+    draw_memory_section(state);
+    draw_segments_section(state);
+  }
   ImGui::End();
 }
 

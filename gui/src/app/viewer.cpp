@@ -17,7 +17,8 @@ constexpr int kScreenshotFrames = 3;
 
 std::unique_ptr<TimelineSession> open_session(ViewerInput& input, const ViewerOptions& options) {
   if (!input.trace) return nullptr;
-  auto session = std::make_unique<TimelineSession>(std::move(*input.trace), input.source);
+  auto session = std::make_unique<TimelineSession>(std::move(*input.trace), input.source,
+                                                   std::move(input.cross_rank_findings));
   if (options.view_range) {
     session->set_range(parse_time_range(*options.view_range, session->origin()));
   }
@@ -39,6 +40,7 @@ void run_viewer(ViewerInput input, const ViewerOptions& options) {
   state.source = input.source;
   state.session = session.get();
   state.load_error = input.load_error;
+  state.cross_rank_error = input.cross_rank_error;
   state.memory.open_at_start = options.memory_panel;
   const bool offscreen = options.screenshot.has_value();
   app::ImGuiWindow window("tscope view - " + input.source, kScreenshotWidth, kScreenshotHeight,

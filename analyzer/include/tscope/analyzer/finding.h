@@ -37,6 +37,8 @@ struct Finding {
   double estimated_gain_ns_per_step = 0;
   std::uint64_t estimated_gain_bytes = 0;
   std::vector<trace::EventRef> evidence;
+  // A multi-rank finding's evidence points into this rank's trace; -1: into the one trace analyzed.
+  int evidence_rank = -1;
   std::string explanation;
   std::string recommendation;
   std::vector<Metric> metrics;

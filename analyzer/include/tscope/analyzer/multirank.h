@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct RankReport {
   std::string source;
   std::string host;
   StepSummary steps;
+  std::optional<trace::EventRef> slowest_step;  // into this rank's trace, as the refs below
   TimeBreakdown time;
   CommOverlap overlap;
   std::size_t collectives = 0;
@@ -37,6 +39,10 @@ struct RankReport {
   double wait_ns_per_step = 0;      // waiting in collectives within steps for later ranks
   // What the other ranks, on average, wait for this one per step, at the collectives it is last at.
   double others_wait_ns_per_step = 0;
+  // Of the collectives within steps it reached last, the one with the largest skew (its host
+  // span): where the others waited longest for it.
+  std::optional<trace::EventRef> latest_arrival;
+  double latest_arrival_skew_ns = 0;
 };
 
 // One collective matched across ranks, after clock alignment.

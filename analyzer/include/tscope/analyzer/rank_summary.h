@@ -37,9 +37,10 @@ std::string_view to_string(CollectiveOp op);
 // "_reduce_scatter_base").
 CollectiveOp collective_op_named(std::string_view name);
 
-// One collective as one rank saw it (56 bytes).
+// One collective as one rank saw it (64 bytes).
 struct CollectiveRecord {
   trace::TimeNs host_start = 0;  // the collective's host span
+  trace::EventRef span;          // that span, for findings to point at
   trace::TimeNs arrival = 0;     // its GPU kernel's start when it has one, else host_start
   trace::TimeNs end = 0;         // its GPU kernel's end, else the host span's end
   std::int64_t seq = -1;         // per-group sequence number; -1 when the trace has none
@@ -74,6 +75,11 @@ struct CommOverlap {
   // The same within the steps (the whole trace when it has none): what exposed communication per
   // step is measured from.
   OverlapTimes in_steps;
+  // The communication event within the steps that the most time of runs with no compute
+  // alongside (a kernel on GPU traces, a collective's host span on CPU ones): what an exposed
+  // communication finding points at.
+  std::optional<trace::EventRef> longest_exposed;
+  double longest_exposed_ns = 0;
 
   double share() const { return communication_ns > 0 ? overlapped_ns / communication_ns : 0; }
 };
@@ -88,7 +94,8 @@ struct RankSummary {
   std::vector<std::string> groups;
   std::vector<CollectiveRecord> collectives;  // by host start
   StepSummary steps;
-  TimeBreakdown time;  // per mean step
+  std::optional<trace::EventRef> slowest_step;  // the longest step's span
+  TimeBreakdown time;                           // per mean step
   CommOverlap overlap;
 };
 

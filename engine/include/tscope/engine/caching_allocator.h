@@ -1,7 +1,8 @@
 #pragma once
 // A caching allocator for device memory: segments taken from the device are cut into blocks that
 // are kept when freed and handed out again, so a steady training loop makes no device calls.
-// Device-neutral: the CUDA backend supplies cudaMalloc segments, tests supply host memory.
+// Device-neutral: the CUDA backend supplies cudaMalloc segments, tests supply host memory. Every
+// segment taken or given back is recorded as an instant, every block as a memory event.
 
 #include <cstddef>
 #include <cstdint>
@@ -121,6 +122,8 @@ class CachingAllocator final : public Allocator {
   MemorySnapshot snapshot_locked() const;
   [[noreturn]] void throw_out_of_memory(std::size_t bytes);
   void record_memory_event(bool allocation, const Block& block) const;
+  // A segment reserved from or given back to the source, as trace/allocator_segments.h says.
+  void record_segment_event(std::string_view name, const Block& segment) const;
 
   std::unique_ptr<SegmentSource> source_;
   std::function<StreamId()> current_stream_;

@@ -40,6 +40,10 @@ inline constexpr Color kFlowColor = rgba(255, 64, 200);
 inline constexpr Color kSelectionColor = rgba(255, 255, 255);
 inline constexpr Color kPlotColor = rgba(70, 160, 230);
 inline constexpr Color kPlotReservedColor = rgba(40, 80, 120);
+// The memory panel's segments view: blocks allocated inside a reserved segment, and every other
+// segment's band (the rest in kPlotReservedColor).
+inline constexpr Color kSegmentAllocatedColor = rgba(230, 120, 60);
+inline constexpr Color kSegmentAlternateColor = rgba(60, 110, 150);
 inline constexpr Color kInstantColor = rgba(250, 210, 60);
 inline constexpr Color kOomColor = rgba(255, 40, 40);
 

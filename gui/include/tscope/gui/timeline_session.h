@@ -29,8 +29,11 @@ struct StatisticsTable {
 class TimelineSession {
  public:
   // Lays the trace out and starts the analyzer's report for the findings panel on a thread of
-  // its own: at 10M events it takes seconds, and the timeline is usable meanwhile.
-  TimelineSession(trace::Trace trace, std::string source);
+  // its own: at 10M events it takes seconds, and the timeline is usable meanwhile. Findings made
+  // elsewhere (the multi-rank analysis of merged ranks, evidence already in this trace's
+  // numbering) join the report's, ranked with them.
+  TimelineSession(trace::Trace trace, std::string source,
+                  std::vector<analyzer::Finding> more_findings = {});
   // The analysis thread reads the trace this session owns: a session stays where it was made.
   TimelineSession(const TimelineSession&) = delete;
   TimelineSession& operator=(const TimelineSession&) = delete;
@@ -102,6 +105,7 @@ class TimelineSession {
   std::vector<trace::Flow> selection_flows_;
   std::optional<analyzer::Report> report_;
   std::string report_error_;
+  std::vector<analyzer::Finding> more_findings_;
   analyzer::StepSet steps_;
   std::string search_query_;
   std::optional<SpanSearch> search_;

@@ -6,7 +6,9 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "tscope/analyzer/finding.h"
 #include "tscope/trace/trace.h"
 
 namespace tscope::gui {
@@ -21,6 +23,10 @@ struct ViewerInput {
   std::string source;  // the file name, shown in the title
   std::optional<trace::Trace> trace;
   std::string load_error;  // shown in the window when `trace` is absent
+  // The ranks of one run: the multi-rank analysis's findings, listed with the trace's own, and
+  // why there are none when it failed.
+  std::vector<analyzer::Finding> cross_rank_findings;
+  std::string cross_rank_error;
 };
 
 struct ViewerOptions {
