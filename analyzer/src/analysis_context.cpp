@@ -86,6 +86,12 @@ std::optional<EventRef> AnalysisContext::launch_of(EventRef gpu_activity) const 
   return found->second;
 }
 
+std::size_t AnalysisContext::step_of_gpu_activity(EventRef gpu_activity) const {
+  if (const auto launch = launch_of(gpu_activity))
+    return steps_.step_at(trace_->track(launch->track).spans().start[launch->index]);
+  return steps_.step_at(trace_->track(gpu_activity.track).spans().start[gpu_activity.index]);
+}
+
 const TimeBreakdown& AnalysisContext::time_breakdown() const {
   if (!time_breakdown_)
     time_breakdown_ = std::make_shared<const TimeBreakdown>(compute_time_breakdown(*this));
