@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <string>
 
+#include "synthetic_trace.h"
 #include "test_data.h"
 #include "tscope/analyzer/launch_bound.h"
 #include "tscope/analyzer/time_breakdown.h"
@@ -103,6 +104,31 @@ TEST_F(HtaReferenceTest, HipLaunchesAreCountedWhereHtaCountsNone) {
   EXPECT_EQ(finding.metric("kernels"), 562);
   EXPECT_EQ(finding.metric("short_kernels"), 10);
   EXPECT_EQ(finding.metric("launch_delays_over_cutoff"), 367);
+  EXPECT_EQ(finding.metric("slow_launch_calls"), 0);
+}
+
+TEST(LaunchApiTest, EveryKernelGraphAndAsyncCopyLaunchCallCounts) {
+  // One 10 µs kernel per call, each launched by a 20 µs call and starting 150 µs after its end;
+  // a cudaStreamSynchronize-paired kernel is no launch.
+  const std::vector<std::string_view> calls{
+      "cudaLaunchKernel", "cudaLaunchKernelExC",      "cuLaunchKernel",  "cuLaunchKernelEx",
+      "hipLaunchKernel",  "hipExtModuleLaunchKernel", "cudaGraphLaunch", "cuGraphLaunch",
+      "hipGraphLaunch",   "cudaLaunchKernel_ptsz",    "cudaMemsetAsync", "hipModuleLaunchKernel"};
+  tscope::testing::SyntheticTrace trace;
+  trace.step("step 0", 0, 100'000'000, 1);
+  TimeNs at = 1'000;
+  for (const std::string_view call : calls) {
+    trace.kernel(at, at + 20'000, at + 170'000, at + 180'000, call);
+    at += 200'000;
+  }
+  trace.kernel(at, at + 20'000, at + 170'000, at + 180'000, "cudaStreamSynchronize");
+  const trace::Trace built = trace.finish();
+  const Finding finding =
+      only_finding(find_launch_bound(AnalysisContext(built, {})), "launch_bound");
+  EXPECT_EQ(finding.metric("launches"), static_cast<double>(calls.size()));
+  EXPECT_EQ(finding.metric("short_kernels"), static_cast<double>(calls.size()));
+  EXPECT_EQ(finding.metric("launch_delays_over_cutoff"), static_cast<double>(calls.size()));
+  EXPECT_DOUBLE_EQ(finding.metric("launch_delay_mean_ns"), 150'000);
   EXPECT_EQ(finding.metric("slow_launch_calls"), 0);
 }
 

@@ -12,6 +12,7 @@
 
 #include "synthetic_trace.h"
 #include "test_data.h"
+#include "tscope/analyzer/time_breakdown.h"
 #include "tscope/trace/chrome_json_reader.h"
 
 namespace tscope::analyzer {
@@ -140,6 +141,29 @@ TEST(StreamStatsTest, HostBlockedOnAFullQueueIsARankedFindingWithItsCost) {
   EXPECT_DOUBLE_EQ(streams[0].queue.full_ns, 49'777'000);
   EXPECT_EQ(streams[0].idle.kernel_wait_count, 1'999u);  // back to back
   EXPECT_EQ(streams[0].idle.intervals.count, 0u);
+}
+
+TEST(StreamStatsTest, KernelWaitIsAGapUnderThirtyMicrosecondsStrictly) {
+  // Three kernels launched well ahead: 29.999 µs then exactly 30 µs apart.
+  tscope::testing::SyntheticTrace trace;
+  trace.step("step 0", 0, 2'000'000, 1);
+  trace.kernel(100'000, 101'000, 1'000'000, 1'100'000);
+  trace.kernel(200'000, 201'000, 1'129'999, 1'200'000);
+  trace.kernel(300'000, 301'000, 1'230'000, 1'300'000);
+  const trace::Trace built = trace.finish();
+  const AnalysisContext context(built, {});
+  const std::vector<StreamStats> streams = compute_stream_stats(context);
+  ASSERT_EQ(streams.size(), 1u);
+  EXPECT_EQ(streams[0].idle.kernel_wait_count, 1u);
+  EXPECT_DOUBLE_EQ(streams[0].idle.kernel_wait_ns, 29'999);
+  EXPECT_EQ(streams[0].idle.other_count, 1u);
+  EXPECT_DOUBLE_EQ(streams[0].idle.other_ns, 30'000);
+  EXPECT_EQ(streams[0].idle.intervals.count, 2u);
+  EXPECT_DOUBLE_EQ(streams[0].idle.intervals.max_ns, 30'000);
+  const TimeBreakdown time = compute_time_breakdown(context);
+  EXPECT_DOUBLE_EQ(time.gpu_idle_kernel_wait_ns, 29'999);
+  // The 30 µs gap and the 700 µs after the last kernel.
+  EXPECT_DOUBLE_EQ(time.gpu_idle_other_ns, 730'000);
 }
 
 TEST(StreamStatsTest, NoFindingWithoutAFullQueue) {

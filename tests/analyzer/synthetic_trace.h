@@ -79,12 +79,12 @@ class SyntheticTrace {
     builder_.add_span(gpu_, record);
   }
 
-  // A kernel on the GPU stream, launched by a cudaLaunchKernel call on the main thread.
+  // A kernel on the GPU stream, launched by a call named `launch_call` on the main thread.
   void kernel(trace::TimeNs launch_start, trace::TimeNs launch_end, trace::TimeNs start,
-              trace::TimeNs end) {
+              trace::TimeNs end, std::string_view launch_call = "cudaLaunchKernel") {
     const std::uint32_t correlation = ++correlation_;
     trace::SpanRecord launch;
-    launch.name = builder_.intern("cudaLaunchKernel");
+    launch.name = builder_.intern(launch_call);
     launch.category = trace::Category::kRuntimeApi;
     launch.start = launch_start;
     launch.end = launch_end;
