@@ -68,8 +68,10 @@ class AnalysisContext {
   StepSet steps_;
   std::uint32_t main_thread_ = trace::kNoIndex;
   std::vector<BusyInterval> gpu_busy_;
-  // (packed kernel ref, launch ref) sorted by the first, for binary search.
-  std::vector<std::pair<std::uint64_t, trace::EventRef>> launches_;
+  // Per track, per span: the packed launch call of that GPU activity, or kNoLaunch (empty for
+  // tracks without launched work). A direct index: every analysis asks for every activity.
+  static constexpr std::uint64_t kNoLaunch = ~std::uint64_t{0};
+  std::vector<std::vector<std::uint64_t>> launch_by_span_;
   mutable std::shared_ptr<const TimeBreakdown> time_breakdown_;
 };
 
