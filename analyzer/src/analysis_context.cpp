@@ -70,20 +70,29 @@ AnalysisContext::AnalysisContext(const trace::Trace& trace, AnalysisOptions opti
       steps_(find_steps(trace, options_.step_filter)) {
   main_thread_ = steps_.track != trace::kNoIndex ? steps_.track : busiest_host_thread(trace);
   gpu_busy_ = merge_gpu_activity(trace);
+  launch_by_span_.resize(trace.tracks().size());
   for (const trace::Flow& flow : trace.flows()) {
-    if (flow.kind == trace::FlowKind::kLaunchToKernel)
-      launches_.emplace_back(flow.to.pack(), flow.from);
+    if (flow.kind != trace::FlowKind::kLaunchToKernel || flow.to.kind != EventKind::kSpan) continue;
+    std::vector<std::uint64_t>& launches = launch_by_span_[flow.to.track];
+    if (launches.empty()) launches.assign(trace.track(flow.to.track).spans().size(), kNoLaunch);
+    // Flows are sorted by their start: the first one stands, as before with several.
+    if (launches[flow.to.index] == kNoLaunch) launches[flow.to.index] = flow.from.pack();
   }
-  std::sort(launches_.begin(), launches_.end());
 }
 
 std::optional<EventRef> AnalysisContext::launch_of(EventRef gpu_activity) const {
-  const std::uint64_t key = gpu_activity.pack();
-  const auto found = std::lower_bound(launches_.begin(), launches_.end(), key,
-                                      [](const std::pair<std::uint64_t, EventRef>& entry,
-                                         std::uint64_t k) { return entry.first < k; });
-  if (found == launches_.end() || found->first != key) return std::nullopt;
-  return found->second;
+  if (gpu_activity.kind != EventKind::kSpan || gpu_activity.track >= launch_by_span_.size())
+    return std::nullopt;
+  const std::vector<std::uint64_t>& launches = launch_by_span_[gpu_activity.track];
+  if (gpu_activity.index >= launches.size() || launches[gpu_activity.index] == kNoLaunch)
+    return std::nullopt;
+  return EventRef::unpack(launches[gpu_activity.index]);
+}
+
+std::size_t AnalysisContext::step_of_gpu_activity(EventRef gpu_activity) const {
+  if (const auto launch = launch_of(gpu_activity))
+    return steps_.step_at(trace_->track(launch->track).spans().start[launch->index]);
+  return steps_.step_at(trace_->track(gpu_activity.track).spans().start[gpu_activity.index]);
 }
 
 const TimeBreakdown& AnalysisContext::time_breakdown() const {

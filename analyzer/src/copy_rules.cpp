@@ -55,7 +55,9 @@ std::vector<CopyFacts> copies_in_steps(const AnalysisContext& context) {
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
       if (spans.category[i] != trace::Category::kMemcpy || spans.detail[i] == trace::kNoIndex)
         continue;
-      if (context.steps().step_at(spans.start[i]) == context.steps().steps.size()) continue;
+      if (context.step_of_gpu_activity({EventKind::kSpan, track_index, i}) ==
+          context.steps().steps.size())
+        continue;
       const trace::SpanDetail& detail = trace.span_details()[spans.detail[i]];
       if (detail.copy == trace::kNoIndex) continue;
       CopyFacts facts;

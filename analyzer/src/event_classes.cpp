@@ -29,6 +29,30 @@ bool is_sync_call(Category category, std::string_view name) {
   return is_runtime_call(category) && contains(name, "Synchronize");
 }
 
+LaunchApi launch_api(std::string_view name) {
+  // Prefixes also cover the _v2, _ptsz and Ex variants (cudaLaunchKernelExC, cuLaunchKernelEx).
+  const auto starts_with_any = [&](std::initializer_list<std::string_view> prefixes) {
+    for (const std::string_view prefix : prefixes) {
+      if (name.starts_with(prefix)) return true;
+    }
+    return false;
+  };
+  if (starts_with_any({"cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cuLaunchKernel",
+                       "cuLaunchCooperativeKernel", "hipLaunchKernel", "hipExtLaunchKernel",
+                       "hipModuleLaunchKernel", "hipExtModuleLaunchKernel",
+                       "hipLaunchCooperativeKernel"})) {
+    return LaunchApi::kKernel;
+  }
+  if (starts_with_any({"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"}))
+    return LaunchApi::kGraph;
+  if (starts_with_any(
+          {"cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset", "hipMemcpy", "hipMemset"}) &&
+      contains(name, "Async")) {
+    return LaunchApi::kCopyOrMemset;
+  }
+  return LaunchApi::kNone;
+}
+
 bool is_blocking_copy_call(std::string_view name) {
   // cudaMemcpy, cudaMemcpy2D, cuMemcpyHtoD_v2, hipMemcpy: every copy call without "Async".
   return contains_any(name, {"cudaMemcpy", "cuMemcpy", "hipMemcpy"}) && !contains(name, "Async") &&

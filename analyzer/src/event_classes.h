@@ -28,6 +28,13 @@ bool is_sync_call(trace::Category category, std::string_view name);
 bool is_blocking_copy_call(std::string_view name);
 bool is_runtime_call(trace::Category category);
 
+// Host calls that queue GPU work, by API name: kernel launches of the CUDA runtime and driver and
+// of HIP (cudaLaunchKernel, cudaLaunchKernelExC, cuLaunchKernel, cuLaunchKernelEx,
+// hipLaunchKernel, hipExtModuleLaunchKernel, ...), graph launches, and asynchronous copies and
+// memsets, which Holistic Trace Analysis' launch statistics count with the kernels.
+enum class LaunchApi : std::uint8_t { kKernel, kGraph, kCopyOrMemset, kNone };
+LaunchApi launch_api(std::string_view name);
+
 // Memory-bound kernel families worth fusing; kOther is everything else (GEMMs, convolutions).
 enum class KernelFamily : std::uint8_t {
   kElementwise,

@@ -19,66 +19,74 @@ constexpr std::size_t kMaxEvidence = 20;
 constexpr double kShortKernelMajority = 0.5;
 
 struct LaunchStats {
+  double launches = 0;  // GPU activities paired with the launch call that queued them
   double kernels = 0;
-  double short_kernels = 0;
+  double short_kernels = 0;        // shorter than a launch call of at most slow_runtime_ns
+  double shorter_than_launch = 0;  // shorter than the launch call, however long the call
   double late_launches = 0;
-  double slow_runtime_calls = 0;
+  double slow_launch_calls = 0;
+  double delay_sum_ns = 0;
+  double delay_max_ns = 0;
   double op_count = 0;
   double op_host_ns = 0;
   std::vector<std::pair<TimeNs, EventRef>> worst;  // (how bad, event) for evidence
   std::vector<EventRef> short_evidence;
 };
 
+// Holistic Trace Analysis' kernel launch statistics (hta/analyzers/cuda_kernel_analysis.py):
+// every kernel, copy and memset paired with its launch call; the delay runs from the end of the
+// call, clipped at zero; only launch calls count as slow runtime calls.
 void kernel_launches(const AnalysisContext& context, LaunchStats& stats) {
   const trace::Trace& trace = context.trace();
+  const AnalysisOptions& options = context.options();
   for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
     const trace::Track& track = trace.track(track_index);
     if (track.info().kind != trace::TrackKind::kGpuStream) continue;
     const trace::SpanColumns& spans = track.spans();
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
-      if (spans.category[i] != trace::Category::kKernel) continue;
-      if (context.steps().step_at(spans.start[i]) == context.steps().steps.size()) continue;
-      const EventRef kernel{EventKind::kSpan, track_index, i};
-      const auto launch = context.launch_of(kernel);
+      if (gpu_work(spans.category[i], trace.string(spans.name[i])) == GpuWork::kNone) continue;
+      const EventRef activity{EventKind::kSpan, track_index, i};
+      const auto launch = context.launch_of(activity);
       if (!launch) continue;
-      ++stats.kernels;
       const trace::SpanColumns& host = trace.track(launch->track).spans();
-      const TimeNs launch_ns = host.end[launch->index] - host.start[launch->index];
-      if (spans.end[i] - spans.start[i] < launch_ns) {
-        ++stats.short_kernels;
-        // Ranked after every late launch and slow call, which say more.
-        if (stats.short_evidence.size() < kMaxEvidence) stats.short_evidence.push_back(kernel);
+      if (launch_api(trace.string(host.name[launch->index])) == LaunchApi::kNone) continue;
+      if (context.steps().step_at(host.start[launch->index]) == context.steps().steps.size())
+        continue;
+      ++stats.launches;
+      stats.kernels += spans.category[i] == trace::Category::kKernel;
+      const TimeNs call_ns = host.end[launch->index] - host.start[launch->index];
+      if (spans.end[i] - spans.start[i] < call_ns) {
+        ++stats.shorter_than_launch;
+        if (call_ns <= options.slow_runtime_ns) {
+          ++stats.short_kernels;
+          // Ranked after every late launch and slow call, which say more.
+          if (stats.short_evidence.size() < kMaxEvidence) stats.short_evidence.push_back(activity);
+        }
       }
-      const TimeNs delay = spans.start[i] - host.start[launch->index];
-      if (delay > context.options().launch_delay_ns) {
+      if (call_ns > options.slow_runtime_ns) {
+        ++stats.slow_launch_calls;
+        stats.worst.emplace_back(call_ns, *launch);
+      }
+      const TimeNs delay = std::max<TimeNs>(0, spans.start[i] - host.end[launch->index]);
+      stats.delay_sum_ns += static_cast<double>(delay);
+      stats.delay_max_ns = std::max(stats.delay_max_ns, static_cast<double>(delay));
+      if (delay > options.launch_delay_ns) {
         ++stats.late_launches;
-        stats.worst.emplace_back(delay, kernel);
+        stats.worst.emplace_back(delay, activity);
       }
     }
   }
 }
 
-void host_calls(const AnalysisContext& context, LaunchStats& stats) {
+void host_ops(const AnalysisContext& context, LaunchStats& stats) {
   const trace::Trace& trace = context.trace();
-  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
-    const trace::Track& track = trace.track(track_index);
-    if (track.info().kind != trace::TrackKind::kHostThread) continue;
-    const trace::SpanColumns& spans = track.spans();
-    for (std::uint32_t i = 0; i < spans.size(); ++i) {
-      if (context.steps().step_at(spans.start[i]) == context.steps().steps.size()) continue;
-      const TimeNs length = spans.end[i] - spans.start[i];
-      if (is_runtime_call(spans.category[i]) &&
-          !is_sync_call(spans.category[i], trace.string(spans.name[i])) &&
-          length > context.options().slow_runtime_ns) {
-        ++stats.slow_runtime_calls;
-        stats.worst.emplace_back(length, EventRef{EventKind::kSpan, track_index, i});
-      }
-      if (track_index == context.main_thread() && spans.category[i] == trace::Category::kCpuOp &&
-          spans.depth[i] <= 1) {
-        ++stats.op_count;
-        stats.op_host_ns += static_cast<double>(length);
-      }
-    }
+  if (context.main_thread() == trace::kNoIndex) return;
+  const trace::SpanColumns& spans = trace.track(context.main_thread()).spans();
+  for (std::uint32_t i = 0; i < spans.size(); ++i) {
+    if (spans.category[i] != trace::Category::kCpuOp || spans.depth[i] > 1) continue;
+    if (context.steps().step_at(spans.start[i]) == context.steps().steps.size()) continue;
+    ++stats.op_count;
+    stats.op_host_ns += static_cast<double>(spans.end[i] - spans.start[i]);
   }
 }
 
@@ -88,14 +96,14 @@ std::vector<Finding> find_launch_bound(const AnalysisContext& context) {
   if (!context.has_gpu()) return {};
   LaunchStats stats;
   kernel_launches(context, stats);
-  host_calls(context, stats);
-  if (stats.kernels == 0) return {};
+  host_ops(context, stats);
+  if (stats.launches == 0) return {};
   const TimeBreakdown& time = context.time_breakdown();
   const double host_wait_share = time.step_ns > 0 ? time.gpu_idle_host_wait_ns / time.step_ns : 0;
-  const double short_share = stats.short_kernels / stats.kernels;
+  const double short_share = stats.short_kernels / stats.launches;
   Severity severity = severity_for_share(host_wait_share);
   if (short_share > kShortKernelMajority) severity = std::max(severity, Severity::kLow);
-  if (severity == Severity::kInfo && stats.late_launches == 0 && stats.slow_runtime_calls == 0)
+  if (severity == Severity::kInfo && stats.late_launches == 0 && stats.slow_launch_calls == 0)
     return {};
 
   Finding finding;
@@ -103,16 +111,21 @@ std::vector<Finding> find_launch_bound(const AnalysisContext& context) {
   finding.severity = severity;
   finding.title = "The GPU waits for kernel launches " + format_percent(host_wait_share) +
                   " of the step; " + format_percent(short_share) +
-                  " of kernels are shorter than their launch";
+                  " of launches run shorter than their launch call";
   finding.cost = {time.gpu_idle_host_wait_ns, host_wait_share, 0};
   finding.estimated_gain_ns_per_step = time.gpu_idle_host_wait_ns;
   const double steps = context.step_count();
   const double mean_op_ns = stats.op_count > 0 ? stats.op_host_ns / stats.op_count : 0;
-  finding.metrics = {{"kernels", stats.kernels, "count"},
+  const double mean_delay_ns = stats.delay_sum_ns / stats.launches;
+  finding.metrics = {{"launches", stats.launches, "count"},
+                     {"kernels", stats.kernels, "count"},
                      {"short_kernels", stats.short_kernels, "count"},
                      {"short_kernel_share", short_share, "ratio"},
+                     {"shorter_than_launch", stats.shorter_than_launch, "count"},
                      {"launch_delays_over_cutoff", stats.late_launches, "count"},
-                     {"slow_runtime_calls", stats.slow_runtime_calls, "count"},
+                     {"launch_delay_mean_ns", mean_delay_ns, "ns"},
+                     {"launch_delay_max_ns", stats.delay_max_ns, "ns"},
+                     {"slow_launch_calls", stats.slow_launch_calls, "count"},
                      {"host_wait_idle_ns_per_step", time.gpu_idle_host_wait_ns, "ns"},
                      {"ops_per_step", stats.op_count / steps, "count"},
                      {"mean_host_ns_per_op", mean_op_ns, "ns"}};
@@ -125,19 +138,23 @@ std::vector<Finding> find_launch_bound(const AnalysisContext& context) {
        ++i) {
     finding.evidence.push_back(stats.short_evidence[i]);
   }
+  const auto count = [](double value) { return std::to_string(static_cast<long>(value)); };
+  const std::string slow_call =
+      format_duration(static_cast<double>(context.options().slow_runtime_ns));
   finding.explanation =
-      std::to_string(static_cast<long>(stats.short_kernels)) + " of " +
-      std::to_string(static_cast<long>(stats.kernels)) +
-      " kernels run for less time than the call that launched them; " +
-      std::to_string(static_cast<long>(stats.late_launches)) + " started over " +
+      count(stats.short_kernels) + " of " + count(stats.launches) +
+      " kernels, copies and memsets ran for less time than the call that launched them, a call "
+      "of at most " +
+      slow_call + " (" + count(stats.shorter_than_launch) + " with longer calls too); " +
+      count(stats.late_launches) + " started over " +
       format_duration(static_cast<double>(context.options().launch_delay_ns)) +
-      " after their launch and " + std::to_string(static_cast<long>(stats.slow_runtime_calls)) +
-      " runtime calls took over " +
-      format_duration(static_cast<double>(context.options().slow_runtime_ns)) +
-      " (Holistic Trace Analysis' cut-offs). The host spends " + format_duration(mean_op_ns) +
-      " per operator, " + format_duration(stats.op_count / steps * mean_op_ns) +
-      " per step, and the GPU idles " + format_duration(time.gpu_idle_host_wait_ns) +
-      " per step waiting for launches.";
+      " after their launch call returned (mean delay " + format_duration(mean_delay_ns) + ", max " +
+      format_duration(stats.delay_max_ns) + ") and " + count(stats.slow_launch_calls) +
+      " launch calls took over " + slow_call +
+      " (Holistic Trace Analysis' definitions and cut-offs). The host spends " +
+      format_duration(mean_op_ns) + " per operator, " +
+      format_duration(stats.op_count / steps * mean_op_ns) + " per step, and the GPU idles " +
+      format_duration(time.gpu_idle_host_wait_ns) + " per step waiting for launches.";
   finding.recommendation =
       "Give the GPU more work per launch: larger batches, fused kernels, CUDA graphs to replay a "
       "step's launches at once, or less host work per operator.";

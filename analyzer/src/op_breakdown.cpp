@@ -4,15 +4,10 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "order_statistics.h"
+
 namespace tscope::analyzer {
 namespace {
-
-// Nearest-rank percentile of sorted durations.
-double percentile(const std::vector<trace::TimeNs>& sorted, double fraction) {
-  const auto rank =
-      static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(sorted.size())));
-  return static_cast<double>(sorted[std::max<std::size_t>(rank, 1) - 1]);
-}
 
 std::vector<NameStats> top_by_total(const AnalysisContext& context, trace::Category category,
                                     std::size_t count) {
@@ -20,9 +15,13 @@ std::vector<NameStats> top_by_total(const AnalysisContext& context, trace::Categ
   std::unordered_map<trace::StringId, std::vector<trace::TimeNs>> durations;
   for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
     const trace::SpanColumns& spans = trace.track(track_index).spans();
+    const bool gpu = trace.track(track_index).info().kind == trace::TrackKind::kGpuStream;
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
       if (spans.category[i] != category) continue;
-      if (context.steps().step_at(spans.start[i]) == context.steps().steps.size()) continue;
+      const std::size_t step =
+          gpu ? context.step_of_gpu_activity({trace::EventKind::kSpan, track_index, i})
+              : context.steps().step_at(spans.start[i]);
+      if (step == context.steps().steps.size()) continue;
       durations[spans.name[i]].push_back(spans.end[i] - spans.start[i]);
     }
   }
@@ -46,8 +45,8 @@ std::vector<NameStats> top_by_total(const AnalysisContext& context, trace::Categ
   for (NameStats& entry : stats) {
     std::vector<trace::TimeNs>& lengths = durations[*trace.strings().find(entry.name)];
     std::sort(lengths.begin(), lengths.end());
-    entry.p50_ns = percentile(lengths, 0.50);
-    entry.p95_ns = percentile(lengths, 0.95);
+    entry.p50_ns = nearest_rank(lengths, 0.50);
+    entry.p95_ns = nearest_rank(lengths, 0.95);
   }
   return stats;
 }

@@ -1,7 +1,7 @@
 #pragma once
-// Medians and median absolute deviations: the robust centre and spread the cross-rank analysis
-// uses, so one odd rank or collective does not move the figure; and the binomial tail that tells
-// a rank that is last by habit from one that is last by chance.
+// Medians, nearest-rank percentiles and median absolute deviations: the robust centre and spread
+// the cross-rank analysis uses, so one odd rank or collective does not move the figure; and the
+// binomial tail that tells a rank that is last by habit from one that is last by chance.
 
 #include <algorithm>
 #include <cmath>
@@ -28,6 +28,15 @@ inline double median_absolute_deviation(const std::vector<double>& values, doubl
   for (const double value : values)
     deviations.push_back(std::abs(value - centre));
   return median(std::move(deviations));
+}
+
+// Nearest-rank percentile of sorted values (fraction in (0, 1]); 0 for none.
+template <typename T>
+double nearest_rank(const std::vector<T>& sorted, double fraction) {
+  if (sorted.empty()) return 0;
+  const auto rank =
+      static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(sorted.size())));
+  return static_cast<double>(sorted[std::max<std::size_t>(rank, 1) - 1]);
 }
 
 // P(X >= successes) for X ~ Binomial(trials, probability), summed in logs so that thousands of

@@ -5,7 +5,7 @@ namespace tscope::analyzer {
 namespace {
 
 // Bumped only when a field changes meaning or disappears; new fields keep the version.
-constexpr std::string_view kSchema = "tscope.analyze/1";
+constexpr std::string_view kSchema = "tscope.analyze/2";
 constexpr std::string_view kRanksSchema = "tscope.analyze.ranks/1";
 
 void write_name_stats(JsonWriter& json, const std::vector<NameStats>& entries) {
@@ -51,7 +51,10 @@ void write_time(JsonWriter& json, const TimeBreakdown& time) {
                         {"memset_ns", time.gpu_memset_ns},
                         {"idle_host_wait_ns", time.gpu_idle_host_wait_ns},
                         {"idle_kernel_wait_ns", time.gpu_idle_kernel_wait_ns},
-                        {"idle_other_ns", time.gpu_idle_other_ns}});
+                        {"idle_other_ns", time.gpu_idle_other_ns},
+                        {"window_ns", time.gpu_window_ns},
+                        {"by_overlap_ns", time.gpu_by_overlap_ns},
+                        {"by_overlap_events", time.gpu_by_overlap_events}});
   } else {
     json.null();
   }
@@ -62,6 +65,38 @@ void write_time(JsonWriter& json, const TimeBreakdown& time) {
                       {"ops_ns", time.host_ops_ns},
                       {"other_ns", time.host_other_ns}});
   json.end_object();
+}
+
+void write_streams(JsonWriter& json, const std::vector<StreamStats>& streams) {
+  json.begin_array();
+  for (const StreamStats& stream : streams) {
+    json.begin_object();
+    json.key("name");
+    json.value(stream.name);
+    json.key("track");
+    json.value(static_cast<std::uint64_t>(stream.track));
+    json.key("activities");
+    json.value(static_cast<std::uint64_t>(stream.activities));
+    json.key("idle");
+    write_fields(json, {{"host_wait_ns", stream.idle.host_wait_ns},
+                        {"kernel_wait_ns", stream.idle.kernel_wait_ns},
+                        {"other_ns", stream.idle.other_ns},
+                        {"host_wait_count", static_cast<double>(stream.idle.host_wait_count)},
+                        {"kernel_wait_count", static_cast<double>(stream.idle.kernel_wait_count)},
+                        {"other_count", static_cast<double>(stream.idle.other_count)},
+                        {"intervals", static_cast<double>(stream.idle.intervals.count)},
+                        {"interval_p50_ns", stream.idle.intervals.p50_ns},
+                        {"interval_p95_ns", stream.idle.intervals.p95_ns},
+                        {"interval_max_ns", stream.idle.intervals.max_ns}});
+    json.key("queue");
+    write_fields(json, {{"samples", static_cast<double>(stream.queue.samples)},
+                        {"sample_mean", stream.queue.sample_mean},
+                        {"time_mean", stream.queue.time_mean},
+                        {"max", stream.queue.max},
+                        {"full_ns", stream.queue.full_ns}});
+    json.end_object();
+  }
+  json.end_array();
 }
 
 void write_finding(JsonWriter& json, const Finding& finding) {
@@ -164,6 +199,12 @@ std::string render_json(const Report& report) {
     json.key("kernels");
     write_name_stats(json, report.breakdown->kernels);
     json.end_object();
+  } else {
+    json.null();
+  }
+  json.key("streams");
+  if (report.streams) {
+    write_streams(json, *report.streams);
   } else {
     json.null();
   }

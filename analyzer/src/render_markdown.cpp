@@ -1,3 +1,5 @@
+#include <cstdio>
+
 #include "report_rows.h"
 #include "tscope/analyzer/render.h"
 #include "tscope/analyzer/units.h"
@@ -63,6 +65,26 @@ std::string render_markdown(const Report& report) {
     for (const TimeRow& row : rows) {
       out += "| " + std::string(row.label) + " | " + format_duration(row.ns) + " | " +
              format_percent(report.time->step_ns > 0 ? row.ns / report.time->step_ns : 0) + " |\n";
+    }
+    if (report.time->has_gpu) out += "\n" + gpu_attribution_text(*report.time) + "\n";
+  }
+  if (report.streams && !report.streams->empty()) {
+    out +=
+        "\n## GPU streams\n\n| stream | work | idle: host wait | idle: kernel wait | idle: other "
+        "| idle intervals | p50 | p95 | max | queue max | queue mean | queue full |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (const StreamStats& stream : *report.streams) {
+      char queue[64];
+      std::snprintf(queue, sizeof queue, "%.0f | %.1f", stream.queue.max, stream.queue.time_mean);
+      out += "| " + cell(stream.name) + " | " + std::to_string(stream.activities) + " | " +
+             format_duration(stream.idle.host_wait_ns) + " | " +
+             format_duration(stream.idle.kernel_wait_ns) + " | " +
+             format_duration(stream.idle.other_ns) + " | " +
+             std::to_string(stream.idle.intervals.count) + " | " +
+             format_duration(stream.idle.intervals.p50_ns) + " | " +
+             format_duration(stream.idle.intervals.p95_ns) + " | " +
+             format_duration(stream.idle.intervals.max_ns) + " | " + queue + " | " +
+             format_duration(stream.queue.full_ns) + " |\n";
     }
   }
   if (report.breakdown) {

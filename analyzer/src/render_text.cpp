@@ -82,6 +82,24 @@ std::string render_text(const Report& report) {
     out += "\nWhere the time goes (mean step " + format_duration(report.time->step_ns) + ")\n";
     if (report.time->has_gpu) append_time_rows(out, gpu_rows(*report.time), report.time->step_ns);
     append_time_rows(out, host_rows(*report.time), report.time->step_ns);
+    if (report.time->has_gpu) out += "  " + gpu_attribution_text(*report.time) + "\n";
+  }
+  if (report.streams && !report.streams->empty()) {
+    out += "\nGPU streams (idle per step by cause; idle intervals; launch queue)\n";
+    append_line(out, "  %-24s %8s %10s %10s %10s %7s %9s %9s %9s %7s %9s %9s\n", "stream", "work",
+                "host wait", "kern wait", "other", "gaps", "gap p50", "gap p95", "gap max", "queue",
+                "mean", "full");
+    for (const StreamStats& stream : *report.streams) {
+      append_line(out, "  %-24s %8zu %10s %10s %10s %7zu %9s %9s %9s %7.0f %9.1f %9s\n",
+                  shorten(stream.name, 24).c_str(), stream.activities,
+                  format_duration(stream.idle.host_wait_ns).c_str(),
+                  format_duration(stream.idle.kernel_wait_ns).c_str(),
+                  format_duration(stream.idle.other_ns).c_str(), stream.idle.intervals.count,
+                  format_duration(stream.idle.intervals.p50_ns).c_str(),
+                  format_duration(stream.idle.intervals.p95_ns).c_str(),
+                  format_duration(stream.idle.intervals.max_ns).c_str(), stream.queue.max,
+                  stream.queue.time_mean, format_duration(stream.queue.full_ns).c_str());
+    }
   }
   if (report.breakdown) {
     append_stats(out, "Top operators by total time", report.breakdown->ops);

@@ -12,6 +12,7 @@
 #include "tscope/analyzer/oom.h"
 #include "tscope/analyzer/roofline.h"
 #include "tscope/analyzer/tensor_cores.h"
+#include "tscope/analyzer/stream_stats.h"
 
 namespace tscope::analyzer {
 namespace {
@@ -33,7 +34,9 @@ constexpr std::array kAnalyses{
     NamedAnalysis{"launch", &find_launch_bound},
     NamedAnalysis{"roofline", &find_roofline_gaps},
     NamedAnalysis{"tensorcores", &find_tensor_core_use},
+    NamedAnalysis{"queue", &find_full_launch_queue},
     NamedAnalysis{"breakdown", nullptr},
+    NamedAnalysis{"streams", nullptr},
 };
 
 constexpr std::array<std::string_view, kAnalyses.size()> kNames = [] {
@@ -71,6 +74,8 @@ Report run_report(const trace::Trace& trace, const ReportOptions& options, std::
                   steps.min_ns(),     steps.max_ns(),    steps.stddev_ns()};
   if (selected(options, "time")) report.time = context.time_breakdown();
   if (selected(options, "breakdown")) report.breakdown = compute_op_breakdown(context);
+  if (selected(options, "streams") && context.has_gpu())
+    report.streams = compute_stream_stats(context);
   for (const NamedAnalysis& analysis : kAnalyses) {
     if (analysis.run == nullptr || !selected(options, analysis.name)) continue;
     std::vector<Finding> findings = analysis.run(context);

@@ -25,6 +25,19 @@ std::vector<TimeRow> host_rows(const TimeBreakdown& time) {
           {"host: other", time.host_other_ns}};
 }
 
+std::string gpu_attribution_text(const TimeBreakdown& time) {
+  std::string text =
+      "GPU work is counted in the step whose host call launched it; the GPU side of "
+      "a mean step spans " +
+      format_duration(time.gpu_window_ns) + ".";
+  if (time.gpu_by_overlap_events > 0) {
+    text += " " + std::to_string(static_cast<long long>(time.gpu_by_overlap_events)) +
+            " GPU activities (" + format_duration(time.gpu_by_overlap_ns) +
+            " per step) had no launch record and count in the steps they overlap.";
+  }
+  return text;
+}
+
 std::string cost_text(const Finding& finding) {
   if (finding.cost.bytes != 0 && finding.cost.time_per_step_ns == 0) {
     return format_bytes(static_cast<double>(finding.cost.bytes));

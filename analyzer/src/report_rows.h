@@ -19,6 +19,9 @@ struct TimeRow {
 
 std::vector<TimeRow> gpu_rows(const TimeBreakdown& time);
 std::vector<TimeRow> host_rows(const TimeBreakdown& time);
+// How GPU work was attributed to the steps, in one sentence: the GPU window and the work that had
+// no launch record (attributed by overlap instead).
+std::string gpu_attribution_text(const TimeBreakdown& time);
 std::string cost_text(const Finding& finding);  // "12.3 ms per step (34.1% of step)" or "1.20 MiB"
 std::string gain_text(const Finding& finding);  // empty when there is no estimate
 std::string steps_text(const StepSummary& steps);

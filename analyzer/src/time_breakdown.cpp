@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 
 #include "event_classes.h"
 #include "interval_sweep.h"
@@ -31,7 +32,7 @@ void split_gpu_idle(const AnalysisContext& context, TimeNs start, TimeNs end, Ti
       const auto launch = context.launch_of(block->first);
       if (launch && trace.track(launch->track).spans().start[launch->index] > went_idle) {
         sum.gpu_idle_host_wait_ns += gap;
-      } else if (block->start - went_idle <= context.options().kernel_wait_ns) {
+      } else if (block->start - went_idle < context.options().kernel_wait_ns) {
         sum.gpu_idle_kernel_wait_ns += gap;
       } else {
         sum.gpu_idle_other_ns += gap;
@@ -43,13 +44,96 @@ void split_gpu_idle(const AnalysisContext& context, TimeNs start, TimeNs end, Ti
   }
 }
 
+// GPU work sorted into steps: by the step of its launch call, or, without a launch record, by
+// overlap (clipped to each step it overlaps).
+struct StepGpuWork {
+  std::vector<std::vector<ClassInterval>> launched;  // per step
+  std::vector<TimeNs> launched_end;                  // per step, the last end of its launched work
+  std::vector<ClassInterval> unlaunched;             // sorted by start
+  TimeNs longest_unlaunched = 0;
+};
+
+StepGpuWork sort_gpu_work_into_steps(const AnalysisContext& context) {
+  const trace::Trace& trace = context.trace();
+  const StepSet& steps = context.steps();
+  StepGpuWork work;
+  work.launched.resize(steps.steps.size());
+  work.launched_end.assign(steps.steps.size(), std::numeric_limits<TimeNs>::min());
+  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
+    const trace::Track& track = trace.track(track_index);
+    if (track.info().kind != trace::TrackKind::kGpuStream) continue;
+    const trace::SpanColumns& spans = track.spans();
+    for (std::uint32_t i = 0; i < spans.size(); ++i) {
+      const GpuWork kind = gpu_work(spans.category[i], trace.string(spans.name[i]));
+      if (kind == GpuWork::kNone) continue;
+      const ClassInterval interval{spans.start[i], spans.end[i], static_cast<std::uint8_t>(kind)};
+      const auto launch = context.launch_of({trace::EventKind::kSpan, track_index, i});
+      if (!launch) {
+        work.unlaunched.push_back(interval);
+        work.longest_unlaunched = std::max(work.longest_unlaunched, interval.end - interval.start);
+        continue;
+      }
+      const std::size_t step =
+          steps.step_at(trace.track(launch->track).spans().start[launch->index]);
+      if (step == steps.steps.size()) continue;
+      work.launched[step].push_back(interval);
+      work.launched_end[step] = std::max(work.launched_end[step], interval.end);
+    }
+  }
+  std::sort(work.unlaunched.begin(), work.unlaunched.end(),
+            [](const ClassInterval& a, const ClassInterval& b) { return a.start < b.start; });
+  return work;
+}
+
+// The GPU side of one step: its busy time by kind and its idle time by cause.
+void split_step_gpu_time(const AnalysisContext& context, const StepGpuWork& work,
+                         std::size_t step_index, TimeBreakdown& sum) {
+  const std::vector<Step>& steps = context.steps().steps;
+  const Step& step = steps[step_index];
+  std::vector<ClassInterval> intervals = work.launched[step_index];
+  TimeNs first = step.start;
+  TimeNs last = step.end;
+  for (const ClassInterval& interval : intervals) {
+    first = std::min(first, interval.start);
+    last = std::max(last, interval.end);
+  }
+  const auto from = std::lower_bound(
+      work.unlaunched.begin(), work.unlaunched.end(), step.start - work.longest_unlaunched,
+      [](const ClassInterval& interval, TimeNs t) { return interval.start < t; });
+  for (auto at = from; at != work.unlaunched.end() && at->start < step.end; ++at) {
+    const ClassInterval clipped{std::max(at->start, step.start), std::min(at->end, step.end),
+                                at->priority};
+    if (clipped.end <= clipped.start) continue;
+    intervals.push_back(clipped);
+    sum.gpu_by_overlap_ns += static_cast<double>(clipped.end - clipped.start);
+    // An activity across a step boundary is counted once, in the first step it overlaps.
+    const bool counted = step_index > 0 && at->start < steps[step_index - 1].end &&
+                         at->end > steps[step_index - 1].start;
+    if (!counted) ++sum.gpu_by_overlap_events;
+  }
+  const auto busy = exclusive_time(intervals, kGpuWorkCount, first, last);
+  sum.gpu_compute_ns += static_cast<double>(busy[static_cast<std::size_t>(GpuWork::kCompute)]);
+  sum.gpu_communication_ns +=
+      static_cast<double>(busy[static_cast<std::size_t>(GpuWork::kCommunication)]);
+  sum.gpu_copy_ns += static_cast<double>(busy[static_cast<std::size_t>(GpuWork::kCopy)]);
+  sum.gpu_memset_ns += static_cast<double>(busy[static_cast<std::size_t>(GpuWork::kMemset)]);
+
+  // The step's work may run past its host range, up to where the next selected step begins.
+  const TimeNs next_start = step_index + 1 < steps.size() ? steps[step_index + 1].start
+                                                          : std::numeric_limits<TimeNs>::max();
+  const TimeNs window_end = std::max(step.end, std::min(work.launched_end[step_index], next_start));
+  sum.gpu_window_ns += static_cast<double>(window_end - step.start);
+  split_gpu_idle(context, step.start, window_end, sum);
+}
+
 }  // namespace
 
 TimeBreakdown compute_time_breakdown(const AnalysisContext& context) {
   const trace::Trace& trace = context.trace();
   TimeBreakdown sum;
   sum.has_gpu = context.has_gpu();
-  const std::vector<TrackWindow> gpu = gpu_work_tracks(trace);
+  const StepGpuWork gpu_work_by_step =
+      sum.has_gpu ? sort_gpu_work_into_steps(context) : StepGpuWork{};
   TrackWindow host{context.main_thread(), 0};
   if (host.track != trace::kNoIndex) {
     const trace::SpanColumns& spans = trace.track(host.track).spans();
@@ -59,28 +143,11 @@ TimeBreakdown compute_time_breakdown(const AnalysisContext& context) {
   }
 
   std::vector<ClassInterval> intervals;
-  for (const Step& step : context.steps().steps) {
+  for (std::size_t step_index = 0; step_index < context.steps().steps.size(); ++step_index) {
+    const Step& step = context.steps().steps[step_index];
     const auto length = static_cast<double>(step.end - step.start);
     sum.step_ns += length;
-    if (sum.has_gpu) {
-      intervals.clear();
-      for (const TrackWindow& window : gpu) {
-        const trace::SpanColumns& spans = trace.track(window.track).spans();
-        for_spans_in_window(
-            trace.track(window.track), step.start, step.end, window.longest, [&](std::uint32_t i) {
-              const GpuWork work = gpu_work(spans.category[i], trace.string(spans.name[i]));
-              if (work == GpuWork::kNone) return;
-              intervals.push_back({spans.start[i], spans.end[i], static_cast<std::uint8_t>(work)});
-            });
-      }
-      const auto busy = exclusive_time(intervals, kGpuWorkCount, step.start, step.end);
-      sum.gpu_compute_ns += static_cast<double>(busy[static_cast<std::size_t>(GpuWork::kCompute)]);
-      sum.gpu_communication_ns +=
-          static_cast<double>(busy[static_cast<std::size_t>(GpuWork::kCommunication)]);
-      sum.gpu_copy_ns += static_cast<double>(busy[static_cast<std::size_t>(GpuWork::kCopy)]);
-      sum.gpu_memset_ns += static_cast<double>(busy[static_cast<std::size_t>(GpuWork::kMemset)]);
-      split_gpu_idle(context, step.start, step.end, sum);
-    }
+    if (sum.has_gpu) split_step_gpu_time(context, gpu_work_by_step, step_index, sum);
     if (host.track != trace::kNoIndex) {
       intervals.clear();
       const trace::SpanColumns& spans = trace.track(host.track).spans();
@@ -109,10 +176,10 @@ TimeBreakdown compute_time_breakdown(const AnalysisContext& context) {
 
   const double steps = context.step_count();
   for (double* field :
-       {&sum.step_ns, &sum.gpu_compute_ns, &sum.gpu_communication_ns, &sum.gpu_copy_ns,
-        &sum.gpu_memset_ns, &sum.gpu_idle_host_wait_ns, &sum.gpu_idle_kernel_wait_ns,
-        &sum.gpu_idle_other_ns, &sum.host_data_wait_ns, &sum.host_sync_ns, &sum.host_optimizer_ns,
-        &sum.host_ops_ns, &sum.host_other_ns}) {
+       {&sum.step_ns, &sum.gpu_window_ns, &sum.gpu_by_overlap_ns, &sum.gpu_compute_ns,
+        &sum.gpu_communication_ns, &sum.gpu_copy_ns, &sum.gpu_memset_ns, &sum.gpu_idle_host_wait_ns,
+        &sum.gpu_idle_kernel_wait_ns, &sum.gpu_idle_other_ns, &sum.host_data_wait_ns,
+        &sum.host_sync_ns, &sum.host_optimizer_ns, &sum.host_ops_ns, &sum.host_other_ns}) {
     *field /= steps;
   }
   return sum;

@@ -7,7 +7,6 @@
 
 #include "test_data.h"
 #include "tscope/analyzer/copy_rules.h"
-#include "tscope/analyzer/launch_bound.h"
 #include "tscope/analyzer/leaks.h"
 #include "tscope/analyzer/oom.h"
 #include "tscope/analyzer/op_breakdown.h"
@@ -134,27 +133,6 @@ TEST(RealTraceTest, NcclTraceSplitsGpuTimeIntoComputeAndCommunication) {
   EXPECT_NEAR(time.gpu_communication_ns, 13'186'489, 1'000);
   EXPECT_NEAR(time.gpu_copy_ns, 641'397, 1'000);
   EXPECT_NEAR(time.gpu_memset_ns, 120'193, 1'000);
-}
-
-TEST(RealTraceTest, NcclTraceLaunchStatisticsUseHtaCutoffs) {
-  LOAD_KINETO(trace, "hta_nccl_data_a100_rank0_of2.json.gz");
-  const AnalysisContext context(trace, {});
-  const std::vector<Finding> findings = find_launch_bound(context);
-  ASSERT_EQ(findings.size(), 1u);
-  EXPECT_EQ(findings[0].metric("kernels"), 2700);
-  EXPECT_EQ(findings[0].metric("short_kernels"), 1027);
-  EXPECT_EQ(findings[0].metric("launch_delays_over_cutoff"), 251);
-  EXPECT_EQ(findings[0].metric("slow_runtime_calls"), 2);
-}
-
-TEST(RealTraceTest, Mi210GpuOnlyTraceStillGetsLaunchStatistics) {
-  LOAD_KINETO(trace, "tracelens_mi210_gpu_only.json.gz");
-  const AnalysisContext context(trace, {});
-  const std::vector<Finding> findings = find_launch_bound(context);
-  ASSERT_EQ(findings.size(), 1u);
-  EXPECT_EQ(findings[0].metric("kernels"), 562);
-  EXPECT_EQ(findings[0].metric("short_kernels"), 10);
-  EXPECT_EQ(findings[0].metric("launch_delays_over_cutoff"), 370);
 }
 
 TEST(RealTraceTest, V100TopKernelsAreRankedByTotalTimeWithPercentiles) {

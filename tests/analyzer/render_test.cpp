@@ -47,10 +47,12 @@ TEST(RenderTest, JsonReportParsesAndCarriesTheSchemaFields) {
   const std::string json = render_json(gp100_report());
   simdjson::dom::parser parser;
   const simdjson::dom::element root = parser.parse(json);
-  EXPECT_EQ(std::string_view(root["schema"]), "tscope.analyze/1");
+  EXPECT_EQ(std::string_view(root["schema"]), "tscope.analyze/2");
   EXPECT_EQ(std::string_view(root["source"]), "gp100 \"trace\".json");
   EXPECT_TRUE(bool(root["steps"]["whole_trace"]));
   EXPECT_DOUBLE_EQ(double(root["time"]["gpu"]["compute_ns"]), 290'000);
+  EXPECT_DOUBLE_EQ(double(root["time"]["gpu"]["by_overlap_events"]), 0);  // all 140 launched
+  EXPECT_DOUBLE_EQ(double(root["time"]["gpu"]["window_ns"]), 10'138'000);
   bool saw_pageable = false;
   for (const simdjson::dom::element finding : root["findings"].get_array()) {
     if (std::string_view(finding["kind"]) != "pageable_copy") continue;
@@ -73,6 +75,8 @@ TEST(RenderTest, TextLeadsWithTheMostCostlyFindingAndUsesUnits) {
   EXPECT_NE(text.find(report.findings.front().title, first), std::string::npos);
   EXPECT_NE(text.find("Where the time goes (mean step 10.1 ms)"), std::string::npos);
   EXPECT_NE(text.find("GPU compute kernels"), std::string::npos);
+  EXPECT_NE(text.find("GPU work is counted in the step whose host call launched it"),
+            std::string::npos);
 }
 
 TEST(RenderTest, MarkdownHasFindingsAndTimeSections) {

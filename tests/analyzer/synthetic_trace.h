@@ -79,6 +79,26 @@ class SyntheticTrace {
     builder_.add_span(gpu_, record);
   }
 
+  // A kernel on the GPU stream, launched by a call named `launch_call` on the main thread.
+  void kernel(trace::TimeNs launch_start, trace::TimeNs launch_end, trace::TimeNs start,
+              trace::TimeNs end, std::string_view launch_call = "cudaLaunchKernel") {
+    const std::uint32_t correlation = ++correlation_;
+    trace::SpanRecord launch;
+    launch.name = builder_.intern(launch_call);
+    launch.category = trace::Category::kRuntimeApi;
+    launch.start = launch_start;
+    launch.end = launch_end;
+    launch.correlation_id = correlation;
+    builder_.add_span(main_, launch);
+    trace::SpanRecord record;
+    record.name = builder_.intern("gemm_kernel");
+    record.category = trace::Category::kKernel;
+    record.start = start;
+    record.end = end;
+    record.correlation_id = correlation;
+    builder_.add_span(gpu_, record);
+  }
+
   void memory(trace::TimeNs time, trace::MemoryAction action, std::uint64_t address,
               std::uint64_t bytes, std::string_view owner, std::string_view scope) {
     trace::MemoryRecord record;

@@ -15,6 +15,12 @@ inline std::filesystem::path shared_data_path(const std::string& relative) {
   return std::filesystem::path(TSCOPE_SHARED_DATA_DIR) / relative;
 }
 
+// Small traces of our own making kept in the repository (tests/data, each with the script that
+// made it).
+inline std::filesystem::path repo_data_path(const std::string& relative) {
+  return std::filesystem::path(TSCOPE_TEST_DATA_DIR) / relative;
+}
+
 inline std::filesystem::path fashion_mnist_dir() {
   return TSCOPE_FASHION_MNIST_DIR;
 }

@@ -88,9 +88,33 @@ bool is_profiler_step(std::string_view name) {
   return error == std::errc{} && end == last;
 }
 
+// PyTorch's legacy autograd profiler (export_chrome_trace of builds without Kineto, common on
+// CPU-only installs) writes no "cat": every op and record_function range is alike. Its ops are
+// aten::* and the autograd engine's (AddmmBackward0, autograd::engine::evaluate_function: ...);
+// Optimizer.step#* and Optimizer.zero_grad#* keep their names, which mark the optimizer.
+bool is_legacy_profiler_op(std::string_view name) {
+  if (name.starts_with("aten::") || name.starts_with("autograd::") ||
+      name.starts_with("torch::autograd::") || name.starts_with("Optimizer.")) {
+    return true;
+  }
+  const std::size_t backward = name.rfind("Backward");
+  if (backward == std::string_view::npos || backward == 0) return false;
+  for (const char c : name.substr(backward + std::string_view("Backward").size())) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Category category_from_chrome(std::string_view cat, std::string_view name) {
+  if (cat.empty()) {
+    if (is_profiler_step(name)) return Category::kStep;
+    if (is_legacy_profiler_op(name)) return Category::kCpuOp;
+    // The DataLoader iterator's range, which PyTorch records whatever the profiler.
+    if (name.starts_with("enumerate(DataLoader)")) return Category::kUserAnnotation;
+    return Category::kOther;
+  }
   for (const auto& entry : kKinetoCategories) {
     if (entry.cat != cat) continue;
     const bool may_be_step =

@@ -16,9 +16,10 @@ namespace tscope::analyzer {
 
 struct AnalysisOptions {
   std::optional<std::string> step_filter;  // regex over step names
-  // Holistic Trace Analysis: idle gaps between kernels up to this long are launch overhead
-  // ("kernel wait", its consecutive_kernel_delay default).
-  trace::TimeNs kernel_wait_ns = 30;
+  // Holistic Trace Analysis: idle gaps between kernels shorter than this are launch overhead
+  // ("kernel wait"). Its consecutive_kernel_delay is documented as 30 ns but compared with gaps in
+  // the trace's microseconds, so 30 µs is what it applies.
+  trace::TimeNs kernel_wait_ns = 30'000;
   // Nsight Systems' gpu_gaps rule reports GPU idle stretches from 500 ms by default.
   trace::TimeNs gpu_gap_ns = 500'000'000;
   // Holistic Trace Analysis' kernel launch statistics cut-offs.
@@ -58,6 +59,10 @@ class AnalysisContext {
   const std::vector<BusyInterval>& gpu_busy() const { return gpu_busy_; }
   // The runtime or driver call that launched a GPU activity, when a flow says so.
   std::optional<trace::EventRef> launch_of(trace::EventRef gpu_activity) const;
+  // The step a GPU activity belongs to: that of the host call that launched it, else (no launch
+  // record: graph replays, work queued before capture) the step its start falls in;
+  // steps().steps.size() when neither is in a step.
+  std::size_t step_of_gpu_activity(trace::EventRef gpu_activity) const;
   // compute_time_breakdown(*this), computed on first use: several analyses build on it.
   const TimeBreakdown& time_breakdown() const;
 
@@ -67,8 +72,10 @@ class AnalysisContext {
   StepSet steps_;
   std::uint32_t main_thread_ = trace::kNoIndex;
   std::vector<BusyInterval> gpu_busy_;
-  // (packed kernel ref, launch ref) sorted by the first, for binary search.
-  std::vector<std::pair<std::uint64_t, trace::EventRef>> launches_;
+  // Per track, per span: the packed launch call of that GPU activity, or kNoLaunch (empty for
+  // tracks without launched work). A direct index: every analysis asks for every activity.
+  static constexpr std::uint64_t kNoLaunch = ~std::uint64_t{0};
+  std::vector<std::vector<std::uint64_t>> launch_by_span_;
   mutable std::shared_ptr<const TimeBreakdown> time_breakdown_;
 };
 

@@ -11,6 +11,7 @@
 #include "tscope/analyzer/analysis_context.h"
 #include "tscope/analyzer/finding.h"
 #include "tscope/analyzer/op_breakdown.h"
+#include "tscope/analyzer/stream_stats.h"
 #include "tscope/analyzer/time_breakdown.h"
 
 namespace tscope::analyzer {
@@ -35,11 +36,12 @@ struct Report {
   StepSummary steps;
   std::optional<TimeBreakdown> time;
   std::optional<OpBreakdown> breakdown;
+  std::optional<std::vector<StreamStats>> streams;  // GPU traces only
   std::vector<Finding> findings;
 };
 
 // "time", "input", "copies", "fusion", "memory", "leaks", "launch", "roofline", "tensorcores",
-// "breakdown".
+// "queue", "breakdown", "streams".
 std::span<const std::string_view> analysis_names();
 
 // Throws AnalyzerError for an unknown analysis name or a step filter that selects nothing.

@@ -13,7 +13,8 @@ namespace tscope::trace {
 // Category of a span from its Chrome "cat" and name: Kineto's current categories (kernel,
 // gpu_memcpy, cuda_runtime...), the 2021 schema (Kernel, Memcpy, Runtime, Operator...) and our
 // own category names. Kineto records training steps as ProfilerStep#N annotations or operators;
-// those become steps.
+// those become steps. Events without "cat" (PyTorch's legacy autograd profiler) are classified by
+// name: ProfilerStep#N steps, aten::*, autograd and Optimizer.* ops, anything else kOther.
 Category category_from_chrome(std::string_view cat, std::string_view name);
 
 // The "cat" the writer uses: Kineto's name when Kineto has one, our category name otherwise.
