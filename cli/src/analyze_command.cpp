@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "command.h"
+#include "progress_line.h"
 #include "tscope/analyzer/errors.h"
 #include "tscope/analyzer/multirank.h"
 #include "tscope/analyzer/render.h"
@@ -26,6 +27,7 @@ struct Settings {
   std::optional<std::string> steps;
   std::vector<std::string> only;
   unsigned jobs = 0;
+  bool quiet = false;
 };
 
 template <typename AnyReport>
@@ -41,7 +43,7 @@ void print_report(const AnyReport& report, const std::string& format) {
 
 void analyze_one(const Settings& settings) {
   const std::string& path = settings.paths.front();
-  const trace::Trace loaded = trace::load_trace(path);
+  const trace::Trace loaded = load_trace_with_progress(path, settings.quiet);
   analyzer::ReportOptions options;
   options.analysis.step_filter = settings.steps;
   options.only = settings.only;
@@ -86,6 +88,7 @@ void add_analyze_command(CLI::App& app, CommandContext& context) {
   command->add_option("--only", settings->only, "Run only these analyses: " + names)
       ->delimiter(',');
   command->add_option("--jobs", settings->jobs, "Ranks reduced at a time (default: one per core)");
+  add_quiet_flag(*command, settings->quiet);
   command->callback([settings, &context] {
     const bool one_trace =
         settings->paths.size() == 1 && !std::filesystem::is_directory(settings->paths.front());

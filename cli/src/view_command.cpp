@@ -16,6 +16,7 @@
 
 #include "command.h"
 #include "merged_ranks.h"
+#include "progress_line.h"
 #include "tscope/analyzer/multirank.h"
 #include "tscope/gui/viewer.h"
 #include "tscope/trace/errors.h"
@@ -28,6 +29,7 @@ void add_view_command(CLI::App& app, CommandContext& context) {
     std::vector<std::string> paths;
     std::optional<std::string> screenshot;
     gui::ViewerOptions options;
+    bool quiet = false;
   };
   auto settings = std::make_shared<Settings>();
   CLI::App* command = app.add_subcommand(
@@ -45,6 +47,7 @@ void add_view_command(CLI::App& app, CommandContext& context) {
                       "Select the earliest span with exactly this name");
   command->add_flag("--memory-panel", settings->options.memory_panel,
                     "Open the memory panel: live bytes stacked by owner op, scope or category");
+  add_quiet_flag(*command, settings->quiet);
   command->callback([settings, &context] {
     gui::ViewerInput input;
     const std::string& path = settings->paths.front();
@@ -53,7 +56,7 @@ void add_view_command(CLI::App& app, CommandContext& context) {
         one_trace ? path : fmt::format("{}", fmt::join(settings->paths, " "));
     input.source = source;
     try {
-      input.trace = one_trace ? trace::load_trace(path)
+      input.trace = one_trace ? load_trace_with_progress(path, settings->quiet)
                               : load_merged_ranks(analyzer::list_trace_files(
                                     {settings->paths.begin(), settings->paths.end()}));
     } catch (const std::runtime_error& error) {

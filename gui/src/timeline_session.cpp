@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "tscope/analyzer/errors.h"
-#include "tscope/gui/compact_trace.h"
 #include "tscope/gui/hit_test.h"
 #include "tscope/gui/selection.h"
 
@@ -18,7 +17,7 @@ constexpr double kMargin = 0.05;
 }  // namespace
 
 TimelineSession::TimelineSession(trace::Trace trace, std::string source)
-    : trace_(compact_trace(std::move(trace))),
+    : trace_(std::move(trace)),
       layout_(trace_),
       origin_(trace_.begin_time()),
       view_({trace_.begin_time(), trace_.end_time()}, 0, 1) {

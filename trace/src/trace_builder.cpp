@@ -1,16 +1,24 @@
 #include "tscope/trace/trace_builder.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <map>
 #include <numeric>
+#include <span>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#include <variant>
 
 #include "tscope/trace/errors.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace tscope::trace {
 namespace {
@@ -77,6 +85,28 @@ void require_string(const StringTable& strings, StringId id, const char* field) 
     throw TraceError(std::string(field) + " names string " + std::to_string(id) + " but only " +
                      std::to_string(strings.size()) + " strings are interned");
   }
+}
+
+std::uint64_t hash_args(std::span<const Arg> args) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  const auto mix = [&](std::uint64_t value) { hash = (hash ^ value) * 0x100000001b3ull; };
+  for (const Arg& arg : args) {
+    mix(arg.key);
+    mix(arg.value.index());
+    std::visit(
+        [&](const auto& value) {
+          using Value = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<Value, StringArg>) {
+            mix(value.id);
+          } else if constexpr (std::is_same_v<Value, double>) {
+            mix(std::bit_cast<std::uint64_t>(value));
+          } else {
+            mix(static_cast<std::uint64_t>(value));
+          }
+        },
+        arg.value);
+  }
+  return hash;
 }
 
 bool is_gpu_activity(Category category) {
@@ -264,6 +294,27 @@ void TraceBuilder::set_metadata_value(std::string_view key, std::string_view val
   trace_.metadata_.values[std::string(key)] = std::string(value);
 }
 
+void TraceBuilder::shift_times(TimeNs offset) {
+  const auto shifted = [offset](TimeNs time) {
+    TimeNs moved = 0;
+    if (!__builtin_add_overflow(time, offset, &moved)) return moved;
+    return offset > 0 ? std::numeric_limits<TimeNs>::max() : std::numeric_limits<TimeNs>::min();
+  };
+  const auto shift = [&](std::vector<TimeNs>& times) {
+    for (TimeNs& time : times)
+      time = shifted(time);
+  };
+  for (Track& track : trace_.tracks_) {
+    shift(track.spans_.start);
+    shift(track.spans_.end);
+    shift(track.instants_.time);
+    shift(track.counters_.time);
+    shift(track.memory_.time);
+  }
+  for (FlowEndpoint& endpoint : flow_endpoints_)
+    endpoint.time = shifted(endpoint.time);
+}
+
 TraceBuilder::SortedPositions TraceBuilder::sort_tracks() {
   SortedPositions positions;
   for (Track& track : trace_.tracks_) {
@@ -316,11 +367,20 @@ void TraceBuilder::order_side_tables() {
   std::vector<Arg> args;
   details.reserve(trace_.span_details_.size());
   args.reserve(trace_.args_.size());
+  // Most argument lists repeat (Kineto's "Trace name", "Device", a call stack shared by every
+  // call from one line): each distinct list is stored once and the spans share its range.
+  std::unordered_map<std::uint64_t, std::vector<ArgRange>> runs_by_hash;
   const auto move_args = [&](ArgRange range) {
     if (range.count == 0) return ArgRange{};
-    const ArgRange moved{static_cast<std::uint32_t>(args.size()), range.count};
     const auto first = trace_.args_.begin() + range.begin;
-    args.insert(args.end(), first, first + range.count);
+    const std::span<const Arg> run(&*first, range.count);
+    std::vector<ArgRange>& same_hash = runs_by_hash[hash_args(run)];
+    for (const ArgRange stored : same_hash) {
+      if (std::equal(run.begin(), run.end(), args.begin() + stored.begin)) return stored;
+    }
+    const ArgRange moved{static_cast<std::uint32_t>(args.size()), range.count};
+    args.insert(args.end(), run.begin(), run.end());
+    same_hash.push_back(moved);
     return moved;
   };
   const auto move_entry = [](auto& from, auto& to, std::uint32_t index) {
@@ -534,9 +594,40 @@ Trace TraceBuilder::finalize(const FinalizeOptions& options) {
                           }),
               flows.end());
 
+  release_spare_capacity();
   Trace finished = std::move(trace_);
   trace_ = Trace{};
+  flow_endpoints_ = {};
+#if defined(__GLIBC__)
+  // glibc keeps freed heap blocks for reuse; the builder's growth and sort buffers are not
+  // coming back, so the finished trace alone stays resident.
+  malloc_trim(0);
+#endif
   return finished;
+}
+
+// Columns grow by doubling while events arrive; a finished trace is immutable, so each is cut to
+// its contents, one at a time so that no second copy of the whole trace is ever held.
+void TraceBuilder::release_spare_capacity() {
+  const auto fit = [](auto&... columns) { (columns.shrink_to_fit(), ...); };
+  for (Track& track : trace_.tracks_) {
+    SpanColumns& spans = track.spans_;
+    fit(spans.start, spans.end, spans.name, spans.detail, spans.category, spans.depth);
+    InstantColumns& instants = track.instants_;
+    fit(instants.time, instants.name, instants.category, instants.args);
+    fit(track.counters_.time, track.counters_.value);
+    MemoryColumns& memory = track.memory_;
+    fit(memory.time, memory.action, memory.address, memory.bytes, memory.device, memory.owner_op,
+        memory.scope, memory.total_allocated, memory.total_reserved);
+    fit(track.spans_by_depth_, track.depth_begin_);
+  }
+  for (OpInfo& op : trace_.ops_) {
+    fit(op.input_shapes, op.tensors_read, op.tensors_written);
+    for (auto& shape : op.input_shapes)
+      shape.shrink_to_fit();
+  }
+  fit(trace_.processes_, trace_.tracks_, trace_.flows_, trace_.span_details_, trace_.kernels_,
+      trace_.copies_, trace_.ops_, trace_.args_);
 }
 
 }  // namespace tscope::trace
