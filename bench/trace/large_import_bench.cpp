@@ -58,7 +58,11 @@ void BM_LargeSimdjsonDomParse(benchmark::State& state) {
   }
   report(state, std::filesystem::file_size(path), peak);
 }
-BENCHMARK(BM_LargeSimdjsonDomParse)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+BENCHMARK(BM_LargeSimdjsonDomParse)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime()
+    ->Iterations(1);
 
 void BM_LargeChromeJsonImport(benchmark::State& state) {
   const auto path = large_trace_path();
@@ -76,7 +80,11 @@ void BM_LargeChromeJsonImport(benchmark::State& state) {
   report(state, std::filesystem::file_size(path), peak);
   state.counters["events"] = static_cast<double>(events);
 }
-BENCHMARK(BM_LargeChromeJsonImport)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+BENCHMARK(BM_LargeChromeJsonImport)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime()
+    ->Iterations(1);
 
 }  // namespace
 }  // namespace tscope::trace::bench

@@ -36,9 +36,13 @@ bool is_id_arg(std::string_view key) {
 }
 
 std::int64_t integer_of(dom::element value) {
-  if (value.is_int64()) return value.get_int64().value_unsafe();
-  if (value.is_uint64()) return static_cast<std::int64_t>(value.get_uint64().value_unsafe());
-  if (value.is_double()) return static_cast<std::int64_t>(value.get_double().value_unsafe());
+  if (value.type() == dom::element_type::INT64) return value.get_int64().value_unsafe();
+  if (value.type() == dom::element_type::UINT64) {
+    return static_cast<std::int64_t>(value.get_uint64().value_unsafe());
+  }
+  if (value.type() == dom::element_type::DOUBLE) {
+    return static_cast<std::int64_t>(value.get_double().value_unsafe());
+  }
   if (value.is_string()) {
     try {
       return std::stoll(std::string(value.get_string().value_unsafe()), nullptr, 0);
@@ -61,7 +65,8 @@ void write_key(std::string& out, std::string_view key) {
 }
 
 void write_shifted_number(std::string& out, dom::element value, std::int64_t offset) {
-  if (value.is_double()) {
+  // simdjson's is_double() holds for every number; only a written fraction makes one a double.
+  if (value.type() == dom::element_type::DOUBLE) {
     char text[64];
     std::snprintf(text, sizeof text, "%.3f", value.get_double().value_unsafe() + offset);
     out += text;

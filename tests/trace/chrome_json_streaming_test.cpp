@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "test_data.h"
 #include "tscope/trace/chrome_json_input.h"
@@ -101,6 +102,27 @@ TEST(ChromeJsonStreamingTest, StringsHoldingBracketsAndQuotesDoNotCutAnEvent) {
   ASSERT_EQ(trace.counts().spans, 2u);
   EXPECT_EQ(trace.string(trace.track(0).spans().name.at(0)), "a]}\"[{,");
   EXPECT_EQ(trace.string(trace.track(0).spans().name.at(1)), "b\\");
+}
+
+TEST(ChromeJsonStreamingTest, ProgressCountsTheFileBytesAndEventsAsTheReadGoes) {
+  const auto path = shared_data_path(
+      "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  TSCOPE_REQUIRE_FILE(path);
+  std::vector<LoadProgress> reports;
+  ChromeJsonReadOptions options;
+  options.window_bytes = 1 << 20;
+  options.progress = [&](const LoadProgress& progress) { reports.push_back(progress); };
+  read_chrome_json(path, options);
+  // 35 MB of text in windows of 1 MiB and up to one read chunk (1 MiB) more.
+  ASSERT_GE(reports.size(), 17u);
+  for (std::size_t index = 1; index < reports.size(); ++index) {
+    EXPECT_GE(reports[index].bytes_read, reports[index - 1].bytes_read);
+    EXPECT_GT(reports[index].events, reports[index - 1].events);
+  }
+  // The gzip file's own bytes, not the text's; every element of the event array counted once.
+  EXPECT_EQ(reports.back().bytes_total, std::filesystem::file_size(path));
+  EXPECT_EQ(reports.back().bytes_read, reports.back().bytes_total);
+  EXPECT_EQ(reports.back().events, 75718u);
 }
 
 }  // namespace

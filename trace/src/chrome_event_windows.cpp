@@ -2,7 +2,9 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 
 #include "tscope/trace/errors.h"
 
@@ -11,6 +13,8 @@ namespace {
 
 // The text is read in chunks of this size; a window is handed out once it holds window_bytes.
 constexpr std::size_t kReadChunk = std::size_t{1} << 20;
+// Strings up to this long are looked through byte by byte, longer ones with memchr.
+constexpr std::size_t kShortString = 24;
 
 enum CharClass : std::uint8_t { kPlain, kSpace, kQuote, kOpen, kClose, kComma, kColon };
 
@@ -50,30 +54,59 @@ bool ChromeEventWindows::fill() {
   return true;
 }
 
+void ChromeEventWindows::close_string(std::size_t quote) {
+  in_string_ = false;
+  if (depth_ == 1 && part_ == Part::kMembersBefore) {
+    key_is_trace_events_ =
+        std::string_view(pending_.data() + string_start_, quote - string_start_) == kTraceEventsKey;
+  } else if (depth_ == events_depth_ && part_ == Part::kEvents) {
+    last_event_end_ = quote + 1;
+    has_whole_event_ = true;
+  }
+}
+
 void ChromeEventWindows::scan(std::size_t from) {
   const char* const text = pending_.data();
   const std::size_t size = pending_.size();
   std::size_t at = from;
   while (at < size && part_ != Part::kDone) {
     if (in_string_) {
-      // Only a quote or a backslash matters inside a string.
-      while (at < size && text[at] != '"' && text[at] != '\\' && !escaped_)
-        ++at;
-      if (at == size) break;
       if (escaped_) {
         escaped_ = false;
-      } else if (text[at] == '\\') {
-        escaped_ = true;
-      } else {
-        in_string_ = false;
-        if (depth_ == 1 && part_ == Part::kMembersBefore) {
-          key_is_trace_events_ =
-              std::string_view(text + string_start_, at - string_start_) == kTraceEventsKey;
-        } else if (depth_ == events_depth_ && part_ == Part::kEvents) {
-          last_event_end_ = at + 1;
-          has_whole_event_ = true;
-        }
+        ++at;
+        continue;
       }
+      // Only a quote or a backslash matters inside a string. Most strings are short keys, looked
+      // through here; memchr takes over for the long call-stack strings of Kineto traces.
+      const std::size_t short_end = std::min(size, at + kShortString);
+      while (at < short_end && text[at] != '"' && text[at] != '\\')
+        ++at;
+      if (at == size) break;
+      if (at < short_end) {
+        if (text[at] == '\\') {
+          escaped_ = true;
+          ++at;
+          continue;
+        }
+        close_string(at);
+        ++at;
+        continue;
+      }
+      const char* const quote = static_cast<const char*>(std::memchr(text + at, '"', size - at));
+      const std::size_t quote_at = quote == nullptr ? size : static_cast<std::size_t>(quote - text);
+      const char* const backslash =
+          static_cast<const char*>(std::memchr(text + at, '\\', quote_at - at));
+      if (backslash != nullptr) {
+        escaped_ = true;
+        at = static_cast<std::size_t>(backslash - text) + 1;
+        continue;
+      }
+      if (quote == nullptr) {
+        at = size;
+        break;
+      }
+      at = quote_at;
+      close_string(at);
       ++at;
       continue;
     }

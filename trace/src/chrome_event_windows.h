@@ -49,6 +49,7 @@ class ChromeEventWindows {
 
   bool fill();
   void scan(std::size_t from);
+  void close_string(std::size_t quote);
   void finish_at_end_of_text();
   void read_to_end();
 

@@ -593,20 +593,27 @@ std::size_t ChromeImporter::read_window(const ChromeEventWindow& window) {
 }
 
 Trace ChromeImporter::import(ChromeEventWindows& windows, const LoadProgressCallback& progress) {
-  ChromeWindowPipeline pipeline(windows, /*background=*/true);
-  const ChromeEventWindow* window = pipeline.next();
-  read_top_level(windows.members_before());
-  const TimeNs base_during_events = base_time_;
-  for (; window != nullptr; window = pipeline.next()) {
-    events_read_ += read_window(*window);
-    if (progress) progress({window->input_offset, windows.source().input_size(), events_read_});
+  TimeNs base_during_events = 0;
+  {
+    ChromeWindowPipeline pipeline(windows, /*background=*/true);
+    const ChromeEventWindow* window = pipeline.next();
+    read_top_level(windows.members_before());
+    base_during_events = base_time_;
+    for (; window != nullptr; window = pipeline.next()) {
+      events_read_ += read_window(*window);
+      if (progress) progress({window->input_offset, windows.source().input_size(), events_read_});
+    }
   }
+  // The window buffers are gone; the parser's go too, before finalize needs the memory.
+  window_parser_ = dom::parser{};
   // Kineto writes baseTimeNanoseconds after the events: the times read relative to the base
   // known then move by what the members after them add.
   read_top_level(windows.members_after());
   match_begin_end();
   match_async();
   finish_flows();
+  row_spans_ = {};
+  flow_ends_ = {};
   tracks_.apply_names();
   if (base_time_ != base_during_events) builder_.shift_times(base_time_ - base_during_events);
 

@@ -1,19 +1,17 @@
 #include "tscope/trace/trace_builder.h"
 
 #include <algorithm>
-#include <bit>
 #include <limits>
 #include <map>
 #include <numeric>
 #include <span>
 #include <string>
 #include <tuple>
-#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
-#include <variant>
 
+#include "tscope/trace/arg_runs.h"
 #include "tscope/trace/errors.h"
 
 #if defined(__GLIBC__)
@@ -85,28 +83,6 @@ void require_string(const StringTable& strings, StringId id, const char* field) 
     throw TraceError(std::string(field) + " names string " + std::to_string(id) + " but only " +
                      std::to_string(strings.size()) + " strings are interned");
   }
-}
-
-std::uint64_t hash_args(std::span<const Arg> args) {
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  const auto mix = [&](std::uint64_t value) { hash = (hash ^ value) * 0x100000001b3ull; };
-  for (const Arg& arg : args) {
-    mix(arg.key);
-    mix(arg.value.index());
-    std::visit(
-        [&](const auto& value) {
-          using Value = std::decay_t<decltype(value)>;
-          if constexpr (std::is_same_v<Value, StringArg>) {
-            mix(value.id);
-          } else if constexpr (std::is_same_v<Value, double>) {
-            mix(std::bit_cast<std::uint64_t>(value));
-          } else {
-            mix(static_cast<std::uint64_t>(value));
-          }
-        },
-        arg.value);
-  }
-  return hash;
 }
 
 bool is_gpu_activity(Category category) {
@@ -184,11 +160,7 @@ ArgRange TraceBuilder::append_args(const std::vector<Arg>& args) {
     if (const auto* text = std::get_if<StringArg>(&arg.value))
       require_string(trace_.strings_, text->id, "argument value");
   }
-  if (args.empty()) return {};
-  const ArgRange range{static_cast<std::uint32_t>(trace_.args_.size()),
-                       static_cast<std::uint32_t>(args.size())};
-  trace_.args_.insert(trace_.args_.end(), args.begin(), args.end());
-  return range;
+  return arg_runs_.store(trace_.args_, args);
 }
 
 template <typename Column>
@@ -367,21 +339,10 @@ void TraceBuilder::order_side_tables() {
   std::vector<Arg> args;
   details.reserve(trace_.span_details_.size());
   args.reserve(trace_.args_.size());
-  // Most argument lists repeat (Kineto's "Trace name", "Device", a call stack shared by every
-  // call from one line): each distinct list is stored once and the spans share its range.
-  std::unordered_map<std::uint64_t, std::vector<ArgRange>> runs_by_hash;
+  // The lists keep being stored once each, now in event order.
+  ArgRuns runs;
   const auto move_args = [&](ArgRange range) {
-    if (range.count == 0) return ArgRange{};
-    const auto first = trace_.args_.begin() + range.begin;
-    const std::span<const Arg> run(&*first, range.count);
-    std::vector<ArgRange>& same_hash = runs_by_hash[hash_args(run)];
-    for (const ArgRange stored : same_hash) {
-      if (std::equal(run.begin(), run.end(), args.begin() + stored.begin)) return stored;
-    }
-    const ArgRange moved{static_cast<std::uint32_t>(args.size()), range.count};
-    args.insert(args.end(), run.begin(), run.end());
-    same_hash.push_back(moved);
-    return moved;
+    return runs.store(args, std::span<const Arg>(trace_.args_).subspan(range.begin, range.count));
   };
   const auto move_entry = [](auto& from, auto& to, std::uint32_t index) {
     if (index == kNoIndex) return kNoIndex;
@@ -598,6 +559,7 @@ Trace TraceBuilder::finalize(const FinalizeOptions& options) {
   Trace finished = std::move(trace_);
   trace_ = Trace{};
   flow_endpoints_ = {};
+  arg_runs_ = {};
 #if defined(__GLIBC__)
   // glibc keeps freed heap blocks for reuse; the builder's growth and sort buffers are not
   // coming back, so the finished trace alone stays resident.

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tscope/trace/arg_runs.h"
 #include "tscope/trace/trace.h"
 #include "tscope/trace/trace_sink.h"
 
@@ -80,6 +81,7 @@ class TraceBuilder final : public TraceSink {
 
   Trace trace_;
   std::vector<FlowEndpoint> flow_endpoints_;
+  ArgRuns arg_runs_;
 };
 
 }  // namespace tscope::trace
