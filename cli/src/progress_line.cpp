@@ -15,7 +15,7 @@ constexpr auto kFirstDraw = std::chrono::milliseconds(500);
 constexpr auto kRedraw = std::chrono::milliseconds(200);
 
 std::string megabytes(std::uint64_t bytes) {
-  return fmt::format("{:.0f} MB", static_cast<double>(bytes) / 1e6);
+  return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6);
 }
 
 }  // namespace
@@ -43,7 +43,7 @@ void ProgressLine::update(const trace::LoadProgress& progress) {
                                              100.0 * static_cast<double>(progress.bytes_read) /
                                                  static_cast<double>(progress.bytes_total))
                                : megabytes(progress.bytes_read);
-  std::fputs(fmt::format("\r\033[Kreading {}: {}, {:.2f} M events, {:.0f} MB/s", label_, read,
+  std::fputs(fmt::format("\r\033[Kreading {}: {}, {:.2f} M events, {:.1f} MB/s", label_, read,
                          static_cast<double>(progress.events) / 1e6,
                          static_cast<double>(progress.bytes_read) / 1e6 / seconds)
                  .c_str(),
