@@ -12,7 +12,6 @@
 #include <string>
 
 #include "timeline_trace.h"
-#include "tscope/gui/compact_trace.h"
 #include "tscope/gui/lane_layout.h"
 #include "tscope/gui/memory_footprint.h"
 #include "tscope/gui/timeline_frame.h"
@@ -37,8 +36,7 @@ struct LoadedTimeline {
   std::uint64_t resident = 0;  // what loading the trace and laying it out added to the process
 };
 
-// The synthetic trace goes through a .tsc file, load_trace and compact_trace, as `tscope view`
-// opens one.
+// The synthetic trace goes through a .tsc file and load_trace, as `tscope view` opens one.
 LoadedTimeline& timeline_of(std::int64_t events) {
   static std::map<std::int64_t, LoadedTimeline> loaded;
   LoadedTimeline& slot = loaded[events];
@@ -47,7 +45,7 @@ LoadedTimeline& timeline_of(std::int64_t events) {
         std::filesystem::temp_directory_path() / ("bench_gui_" + std::to_string(events) + ".tsc");
     trace::save_trace(gui::bench::synthetic_timeline(static_cast<std::uint64_t>(events)), path);
     const std::uint64_t before = resident_bytes();
-    slot.trace = gui::compact_trace(trace::load_trace(path));
+    slot.trace = trace::load_trace(path);
     slot.layout = std::make_unique<gui::LaneLayout>(slot.trace);
     slot.resident = resident_bytes() - before;
     std::filesystem::remove(path);

@@ -13,6 +13,7 @@
 
 #include "command.h"
 #include "cpu_peak.h"
+#include "progress_line.h"
 #include "tscope/analyzer/errors.h"
 #include "tscope/analyzer/multirank.h"
 #include "tscope/analyzer/render.h"
@@ -29,6 +30,7 @@ struct Settings {
   std::vector<std::string> only;
   unsigned jobs = 0;
   std::string cpu_peak;  // "measure", or empty
+  bool quiet = false;
 };
 
 template <typename AnyReport>
@@ -44,7 +46,7 @@ void print_report(const AnyReport& report, const std::string& format) {
 
 void analyze_one(const Settings& settings) {
   const std::string& path = settings.paths.front();
-  const trace::Trace loaded = trace::load_trace(path);
+  const trace::Trace loaded = load_trace_with_progress(path, settings.quiet);
   analyzer::ReportOptions options;
   options.analysis.step_filter = settings.steps;
   options.only = settings.only;
@@ -113,6 +115,7 @@ void add_analyze_command(CLI::App& app, CommandContext& context) {
   command->add_option("--only", settings->only, "Run only these analyses: " + names)
       ->delimiter(',');
   command->add_option("--jobs", settings->jobs, "Ranks reduced at a time (default: one per core)");
+  add_quiet_flag(*command, settings->quiet);
   command->callback([settings, &context] {
     const bool one_trace =
         settings->paths.size() == 1 && !std::filesystem::is_directory(settings->paths.front());

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "command.h"
+#include "progress_line.h"
 #include "tscope/trace/trace_io.h"
 
 namespace tscope::cli {
@@ -16,6 +17,7 @@ void add_convert_command(CLI::App& app, CommandContext& context) {
   struct Paths {
     std::string input;
     std::string output;
+    bool quiet = false;
   };
   auto paths = std::make_shared<Paths>();
   CLI::App* command = app.add_subcommand(
@@ -24,10 +26,11 @@ void add_convert_command(CLI::App& app, CommandContext& context) {
       ->required()
       ->check(CLI::ExistingFile);
   command->add_option("OUT", paths->output, "File to write")->required();
+  add_quiet_flag(*command, paths->quiet);
   command->callback([paths, &context] {
     // Reject an unknown output extension before spending time on the input.
     const trace::TraceFormatInfo& output_format = trace::format_for_output(paths->output);
-    const trace::Trace loaded = trace::load_trace(paths->input);
+    const trace::Trace loaded = load_trace_with_progress(paths->input, paths->quiet);
     output_format.save(loaded, paths->output);
     const trace::TraceCounts counts = loaded.counts();
     std::cout << fmt::format(

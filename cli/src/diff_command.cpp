@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "command.h"
+#include "progress_line.h"
 #include "tscope/analyzer/multirank.h"
 #include "tscope/regress/error.h"
 #include "tscope/regress/trace_diff.h"
@@ -26,6 +27,7 @@ struct DiffOptions {
   std::vector<std::string> paths;
   std::string format = "text";
   std::size_t top = 20;
+  bool quiet = false;
 };
 
 void run_diff(const DiffOptions& options, CommandContext& context) {
@@ -42,8 +44,8 @@ void run_diff(const DiffOptions& options, CommandContext& context) {
                     "to compare their per-op times",
                     fmt::join(options.paths, " "), files.size()));
   }
-  const trace::Trace before = trace::load_trace(files[0]);
-  const trace::Trace after = trace::load_trace(files[1]);
+  const trace::Trace before = load_trace_with_progress(files[0], options.quiet);
+  const trace::Trace after = load_trace_with_progress(files[1], options.quiet);
   std::cout << regress::render_trace_diff(regress::diff_traces(before, after), *format,
                                           options.top);
   context.exit_code = kExitOk;
@@ -62,6 +64,7 @@ void add_diff_command(CLI::App& app, CommandContext& context) {
       ->required();
   diff->add_option("--format", options->format, "Output: text, md (pull-request comment) or json");
   diff->add_option("--top", options->top, "Rows shown in text and md, each way (default 20)");
+  add_quiet_flag(*diff, options->quiet);
   diff->callback([options, &context] { run_diff(*options, context); });
 }
 

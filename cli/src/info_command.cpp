@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "command.h"
+#include "progress_line.h"
 #include "tscope/analyzer/multirank.h"
 #include "tscope/trace/trace_io.h"
 
@@ -94,6 +95,7 @@ void print_info(std::ostream& out, const std::string& path, const std::string_vi
 
 void add_info_command(CLI::App& app, CommandContext& context) {
   auto paths = std::make_shared<std::vector<std::string>>();
+  auto quiet = std::make_shared<bool>(false);
   CLI::App* command = app.add_subcommand(
       "info",
       "Summarise a trace: time span, processes and tracks, counts by kind and category, "
@@ -103,13 +105,15 @@ void add_info_command(CLI::App& app, CommandContext& context) {
                    "Trace file (.tsc or any format tscope reads); several, or a folder")
       ->required()
       ->check(CLI::ExistingPath);
-  command->callback([paths, &context] {
+  add_quiet_flag(*command, *quiet);
+  command->callback([paths, quiet, &context] {
     const std::vector<std::filesystem::path> files =
         analyzer::list_trace_files({paths->begin(), paths->end()});
     for (std::size_t index = 0; index < files.size(); ++index) {
       // One trace in memory at a time, however many ranks.
       const trace::TraceFormatInfo& format = trace::detect_input_format(files[index]);
-      const Trace loaded = format.load(files[index]);
+      ProgressLine line(files[index].filename().string(), *quiet);
+      const Trace loaded = format.load(files[index], line.callback());
       if (index > 0) std::cout << "\n";
       print_info(std::cout, files[index].string(), format.name, loaded);
     }

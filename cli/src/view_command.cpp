@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "command.h"
+#include "progress_line.h"
 #include "rank_view.h"
 #include "tscope/analyzer/multirank.h"
 #include "tscope/gui/viewer.h"
@@ -28,6 +29,7 @@ void add_view_command(CLI::App& app, CommandContext& context) {
     std::vector<std::string> paths;
     std::optional<std::string> screenshot;
     gui::ViewerOptions options;
+    bool quiet = false;
   };
   auto settings = std::make_shared<Settings>();
   CLI::App* command = app.add_subcommand(
@@ -45,6 +47,7 @@ void add_view_command(CLI::App& app, CommandContext& context) {
                       "Select the earliest span with exactly this name");
   command->add_flag("--memory-panel", settings->options.memory_panel,
                     "Open the memory panel: live bytes stacked by owner op, scope or category");
+  add_quiet_flag(*command, settings->quiet);
   command->callback([settings, &context] {
     gui::ViewerInput input;
     const std::string& path = settings->paths.front();
@@ -54,7 +57,7 @@ void add_view_command(CLI::App& app, CommandContext& context) {
     input.source = source;
     try {
       if (one_trace) {
-        input.trace = trace::load_trace(path);
+        input.trace = load_trace_with_progress(path, settings->quiet);
       } else {
         RankView ranks = load_rank_view(
             analyzer::list_trace_files({settings->paths.begin(), settings->paths.end()}));

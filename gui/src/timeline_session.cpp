@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "tscope/analyzer/errors.h"
-#include "tscope/gui/compact_trace.h"
 #include "tscope/gui/hit_test.h"
 #include "tscope/gui/selection.h"
 
@@ -19,7 +18,7 @@ constexpr double kMargin = 0.05;
 
 TimelineSession::TimelineSession(trace::Trace trace, std::string source,
                                  std::vector<analyzer::Finding> more_findings)
-    : trace_(compact_trace(std::move(trace))),
+    : trace_(std::move(trace)),
       layout_(trace_),
       origin_(trace_.begin_time()),
       view_({trace_.begin_time(), trace_.end_time()}, 0, 1),

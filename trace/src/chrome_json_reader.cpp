@@ -12,13 +12,15 @@
 #include <utility>
 #include <vector>
 
+#include "chrome_byte_source.h"
+#include "chrome_event_windows.h"
 #include "chrome_exact_times.h"
 #include "chrome_flow_binder.h"
-#include "chrome_json_repair.h"
 #include "chrome_json_values.h"
 #include "chrome_raw_event.h"
 #include "chrome_span_pairs.h"
 #include "chrome_track_map.h"
+#include "chrome_window_pipeline.h"
 #include "tscope/trace/chrome_kineto_names.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/trace_builder.h"
@@ -50,7 +52,7 @@ struct PendingFlowEnd {
 // Chrome pairs the ends of an async span by category and id within a process.
 struct AsyncKey {
   std::int64_t pid = 0;
-  std::string_view cat;
+  std::string cat;
   std::uint64_t id = 0;
   auto operator<=>(const AsyncKey&) const = default;
 };
@@ -59,17 +61,20 @@ class ChromeImporter {
  public:
   explicit ChromeImporter(const std::string& source) : source_(source) {}
 
-  // `input` holds the text `root` was parsed from.
-  Trace import(const ChromeJsonInput& input, dom::element root, std::uint64_t lost_bytes);
+  Trace import(ChromeEventWindows& windows, const LoadProgressCallback& progress);
 
  private:
-  void read_top_level(dom::object root);
+  void read_top_level(const std::string& members);
+  // Returns the number of events the window held.
+  std::size_t read_window(const ChromeEventWindow& window);
   void read_event(const RawEvent& event);
   void add_span(const RawEvent& event, TimeNs start, TimeNs end);
   void add_instant(const RawEvent& event, TimeNs time);
   void add_memory_event(const RawEvent& event, TimeNs time);
   void add_counter(const RawEvent& event, TimeNs time);
   void add_flow_end(const RawEvent& event, TimeNs time);
+  // The fields of a begin event kept as text, valid until the next replay.
+  RawEvent replay(const BeginEnd& begin);
   void match_begin_end();
   void match_async();
   void finish_flows();
@@ -85,9 +90,9 @@ class ChromeImporter {
   ChromeTrackMap tracks_{builder_};
   TimeNs base_time_ = 0;
   std::uint64_t skipped_events_ = 0;
+  std::uint64_t events_read_ = 0;
 
-  // The spans of each Chrome row, kept only when the file has flow events to bind to them.
-  bool has_flows_ = false;
+  // The spans of each Chrome row, for flow events to bind to.
   std::map<RowId, ChromeFlowBinder> row_spans_;
 
   std::map<RowId, std::vector<BeginEnd>> begin_ends_;
@@ -95,6 +100,11 @@ class ChromeImporter {
   std::vector<PendingFlowEnd> flow_ends_;
 
   SpanRecord span_;  // reused so per-event argument vectors keep their capacity
+  // One window's document at a time; a begin event waiting for its end is kept as its own text
+  // and parsed again, alone, when matched.
+  dom::parser window_parser_;
+  dom::parser event_parser_;
+  dom::parser members_parser_;
 };
 
 std::optional<TimeNs> ChromeImporter::time_of(const std::optional<dom::element>& value,
@@ -106,8 +116,13 @@ std::optional<TimeNs> ChromeImporter::time_of(const std::optional<dom::element>&
   return time;
 }
 
-void ChromeImporter::read_top_level(dom::object root) {
-  for (const dom::key_value_pair field : root) {
+void ChromeImporter::read_top_level(const std::string& members) {
+  if (members.empty()) return;
+  dom::element parsed;
+  if (const auto error = members_parser_.parse(members).get(parsed); error != simdjson::SUCCESS) {
+    throw FormatError(source_, 0, std::string("not valid JSON: ") + simdjson::error_message(error));
+  }
+  for (const dom::key_value_pair field : object_of(parsed)) {
     const std::string_view key = field.key;
     if (key == "traceEvents" || key == "schemaVersion") continue;
     if (key == "droppedEvents") {
@@ -314,7 +329,8 @@ void ChromeImporter::add_span(const RawEvent& event, TimeNs start, TimeNs end) {
     track = tracks_.host_track(row);
   }
   const EventRef ref = builder_.add_span(track, span_);
-  if (has_flows_) row_spans_[row].add_span(span_.start, span_.end, ref);
+  // Flow events may come in any later window, so every row keeps its spans until the end.
+  row_spans_[row].add_span(span_.start, span_.end, ref);
 }
 
 void ChromeImporter::add_instant(const RawEvent& event, TimeNs time) {
@@ -434,7 +450,9 @@ void ChromeImporter::read_event(const RawEvent& event) {
     }
     case 'B':
     case 'E':
-      begin_ends_[tracks_.row_of(event)].push_back({*time, event, event.phase == 'B'});
+      begin_ends_[tracks_.row_of(event)].push_back(
+          {*time, event.phase == 'B' ? simdjson::minify(event.object) : std::string{},
+           event.phase == 'B'});
       return;
     case 'b':
     case 'e':
@@ -446,7 +464,8 @@ void ChromeImporter::read_event(const RawEvent& event) {
         return;
       }
       const bool begin = event.phase == 'b' || event.phase == 'S';
-      async_ends_[{tracks_.row_of(event).pid, event.cat, *id}].push_back({*time, event, begin});
+      async_ends_[{tracks_.row_of(event).pid, std::string(event.cat), *id}].push_back(
+          {*time, begin ? simdjson::minify(event.object) : std::string{}, begin});
       return;
     }
     case 'i':
@@ -472,17 +491,24 @@ void ChromeImporter::read_event(const RawEvent& event) {
   }
 }
 
+RawEvent ChromeImporter::replay(const BeginEnd& begin) {
+  dom::element element;
+  // The text came from simdjson's own minify of a parsed object, so it parses again.
+  if (event_parser_.parse(begin.text).get(element) != simdjson::SUCCESS) return {};
+  return read_fields(object_of(element));
+}
+
 void ChromeImporter::match_begin_end() {
   for (auto& [row, ends] : begin_ends_) {
-    match_pairs(ends,
-                [&](const BeginEnd& begin, TimeNs end) { add_span(begin.event, begin.time, end); });
+    match_pairs(
+        ends, [&](const BeginEnd& begin, TimeNs end) { add_span(replay(begin), begin.time, end); });
   }
 }
 
 void ChromeImporter::match_async() {
   for (auto& [key, ends] : async_ends_) {
     match_pairs(ends, [&](const BeginEnd& opened, TimeNs end) {
-      const RawEvent& begin = opened.event;
+      const RawEvent begin = replay(opened);
       // Async spans overlap freely, so each name gets its own row in its process.
       fill_span(begin, category_from_chrome(begin.cat, begin.name));
       span_.start = opened.time;
@@ -494,6 +520,7 @@ void ChromeImporter::match_async() {
 }
 
 void ChromeImporter::finish_flows() {
+  if (flow_ends_.empty()) return;
   for (auto& [row, spans] : row_spans_)
     spans.prepare();
   struct Ends {
@@ -521,28 +548,18 @@ void ChromeImporter::finish_flows() {
   }
 }
 
-Trace ChromeImporter::import(const ChromeJsonInput& input, dom::element root,
-                             std::uint64_t lost_bytes) {
-  dom::array events;
-  if (root.type() == dom::element_type::ARRAY) {
-    events = array_of(root);
-  } else if (root.type() == dom::element_type::OBJECT) {
-    const dom::object object = object_of(root);
-    dom::element trace_events;
-    if (object.at_key("traceEvents").get(trace_events) != simdjson::SUCCESS ||
-        trace_events.type() != dom::element_type::ARRAY) {
-      throw FormatError(source_, 0,
-                        "a JSON object without a \"traceEvents\" array is not a Chrome trace");
-    }
-    events = array_of(trace_events);
-    read_top_level(object);
-  } else {
-    throw FormatError(source_, 0, "a Chrome trace is a JSON array or object of events");
+std::size_t ChromeImporter::read_window(const ChromeEventWindow& window) {
+  dom::element root;
+  if (const auto error = window_parser_.parse(window.text.data(), window.size, false).get(root);
+      error != simdjson::SUCCESS) {
+    throw FormatError(source_, window.offset,
+                      std::string("not valid JSON: ") + simdjson::error_message(error));
   }
-
-  // Names and sort orders must be known before the first track is created; this pass only looks
-  // up each event's phase and whether its time is beyond a double's nanoseconds, which is cheap
-  // next to reading all its fields.
+  const dom::array events = array_of(root);
+  // Names and sort orders are best known before a window's tracks are created (the rest arrive
+  // in later windows and are applied at the end); this pass only looks up each event's phase and
+  // whether its time is beyond a double's nanoseconds, which is cheap next to reading all its
+  // fields.
   bool needs_time_text = false;
   for (const dom::element element : events) {
     if (element.type() != dom::element_type::OBJECT) continue;
@@ -554,14 +571,12 @@ Trace ChromeImporter::import(const ChromeJsonInput& input, dom::element root,
     }
     dom::element phase_value;
     if (object.at_key("ph").get(phase_value) != simdjson::SUCCESS) continue;
-    const std::string_view phase = as_string(phase_value);
-    if (phase == "M") tracks_.read_metadata_event(read_fields(object));
-    if (phase == "s" || phase == "f") has_flows_ = true;
+    if (as_string(phase_value) == "M") tracks_.read_metadata_event(read_fields(object));
   }
   const ChromeEventTimeTokens time_text =
-      needs_time_text ? ChromeEventTimeTokens::read(input.padded_data(), input.json().size(),
-                                                    input.padded_capacity())
-                      : ChromeEventTimeTokens{};
+      needs_time_text
+          ? ChromeEventTimeTokens::read(window.text.data(), window.size, window.text.size())
+          : ChromeEventTimeTokens{};
   std::size_t index = 0;
   for (const dom::element element : events) {
     const std::size_t event_index = index++;
@@ -574,12 +589,36 @@ Trace ChromeImporter::import(const ChromeJsonInput& input, dom::element root,
     event.dur_text = time_text.dur(event_index);
     read_event(event);
   }
+  return index;
+}
+
+Trace ChromeImporter::import(ChromeEventWindows& windows, const LoadProgressCallback& progress) {
+  TimeNs base_during_events = 0;
+  {
+    ChromeWindowPipeline pipeline(windows, /*background=*/true);
+    const ChromeEventWindow* window = pipeline.next();
+    read_top_level(windows.members_before());
+    base_during_events = base_time_;
+    for (; window != nullptr; window = pipeline.next()) {
+      events_read_ += read_window(*window);
+      if (progress) progress({window->input_offset, windows.source().input_size(), events_read_});
+    }
+  }
+  // The window buffers are gone; the parser's go too, before finalize needs the memory.
+  window_parser_ = dom::parser{};
+  // Kineto writes baseTimeNanoseconds after the events: the times read relative to the base
+  // known then move by what the members after them add.
+  read_top_level(windows.members_after());
   match_begin_end();
   match_async();
   finish_flows();
+  row_spans_ = {};
+  flow_ends_ = {};
+  tracks_.apply_names();
+  if (base_time_ != base_during_events) builder_.shift_times(base_time_ - base_during_events);
 
   builder_.metadata().source_format = "chrome-json";
-  builder_.metadata().lost_bytes = lost_bytes;
+  builder_.metadata().lost_bytes = windows.lost_bytes();
   if (skipped_events_ != 0) {
     builder_.set_metadata_value("chrome.skipped_events", std::to_string(skipped_events_));
   }
@@ -598,31 +637,27 @@ namespace {
 
 // The model rejects what no valid trace holds (spans nested 65536 deep); for an input file that
 // is a format error of that file.
-Trace import_document(const ChromeJsonInput& input, dom::element root, std::uint64_t lost_bytes) {
-  const std::string& source = input.source_name();
+Trace import_stream(ChromeByteSource source, const ChromeJsonReadOptions& options) {
+  const std::string source_name = source.source_name();
   try {
-    return ChromeImporter(source).import(input, root, lost_bytes);
+    ChromeEventWindows windows(source, std::max<std::size_t>(options.window_bytes, 1));
+    return ChromeImporter(source_name).import(windows, options.progress);
   } catch (const FormatError&) {
     throw;
   } catch (const TraceError& error) {
-    throw FormatError(source, 0, error.what());
+    throw FormatError(source_name, 0, error.what());
   }
 }
 
 }  // namespace
 
-Trace read_chrome_json(const ChromeJsonInput& input) {
-  // simdjson's buffers grow to the largest document parsed; keeping one parser per thread spares
-  // repeated imports (the viewer reloading, benchmarks, tests) from allocating and faulting them
-  // in again.
-  thread_local dom::parser parser;
-  const ParsedChromeJson parsed = parse_chrome_json(parser, input);
-  return import_document(parsed.repaired ? *parsed.repaired : input, parsed.root,
-                         parsed.lost_bytes);
+Trace read_chrome_json(const ChromeJsonInput& input, const ChromeJsonReadOptions& options) {
+  return import_stream(
+      ChromeByteSource::over_memory(input.json(), input.source_name(), options.max_bytes), options);
 }
 
 Trace read_chrome_json(const std::filesystem::path& path, const ChromeJsonReadOptions& options) {
-  return read_chrome_json(ChromeJsonInput::read_file(path, options.max_bytes));
+  return import_stream(ChromeByteSource::open_file(path, options.max_bytes), options);
 }
 
 }  // namespace tscope::trace

@@ -7,6 +7,7 @@ namespace tscope::trace::chrome_json {
 
 RawEvent read_fields(dom::object object) {
   RawEvent event;
+  event.object = object;
   for (const dom::key_value_pair field : object) {
     const std::string_view key = field.key;
     if (key == "ph") {

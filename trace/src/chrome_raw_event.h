@@ -12,6 +12,7 @@ namespace tscope::trace::chrome_json {
 namespace dom = simdjson::dom;
 
 struct RawEvent {
+  dom::object object;  // the whole event
   char phase = 0;
   std::string_view name;
   std::string_view cat;

@@ -4,16 +4,18 @@
 // sorted, each end closing the latest open begin. An end with nothing open is ignored.
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
-#include "chrome_raw_event.h"
 #include "tscope/trace/records.h"
 
 namespace tscope::trace::chrome_json {
 
+// One end of such a span; a begin keeps its event's text (minified JSON) because the document
+// it came from is gone by the time its end is read.
 struct BeginEnd {
   TimeNs time = 0;
-  RawEvent event;
+  std::string text;
   bool begin = true;
 };
 

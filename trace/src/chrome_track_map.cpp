@@ -28,7 +28,7 @@ void ChromeTrackMap::read_metadata_event(const RawEvent& event) {
 std::int64_t ChromeTrackMap::row_number(const std::optional<dom::element>& value) {
   if (!value) return 0;
   if (const auto number = as_integer(*value)) return *number;
-  const std::string_view text = as_string(*value);
+  const std::string text(as_string(*value));
   const auto [found, inserted] =
       named_rows_.try_emplace(text, kNamedRowBase - static_cast<std::int64_t>(named_rows_.size()));
   if (inserted) row_names_[found->second] = text;
@@ -43,6 +43,13 @@ std::uint32_t ChromeTrackMap::process_for(std::int64_t pid, bool gpu) {
   const auto key = std::make_pair(pid, gpu);
   if (const auto found = processes_.find(key); found != processes_.end()) return found->second;
   Process process;
+  process.pid = is_named_row(pid) ? -1 : pid;
+  const std::uint32_t index = builder_.add_process(process);
+  processes_.emplace(key, index);
+  return index;
+}
+
+void ChromeTrackMap::name_process(std::uint32_t index, std::int64_t pid, bool gpu) {
   std::string name;
   if (const auto label = process_labels_.find(pid); gpu && label != process_labels_.end()) {
     name = label->second;  // Kineto labels device rows "GPU 0"
@@ -53,15 +60,21 @@ std::uint32_t ChromeTrackMap::process_for(std::int64_t pid, bool gpu) {
   } else {
     name = (gpu ? "GPU " : "process ") + std::to_string(pid);
   }
-  process.pid = is_named_row(pid) ? -1 : pid;
+  Process& process = builder_.process(index);
   process.name = builder_.intern(name);
   process.rank = gpu ? -1 : rank_;
   if (const auto sort = process_sort_.find(pid); sort != process_sort_.end()) {
     process.sort_index = sort->second;
   }
-  const std::uint32_t index = builder_.add_process(process);
-  processes_.emplace(key, index);
-  return index;
+}
+
+void ChromeTrackMap::apply_names() {
+  for (const auto& [key, index] : processes_)
+    name_process(index, key.first, key.second);
+  for (const auto& [row, track] : created_host_tracks_)
+    name_host_track(track, row);
+  for (const auto& [key, track] : gpu_tracks_)
+    name_gpu_track(track, key.first, key.second);
 }
 
 std::optional<RowId> ChromeTrackMap::overlapped_row(RowId row) const {
@@ -93,6 +106,14 @@ std::uint32_t ChromeTrackMap::host_track(RowId row) {
   info.kind = TrackKind::kHostThread;
   info.process = process_for(row.pid, false);
   info.thread_id = row.tid;
+  const std::uint32_t track = builder_.add_track(info);
+  host_tracks_.emplace(row, track);
+  created_host_tracks_.emplace_back(row, track);
+  return track;
+}
+
+void ChromeTrackMap::name_host_track(std::uint32_t track, RowId row) {
+  TrackInfo& info = builder_.track_info(track);
   std::string name;
   if (const auto named = thread_names_.find(row); named != thread_names_.end()) {
     name = named->second;
@@ -106,33 +127,30 @@ std::uint32_t ChromeTrackMap::host_track(RowId row) {
   if (const auto sort = thread_sort_.find(row); sort != thread_sort_.end()) {
     info.sort_index = sort->second;
   }
-  const std::uint32_t track = builder_.add_track(info);
-  host_tracks_.emplace(row, track);
-  return track;
 }
 
 std::uint32_t ChromeTrackMap::gpu_track(std::int64_t device, std::int64_t stream) {
   const auto key = std::make_pair(device, stream);
-  std::uint32_t track = 0;
-  if (const auto found = gpu_tracks_.find(key); found != gpu_tracks_.end()) {
-    track = found->second;
-  } else {
-    TrackInfo info;
-    info.kind = TrackKind::kGpuStream;
-    info.process = process_for(device, true);
-    info.device = static_cast<std::int32_t>(device);
-    info.stream = stream;
-    const RowId kineto_row{device, stream};
-    const auto named = thread_names_.find(kineto_row);
-    info.name = builder_.intern(named != thread_names_.end() ? std::string(named->second)
-                                                             : "stream " + std::to_string(stream));
-    if (const auto sort = thread_sort_.find(kineto_row); sort != thread_sort_.end()) {
-      info.sort_index = sort->second;
-    }
-    track = builder_.add_track(info);
-    gpu_tracks_.emplace(key, track);
-  }
+  if (const auto found = gpu_tracks_.find(key); found != gpu_tracks_.end()) return found->second;
+  TrackInfo info;
+  info.kind = TrackKind::kGpuStream;
+  info.process = process_for(device, true);
+  info.device = static_cast<std::int32_t>(device);
+  info.stream = stream;
+  const std::uint32_t track = builder_.add_track(info);
+  gpu_tracks_.emplace(key, track);
   return track;
+}
+
+void ChromeTrackMap::name_gpu_track(std::uint32_t track, std::int64_t device, std::int64_t stream) {
+  TrackInfo& info = builder_.track_info(track);
+  const RowId kineto_row{device, stream};
+  const auto named = thread_names_.find(kineto_row);
+  info.name = builder_.intern(named != thread_names_.end() ? named->second
+                                                           : "stream " + std::to_string(stream));
+  if (const auto sort = thread_sort_.find(kineto_row); sort != thread_sort_.end()) {
+    info.sort_index = sort->second;
+  }
 }
 
 std::uint32_t ChromeTrackMap::named_track(std::int64_t pid, TrackKind kind, std::string_view name,

@@ -13,6 +13,7 @@
 #include <tuple>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "chrome_raw_event.h"
 #include "tscope/trace/trace_builder.h"
@@ -33,9 +34,12 @@ class ChromeTrackMap {
 
   // The distributed rank of the host processes.
   void set_rank(std::int32_t rank) { rank_ = rank; }
-  // Takes the process and thread names and sort orders of an M event; every M event must be read
-  // before the first track is asked for.
+  // Takes the process and thread names and sort orders of an M event. An M event may come after
+  // events of its row (Kineto writes them last); apply_names() then names what was created first.
   void read_metadata_event(const RawEvent& event);
+  // Gives every process and track made so far the name, sort order and rank the M events and
+  // top-level members say; call once, after the last event.
+  void apply_names();
 
   RowId row_of(const RawEvent& event);
   std::uint32_t host_track(RowId row);
@@ -46,6 +50,9 @@ class ChromeTrackMap {
  private:
   std::int64_t row_number(const std::optional<dom::element>& value);
   std::uint32_t process_for(std::int64_t pid, bool gpu);
+  void name_process(std::uint32_t index, std::int64_t pid, bool gpu);
+  void name_host_track(std::uint32_t track, RowId row);
+  void name_gpu_track(std::uint32_t track, std::int64_t device, std::int64_t stream);
   // The row a writer's "<thread> (overlapping)" row belongs to, by name within its process.
   std::optional<RowId> overlapped_row(RowId row) const;
 
@@ -54,18 +61,21 @@ class ChromeTrackMap {
 
   // Names of non-numeric pids and tids, numbered from kNamedRowBase down.
   static constexpr std::int64_t kNamedRowBase = std::numeric_limits<std::int64_t>::min() / 2;
-  std::unordered_map<std::string_view, std::int64_t> named_rows_;
-  std::unordered_map<std::int64_t, std::string_view> row_names_;
+  // Names are copied: the document they were read from is gone after its window.
+  std::unordered_map<std::string, std::int64_t> named_rows_;
+  std::unordered_map<std::int64_t, std::string> row_names_;
   static bool is_named_row(std::int64_t id) { return id <= kNamedRowBase; }
 
-  std::map<std::int64_t, std::string_view> process_names_;
-  std::map<std::int64_t, std::string_view> process_labels_;
+  std::map<std::int64_t, std::string> process_names_;
+  std::map<std::int64_t, std::string> process_labels_;
   std::map<std::int64_t, std::int32_t> process_sort_;
-  std::map<RowId, std::string_view> thread_names_;
+  std::map<RowId, std::string> thread_names_;
   std::map<RowId, std::int32_t> thread_sort_;
 
   std::map<std::pair<std::int64_t, bool>, std::uint32_t> processes_;
   std::map<RowId, std::uint32_t> host_tracks_;
+  // The row each host track was made for (a writer's "(overlapping)" row shares its base's).
+  std::vector<std::pair<RowId, std::uint32_t>> created_host_tracks_;
   std::optional<std::pair<RowId, std::uint32_t>> last_host_row_;
   std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> gpu_tracks_;
   std::map<std::tuple<std::int64_t, TrackKind, std::string, std::int32_t>, std::uint32_t>

@@ -4,13 +4,19 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
+#include "tscope/trace/arg_runs.h"
 #include "tscope/trace/errors.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace tscope::trace {
 namespace {
@@ -154,11 +160,7 @@ ArgRange TraceBuilder::append_args(const std::vector<Arg>& args) {
     if (const auto* text = std::get_if<StringArg>(&arg.value))
       require_string(trace_.strings_, text->id, "argument value");
   }
-  if (args.empty()) return {};
-  const ArgRange range{static_cast<std::uint32_t>(trace_.args_.size()),
-                       static_cast<std::uint32_t>(args.size())};
-  trace_.args_.insert(trace_.args_.end(), args.begin(), args.end());
-  return range;
+  return arg_runs_.store(trace_.args_, args);
 }
 
 template <typename Column>
@@ -264,6 +266,27 @@ void TraceBuilder::set_metadata_value(std::string_view key, std::string_view val
   trace_.metadata_.values[std::string(key)] = std::string(value);
 }
 
+void TraceBuilder::shift_times(TimeNs offset) {
+  const auto shifted = [offset](TimeNs time) {
+    TimeNs moved = 0;
+    if (!__builtin_add_overflow(time, offset, &moved)) return moved;
+    return offset > 0 ? std::numeric_limits<TimeNs>::max() : std::numeric_limits<TimeNs>::min();
+  };
+  const auto shift = [&](std::vector<TimeNs>& times) {
+    for (TimeNs& time : times)
+      time = shifted(time);
+  };
+  for (Track& track : trace_.tracks_) {
+    shift(track.spans_.start);
+    shift(track.spans_.end);
+    shift(track.instants_.time);
+    shift(track.counters_.time);
+    shift(track.memory_.time);
+  }
+  for (FlowEndpoint& endpoint : flow_endpoints_)
+    endpoint.time = shifted(endpoint.time);
+}
+
 TraceBuilder::SortedPositions TraceBuilder::sort_tracks() {
   SortedPositions positions;
   for (Track& track : trace_.tracks_) {
@@ -316,12 +339,10 @@ void TraceBuilder::order_side_tables() {
   std::vector<Arg> args;
   details.reserve(trace_.span_details_.size());
   args.reserve(trace_.args_.size());
+  // The lists keep being stored once each, now in event order.
+  ArgRuns runs;
   const auto move_args = [&](ArgRange range) {
-    if (range.count == 0) return ArgRange{};
-    const ArgRange moved{static_cast<std::uint32_t>(args.size()), range.count};
-    const auto first = trace_.args_.begin() + range.begin;
-    args.insert(args.end(), first, first + range.count);
-    return moved;
+    return runs.store(args, std::span<const Arg>(trace_.args_).subspan(range.begin, range.count));
   };
   const auto move_entry = [](auto& from, auto& to, std::uint32_t index) {
     if (index == kNoIndex) return kNoIndex;
@@ -534,9 +555,41 @@ Trace TraceBuilder::finalize(const FinalizeOptions& options) {
                           }),
               flows.end());
 
+  release_spare_capacity();
   Trace finished = std::move(trace_);
   trace_ = Trace{};
+  flow_endpoints_ = {};
+  arg_runs_ = {};
+#if defined(__GLIBC__)
+  // glibc keeps freed heap blocks for reuse; the builder's growth and sort buffers are not
+  // coming back, so the finished trace alone stays resident.
+  malloc_trim(0);
+#endif
   return finished;
+}
+
+// Columns grow by doubling while events arrive; a finished trace is immutable, so each is cut to
+// its contents, one at a time so that no second copy of the whole trace is ever held.
+void TraceBuilder::release_spare_capacity() {
+  const auto fit = [](auto&... columns) { (columns.shrink_to_fit(), ...); };
+  for (Track& track : trace_.tracks_) {
+    SpanColumns& spans = track.spans_;
+    fit(spans.start, spans.end, spans.name, spans.detail, spans.category, spans.depth);
+    InstantColumns& instants = track.instants_;
+    fit(instants.time, instants.name, instants.category, instants.args);
+    fit(track.counters_.time, track.counters_.value);
+    MemoryColumns& memory = track.memory_;
+    fit(memory.time, memory.action, memory.address, memory.bytes, memory.device, memory.owner_op,
+        memory.scope, memory.total_allocated, memory.total_reserved);
+    fit(track.spans_by_depth_, track.depth_begin_);
+  }
+  for (OpInfo& op : trace_.ops_) {
+    fit(op.input_shapes, op.tensors_read, op.tensors_written);
+    for (auto& shape : op.input_shapes)
+      shape.shrink_to_fit();
+  }
+  fit(trace_.processes_, trace_.tracks_, trace_.flows_, trace_.span_details_, trace_.kernels_,
+      trace_.copies_, trace_.ops_, trace_.args_);
 }
 
 }  // namespace tscope::trace

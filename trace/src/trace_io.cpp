@@ -13,8 +13,19 @@
 namespace tscope::trace {
 namespace {
 
-Trace load_tsc(const std::filesystem::path& path) {
+Trace load_tsc(const std::filesystem::path& path, const LoadProgressCallback& /*progress*/) {
   return read_tsc(path).trace;
+}
+
+Trace load_chrome_json(const std::filesystem::path& path, const LoadProgressCallback& progress) {
+  ChromeJsonReadOptions options;
+  options.progress = progress;
+  return read_chrome_json(path, options);
+}
+
+Trace load_nsys_sqlite(const std::filesystem::path& path,
+                       const LoadProgressCallback& /*progress*/) {
+  return read_nsys_sqlite(path);
 }
 
 void save_tsc(const Trace& trace, const std::filesystem::path& path) {
@@ -51,13 +62,13 @@ const std::vector<TraceFormatInfo>& trace_formats() {
        "chrome-json",
        {".json", ".json.gz"},
        looks_like_chrome_json,
-       [](const std::filesystem::path& path) { return read_chrome_json(path); },
+       load_chrome_json,
        write_chrome_json},
       {TraceFormat::kNsysSqlite,
        "nsys-sqlite",
        {".sqlite"},
        looks_like_sqlite,
-       read_nsys_sqlite,
+       load_nsys_sqlite,
        nullptr},
   };
   return kFormats;
@@ -92,8 +103,8 @@ const TraceFormatInfo& format_for_output(const std::filesystem::path& path) {
                    supported_extensions() + ")");
 }
 
-Trace load_trace(const std::filesystem::path& path) {
-  return detect_input_format(path).load(path);
+Trace load_trace(const std::filesystem::path& path, const LoadProgressCallback& progress) {
+  return detect_input_format(path).load(path, progress);
 }
 
 void save_trace(const Trace& trace, const std::filesystem::path& path) {

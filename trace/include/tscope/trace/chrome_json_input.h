@@ -34,10 +34,6 @@ class ChromeJsonInput {
   std::size_t padded_capacity() const { return buffer_.size(); }
   const std::string& source_name() const { return source_name_; }
 
-  // Chrome's format lets a writer that crashed leave the array unterminated: drops a trailing
-  // comma and closes the array, so the events already written still parse.
-  void close_unterminated_array();
-
  private:
   ChromeJsonInput(std::string bytes, std::string source_name);
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tscope/trace/arg_runs.h"
 #include "tscope/trace/trace.h"
 #include "tscope/trace/trace_sink.h"
 
@@ -51,11 +52,19 @@ class TraceBuilder final : public TraceSink {
   void add_dropped_events(std::uint64_t count) override;
   void set_metadata_value(std::string_view key, std::string_view value) override;
 
+  // What was added, to amend before finalize (an importer that learns names late).
+  Process& process(std::uint32_t index) { return trace_.processes_.at(index); }
+  TrackInfo& track_info(std::uint32_t index) { return trace_.tracks_.at(index).info_; }
+  // Moves every event and flow endpoint added so far by `offset` (an importer that learns its
+  // time base after the events); a time beyond int64 saturates.
+  void shift_times(TimeNs offset);
+
   const StringTable& strings() const { return trace_.strings_; }
   std::size_t track_count() const { return trace_.tracks_.size(); }
   TraceMetadata& metadata() { return trace_.metadata_; }
 
-  // Produces the finished trace and leaves this builder empty.
+  // Produces the finished trace and leaves this builder empty. The trace owns only what it holds:
+  // spare capacity is released and the builder's scratch memory returned to the system.
   Trace finalize(const FinalizeOptions& options = {});
 
  private:
@@ -68,9 +77,11 @@ class TraceBuilder final : public TraceSink {
   void compute_depths(Track& track);
   void resolve_flow_endpoints();
   void link_correlated_events();
+  void release_spare_capacity();
 
   Trace trace_;
   std::vector<FlowEndpoint> flow_endpoints_;
+  ArgRuns arg_runs_;
 };
 
 }  // namespace tscope::trace

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tscope/trace/load_progress.h"
 #include "tscope/trace/trace.h"
 
 namespace tscope::trace {
@@ -23,7 +24,8 @@ struct TraceFormatInfo {
   std::vector<std::string_view> extensions;
   // True when the first bytes of a file (up to kSniffBytes) are in this format.
   bool (*sniff)(std::span<const std::uint8_t> head);
-  Trace (*load)(const std::filesystem::path& path);
+  // `progress` is told how far the load has got, where the format's reader can say (Chrome JSON).
+  Trace (*load)(const std::filesystem::path& path, const LoadProgressCallback& progress);
   // nullptr for formats tensorscope only reads.
   void (*save)(const Trace& trace, const std::filesystem::path& path);
 };
@@ -40,7 +42,7 @@ const TraceFormatInfo& format_for_output(const std::filesystem::path& path);
 
 // Loads a trace of any supported format; a truncated input loads what it can and says so in
 // metadata().lost_bytes / lost_records. Throws IoError or FormatError.
-Trace load_trace(const std::filesystem::path& path);
+Trace load_trace(const std::filesystem::path& path, const LoadProgressCallback& progress = {});
 // Saves in the format the extension selects. Throws TraceError or IoError.
 void save_trace(const Trace& trace, const std::filesystem::path& path);
 

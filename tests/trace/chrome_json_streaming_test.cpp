@@ -1,0 +1,129 @@
+// The Chrome reader streams its input a window of events at a time: the trace it builds must not
+// depend on where the windows fall, on whether the text came gzip-compressed, from a file or from
+// memory, or on metadata and time bases that Kineto writes after the events.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "test_data.h"
+#include "tscope/trace/chrome_json_input.h"
+#include "tscope/trace/chrome_json_reader.h"
+
+namespace tscope::trace {
+namespace {
+
+using tscope::testing::shared_data_path;
+
+constexpr const char* kRealTraces[] = {
+    "traces/kineto/hta_critical_path_alexnet_a100.json.gz",
+    "traces/kineto/hta_nccl_data_a100_rank0_of2.json.gz",
+    "traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz",
+    "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz",
+    "traces/kineto/tracelens_mi210_gpu_only.json.gz",
+    "traces/chrome/speedscope_chrome65_simple_timeline.json",
+    "traces/multirank/sampled_rank-0.json.gz",
+};
+
+Trace read_in_windows(const ChromeJsonInput& input, std::size_t window_bytes) {
+  ChromeJsonReadOptions options;
+  options.window_bytes = window_bytes;
+  return read_chrome_json(input, options);
+}
+
+TEST(ChromeJsonStreamingTest, WindowSizeDoesNotChangeAnyRealTrace) {
+  for (const char* name : kRealTraces) {
+    const auto path = shared_data_path(name);
+    TSCOPE_REQUIRE_FILE(path);
+    const ChromeJsonInput input = ChromeJsonInput::read_file(path);
+    const Trace whole = read_in_windows(input, input.json().size() + 1);
+    // 64 KiB windows cut every trace above into several; one byte makes each event its own.
+    EXPECT_TRUE(read_in_windows(input, 64 << 10) == whole) << name;
+    EXPECT_TRUE(read_in_windows(input, 1) == whole) << name;
+    EXPECT_GT(whole.counts().spans, 0u) << name;
+  }
+}
+
+TEST(ChromeJsonStreamingTest, GzipFileAndItsPlainTextGiveTheSameTrace) {
+  const auto path = shared_data_path(
+      "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  TSCOPE_REQUIRE_FILE(path);
+  const auto plain = std::filesystem::temp_directory_path() /
+                     ("streaming_plain_" + std::to_string(::getpid()) + ".json");
+  const std::string text(ChromeJsonInput::read_file(path).json());
+  std::ofstream(plain, std::ios::binary)
+      .write(text.data(), static_cast<std::streamsize>(text.size()));
+  const Trace from_gzip = read_chrome_json(path);
+  const Trace from_plain = read_chrome_json(plain);
+  std::filesystem::remove(plain);
+  EXPECT_TRUE(from_gzip == from_plain);
+  EXPECT_GT(from_gzip.counts().spans, 0u);
+}
+
+TEST(ChromeJsonStreamingTest, NamesAndTimeBaseAfterTheEventsApplyToThem) {
+  // Kineto's order: events, then the M events that name their rows, then the time base.
+  const std::string json = R"({"traceEvents":[
+    {"ph":"X","name":"op","pid":7,"tid":9,"ts":1.5,"dur":2},
+    {"ph":"M","name":"process_name","pid":7,"tid":0,"args":{"name":"trainer"}},
+    {"ph":"M","name":"thread_name","pid":7,"tid":9,"args":{"name":"main thread"}}
+  ],"distributedInfo":{"rank":3},"baseTimeNanoseconds":1000000000})";
+  for (const std::size_t window : {std::size_t{1}, std::size_t{1} << 20}) {
+    const Trace trace = read_in_windows(ChromeJsonInput::from_bytes(json, "late.json"), window);
+    ASSERT_EQ(trace.tracks().size(), 1u);
+    EXPECT_EQ(trace.string(trace.track(0).info().name), "main thread");
+    EXPECT_EQ(trace.string(trace.processes().at(0).name), "trainer");
+    EXPECT_EQ(trace.processes().at(0).rank, 3);
+    EXPECT_EQ(trace.track(0).spans().start.at(0), 1'000'001'500);
+    EXPECT_EQ(trace.track(0).spans().end.at(0), 1'000'003'500);
+  }
+}
+
+TEST(ChromeJsonStreamingTest, FileCutInsideAnEventKeepsTheWholeEventsBeforeIt) {
+  const std::string whole = R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1},)"
+                            R"({"ph":"X","name":"b","pid":1,"tid":1,"ts":3,"dur":1},)";
+  const std::string cut = whole + R"({"ph":"X","name":"c","pid)";
+  for (const std::size_t window : {std::size_t{1}, std::size_t{1} << 20}) {
+    const Trace trace = read_in_windows(ChromeJsonInput::from_bytes(cut, "cut.json"), window);
+    EXPECT_EQ(trace.counts().spans, 2u);
+    // Lost: the comma after "b" and the partial event.
+    EXPECT_EQ(trace.metadata().lost_bytes, cut.size() - whole.size() + 1);
+  }
+}
+
+TEST(ChromeJsonStreamingTest, StringsHoldingBracketsAndQuotesDoNotCutAnEvent) {
+  const std::string json =
+      R"({"traceEvents":[{"ph":"X","name":"a]}\"[{,","pid":1,"tid":1,"ts":1,"dur":1},)"
+      R"({"ph":"X","name":"b\\","pid":1,"tid":1,"ts":3,"dur":1}]})";
+  const Trace trace = read_in_windows(ChromeJsonInput::from_bytes(json, "strings.json"), 1);
+  ASSERT_EQ(trace.counts().spans, 2u);
+  EXPECT_EQ(trace.string(trace.track(0).spans().name.at(0)), "a]}\"[{,");
+  EXPECT_EQ(trace.string(trace.track(0).spans().name.at(1)), "b\\");
+}
+
+TEST(ChromeJsonStreamingTest, ProgressCountsTheFileBytesAndEventsAsTheReadGoes) {
+  const auto path = shared_data_path(
+      "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  TSCOPE_REQUIRE_FILE(path);
+  std::vector<LoadProgress> reports;
+  ChromeJsonReadOptions options;
+  options.window_bytes = 1 << 20;
+  options.progress = [&](const LoadProgress& progress) { reports.push_back(progress); };
+  read_chrome_json(path, options);
+  // 35 MB of text in windows of 1 MiB and up to one read chunk (1 MiB) more.
+  ASSERT_GE(reports.size(), 17u);
+  for (std::size_t index = 1; index < reports.size(); ++index) {
+    EXPECT_GE(reports[index].bytes_read, reports[index - 1].bytes_read);
+    EXPECT_GT(reports[index].events, reports[index - 1].events);
+  }
+  // The gzip file's own bytes, not the text's; every element of the event array counted once.
+  EXPECT_EQ(reports.back().bytes_total, std::filesystem::file_size(path));
+  EXPECT_EQ(reports.back().bytes_read, reports.back().bytes_total);
+  EXPECT_EQ(reports.back().events, 75718u);
+}
+
+}  // namespace
+}  // namespace tscope::trace

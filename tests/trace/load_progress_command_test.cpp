@@ -1,0 +1,40 @@
+// The progress line of a long load is for a person at a terminal: `tscope info` writes none when
+// its stderr is a pipe, nor on a terminal when told --quiet.
+
+#include <gtest/gtest.h>
+
+#include "test_data.h"
+#include "tscope_process.h"
+
+namespace tscope::trace {
+namespace {
+
+using tscope::testing::quoted;
+using tscope::testing::run_command;
+using tscope::testing::run_tscope;
+using tscope::testing::shared_data_path;
+
+constexpr const char* kResnet =
+    "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz";
+
+TEST(LoadProgressCommandTest, NoProgressWhenStderrIsAPipe) {
+  const auto path = shared_data_path(kResnet);
+  TSCOPE_REQUIRE_FILE(path);
+  const auto result = run_tscope("info " + quoted(path) + " 2>&1 >/dev/null", "");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.output, "");
+}
+
+TEST(LoadProgressCommandTest, QuietSilencesProgressOnATerminal) {
+  const auto path = shared_data_path(kResnet);
+  TSCOPE_REQUIRE_FILE(path);
+  // script(1) gives the command a terminal for stdout and stderr alike; only stderr is kept.
+  const std::string command = tscope::testing::built_program("tscope").string() + " info --quiet " +
+                              quoted(path) + " >/dev/null";
+  const auto result = run_command("script -qec \"" + command + "\" /dev/null", "");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.output.find("reading"), std::string::npos) << result.output;
+}
+
+}  // namespace
+}  // namespace tscope::trace

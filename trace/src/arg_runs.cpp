@@ -1,0 +1,52 @@
+#include "tscope/trace/arg_runs.h"
+
+#include <algorithm>
+#include <bit>
+#include <type_traits>
+#include <variant>
+
+namespace tscope::trace {
+namespace {
+
+std::uint64_t hash_args(std::span<const Arg> args) {
+  // FNV-1a over each argument's key, type and value.
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  const auto mix = [&](std::uint64_t value) { hash = (hash ^ value) * 0x100000001b3ull; };
+  for (const Arg& arg : args) {
+    mix(arg.key);
+    mix(arg.value.index());
+    std::visit(
+        [&](const auto& value) {
+          using Value = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<Value, StringArg>) {
+            mix(value.id);
+          } else if constexpr (std::is_same_v<Value, double>) {
+            mix(std::bit_cast<std::uint64_t>(value));
+          } else {
+            mix(static_cast<std::uint64_t>(value));
+          }
+        },
+        arg.value);
+  }
+  return hash;
+}
+
+}  // namespace
+
+ArgRange ArgRuns::store(std::vector<Arg>& args, std::span<const Arg> run) {
+  if (run.empty()) return {};
+  std::vector<ArgRange>& same_hash = by_hash_[hash_args(run)];
+  for (const ArgRange stored : same_hash) {
+    if (stored.count == run.size() &&
+        std::equal(run.begin(), run.end(), args.begin() + stored.begin)) {
+      return stored;
+    }
+  }
+  const ArgRange range{static_cast<std::uint32_t>(args.size()),
+                       static_cast<std::uint32_t>(run.size())};
+  args.insert(args.end(), run.begin(), run.end());
+  same_hash.push_back(range);
+  return range;
+}
+
+}  // namespace tscope::trace

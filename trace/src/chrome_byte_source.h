@@ -1,0 +1,70 @@
+#pragma once
+// The text of a Chrome trace as a stream of chunks: a plain file read as it is, a gzip file (or
+// several gzip members back to back) inflated in chunks as it is read, or bytes already in
+// memory. Nothing is held beyond one compressed and one inflated chunk, so a reader's memory
+// does not grow with the file.
+
+#include <zlib.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tscope::trace::chrome_json {
+
+class ChromeByteSource {
+ public:
+  // Throws IoError when the file cannot be opened.
+  static ChromeByteSource open_file(const std::filesystem::path& path, std::uint64_t max_bytes);
+  // `bytes` must outlive the source.
+  static ChromeByteSource over_memory(std::string_view bytes, std::string source_name,
+                                      std::uint64_t max_bytes);
+
+  // True when `bytes` start with gzip's magic number.
+  static bool is_gzip(std::string_view bytes) {
+    return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+           static_cast<unsigned char>(bytes[1]) == 0x8b;
+  }
+
+  ChromeByteSource(ChromeByteSource&&) noexcept;
+  ChromeByteSource& operator=(ChromeByteSource&&) noexcept;
+  ~ChromeByteSource();
+
+  // Appends up to `capacity` more bytes of text to `out`; returns how many, 0 at the end.
+  // Throws IoError for a failing read and FormatError (with the compressed offset) for a damaged
+  // gzip stream or text beyond max_bytes.
+  std::size_t read(std::string& out, std::size_t capacity);
+
+  const std::string& source_name() const { return source_name_; }
+  // Bytes of the file (compressed, for gzip) consumed so far, and the file's size when known.
+  std::uint64_t input_offset() const { return input_offset_; }
+  std::uint64_t input_size() const { return input_size_; }
+
+ private:
+  ChromeByteSource() = default;
+  std::size_t read_input(char* out, std::size_t capacity);
+  std::size_t inflate_into(std::string& out, std::size_t capacity);
+  void check_limit(std::size_t produced);
+
+  std::string source_name_;
+  std::FILE* file_ = nullptr;
+  std::string_view memory_;
+  std::uint64_t input_offset_ = 0;
+  std::uint64_t input_size_ = 0;
+  std::uint64_t max_bytes_ = 0;
+  std::uint64_t produced_ = 0;
+
+  // gzip state: the compressed chunk being inflated and zlib's stream.
+  bool gzip_ = false;
+  bool gzip_ended_ = false;
+  std::unique_ptr<z_stream> stream_;
+  std::vector<unsigned char> compressed_;
+  std::size_t compressed_begin_ = 0;
+  std::size_t compressed_end_ = 0;
+};
+
+}  // namespace tscope::trace::chrome_json

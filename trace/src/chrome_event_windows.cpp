@@ -1,0 +1,294 @@
+#include "chrome_event_windows.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "tscope/trace/errors.h"
+
+namespace tscope::trace::chrome_json {
+namespace {
+
+// The text is read in chunks of this size; a window is handed out once it holds window_bytes.
+constexpr std::size_t kReadChunk = std::size_t{1} << 20;
+// Strings up to this long are looked through byte by byte, longer ones with memchr.
+constexpr std::size_t kShortString = 24;
+
+enum CharClass : std::uint8_t { kPlain, kSpace, kQuote, kOpen, kClose, kComma, kColon };
+
+constexpr std::array<std::uint8_t, 256> char_classes() {
+  std::array<std::uint8_t, 256> classes{};
+  classes[' '] = classes['\t'] = classes['\n'] = classes['\r'] = kSpace;
+  classes['"'] = kQuote;
+  classes['{'] = classes['['] = kOpen;
+  classes['}'] = classes[']'] = kClose;
+  classes[','] = kComma;
+  classes[':'] = kColon;
+  return classes;
+}
+constexpr std::array<std::uint8_t, 256> kCharClass = char_classes();
+
+constexpr std::string_view kTraceEventsKey = "traceEvents";
+constexpr std::string_view kEmptyEvents = "\"traceEvents\":[]";
+
+bool is_space(char c) {
+  return kCharClass[static_cast<unsigned char>(c)] == kSpace;
+}
+
+}  // namespace
+
+ChromeEventWindows::ChromeEventWindows(ChromeByteSource& source, std::size_t window_bytes)
+    : source_(source), window_bytes_(window_bytes) {}
+
+bool ChromeEventWindows::fill() {
+  if (end_of_text_) return false;
+  const std::size_t before = pending_.size();
+  if (source_.read(pending_, kReadChunk) == 0) {
+    end_of_text_ = true;
+    return false;
+  }
+  consumed_ += pending_.size() - before;
+  scan(before);
+  return true;
+}
+
+void ChromeEventWindows::close_string(std::size_t quote) {
+  in_string_ = false;
+  if (depth_ == 1 && part_ == Part::kMembersBefore) {
+    key_is_trace_events_ =
+        std::string_view(pending_.data() + string_start_, quote - string_start_) == kTraceEventsKey;
+  } else if (depth_ == events_depth_ && part_ == Part::kEvents) {
+    last_event_end_ = quote + 1;
+    has_whole_event_ = true;
+  }
+}
+
+void ChromeEventWindows::scan(std::size_t from) {
+  const char* const text = pending_.data();
+  const std::size_t size = pending_.size();
+  std::size_t at = from;
+  while (at < size && part_ != Part::kDone) {
+    if (in_string_) {
+      if (escaped_) {
+        escaped_ = false;
+        ++at;
+        continue;
+      }
+      // Only a quote or a backslash matters inside a string. Most strings are short keys, looked
+      // through here; memchr takes over for the long call-stack strings of Kineto traces.
+      const std::size_t short_end = std::min(size, at + kShortString);
+      while (at < short_end && text[at] != '"' && text[at] != '\\')
+        ++at;
+      if (at == size) break;
+      if (at < short_end) {
+        if (text[at] == '\\') {
+          escaped_ = true;
+          ++at;
+          continue;
+        }
+        close_string(at);
+        ++at;
+        continue;
+      }
+      const char* const quote = static_cast<const char*>(std::memchr(text + at, '"', size - at));
+      const std::size_t quote_at = quote == nullptr ? size : static_cast<std::size_t>(quote - text);
+      const char* const backslash =
+          static_cast<const char*>(std::memchr(text + at, '\\', quote_at - at));
+      if (backslash != nullptr) {
+        escaped_ = true;
+        at = static_cast<std::size_t>(backslash - text) + 1;
+        continue;
+      }
+      if (quote == nullptr) {
+        at = size;
+        break;
+      }
+      at = quote_at;
+      close_string(at);
+      ++at;
+      continue;
+    }
+    const char c = text[at];
+    switch (kCharClass[static_cast<unsigned char>(c)]) {
+      case kSpace:
+        break;
+      case kQuote:
+        in_string_ = true;
+        string_start_ = at + 1;
+        break;
+      case kOpen:
+        if (part_ == Part::kBeforeRoot) {
+          object_form_ = c == '{';
+          depth_ = 1;
+          if (object_form_) {
+            part_ = Part::kMembersBefore;
+          } else {
+            part_ = Part::kEvents;
+            events_depth_ = 1;
+            events_begin_ = at + 1;
+          }
+        } else if (part_ == Part::kMembersBefore && depth_ == 1 && c == '[' &&
+                   value_is_trace_events_) {
+          part_ = Part::kEvents;
+          depth_ = 2;
+          events_depth_ = 2;
+          before_.assign(text, at + 1);
+          events_begin_ = at + 1;
+        } else {
+          if (depth_ == 1) value_is_trace_events_ = false;
+          ++depth_;
+        }
+        break;
+      case kClose:
+        if (part_ == Part::kBeforeRoot) {
+          throw FormatError(source_.source_name(), pending_base_ + at,
+                            "not valid JSON: a Chrome trace is a JSON array or object of events");
+        }
+        --depth_;
+        if (part_ == Part::kEvents && depth_ == events_depth_) {
+          last_event_end_ = at + 1;
+          has_whole_event_ = true;
+        } else if (part_ == Part::kEvents && depth_ < events_depth_) {
+          // The event text ends here; what follows belongs to the root object.
+          events_end_ = at;
+          after_begin_ = at + 1;
+          part_ = object_form_ ? Part::kMembersAfter : Part::kDone;
+          if (part_ == Part::kDone) root_end_ = at + 1;
+        } else if (depth_ == 0) {
+          if (part_ == Part::kMembersBefore) {
+            throw FormatError(
+                source_.source_name(), pending_base_ + at,
+                "a JSON object without a \"traceEvents\" array is not a Chrome trace");
+          }
+          part_ = Part::kDone;
+          root_end_ = at + 1;
+        }
+        break;
+      case kComma:
+        if (depth_ == 1 && part_ == Part::kMembersBefore) value_is_trace_events_ = false;
+        break;
+      case kColon:
+        if (depth_ == 1 && part_ == Part::kMembersBefore) {
+          value_is_trace_events_ = key_is_trace_events_;
+          key_is_trace_events_ = false;
+        }
+        break;
+      default:
+        if (part_ == Part::kBeforeRoot) {
+          throw FormatError(source_.source_name(), pending_base_ + at,
+                            "not valid JSON: a Chrome trace is a JSON array or object of events");
+        }
+        if (part_ == Part::kEvents && depth_ == events_depth_) {
+          last_event_end_ = at + 1;  // a number or literal as an element
+          has_whole_event_ = true;
+        } else if (depth_ == 1 && part_ == Part::kMembersBefore) {
+          value_is_trace_events_ = false;
+        }
+        break;
+    }
+    ++at;
+  }
+}
+
+bool ChromeEventWindows::next(ChromeEventWindow& window) {
+  if (windows_done_) return false;
+  while (part_ == Part::kBeforeRoot || part_ == Part::kMembersBefore) {
+    if (!fill()) {
+      throw FormatError(source_.source_name(), consumed_,
+                        part_ == Part::kBeforeRoot
+                            ? "not valid JSON: the file holds no JSON value"
+                            : "not valid JSON: the file ends before its \"traceEvents\" array");
+    }
+  }
+  while (part_ == Part::kEvents && !end_of_text_ &&
+         !(has_whole_event_ && last_event_end_ - events_begin_ >= window_bytes_)) {
+    fill();
+  }
+  std::size_t end = last_event_end_;
+  if (part_ != Part::kEvents) {
+    end = events_end_;
+    windows_done_ = true;
+  } else if (end_of_text_) {
+    finish_at_end_of_text();
+    windows_done_ = true;
+  }
+  if (windows_done_) read_to_end();
+
+  // Between windows only whitespace and the comma before the next event remain.
+  std::size_t begin = events_begin_;
+  while (begin < end && is_space(pending_[begin]))
+    ++begin;
+  if (begin < end && pending_[begin] == ',') ++begin;
+  while (begin < end && is_space(pending_[begin]))
+    ++begin;
+  if (begin == end) return false;
+  window.text.clear();
+  window.text.reserve(end - begin + 2 + simdjson::SIMDJSON_PADDING);
+  window.text += '[';
+  window.text.append(pending_, begin, end - begin);
+  window.text += ']';
+  window.size = window.text.size();
+  window.text.append(simdjson::SIMDJSON_PADDING, '\0');
+  window.offset = pending_base_ + begin;
+  window.input_offset = source_.input_offset();
+  handed_out_events_ = true;
+  if (!windows_done_) {
+    // Keep only the text after the last whole event; the next window starts there.
+    pending_.erase(0, end);
+    pending_base_ += end;
+    events_begin_ = 0;
+    last_event_end_ = 0;
+    has_whole_event_ = false;
+  }
+  return true;
+}
+
+void ChromeEventWindows::read_to_end() {
+  // The members after the event array are small; reading on to the end also lets gzip check
+  // its CRC and a trailing value be noticed.
+  while (fill()) {
+  }
+  if (part_ == Part::kMembersAfter) {
+    // The root object was cut off after its events: drop its unfinished end.
+    lost_bytes_ = consumed_ - (pending_base_ + events_end_);
+    after_begin_ = after_end_ = 0;
+  } else if (part_ == Part::kDone && root_end_ != 0) {
+    after_end_ = root_end_ - 1;  // without the root's closing '}'
+    for (std::size_t at = root_end_; at < pending_.size(); ++at) {
+      if (!is_space(pending_[at])) {
+        lost_bytes_ = pending_.size() - root_end_;
+        break;
+      }
+    }
+  }
+}
+
+void ChromeEventWindows::finish_at_end_of_text() {
+  // A bare array may lack its closing ']' (Chrome's format allows it); anything else cut off
+  // inside the array keeps the events before the cut.
+  const bool whole = !object_form_ && depth_ == events_depth_ && !in_string_;
+  if (!has_whole_event_ && !whole && !handed_out_events_) {
+    throw FormatError(source_.source_name(), consumed_,
+                      "not valid JSON: the file ends inside its first event");
+  }
+  if (!whole) lost_bytes_ = consumed_ - (pending_base_ + last_event_end_);
+  part_ = Part::kDone;
+}
+
+std::string ChromeEventWindows::members_before() const {
+  if (!object_form_) return {};
+  return before_ + "]}";
+}
+
+std::string ChromeEventWindows::members_after() const {
+  if (!object_form_) return {};
+  std::string members = "{";
+  members += kEmptyEvents;
+  if (after_end_ > after_begin_) members.append(pending_, after_begin_, after_end_ - after_begin_);
+  members += '}';
+  return members;
+}
+
+}  // namespace tscope::trace::chrome_json

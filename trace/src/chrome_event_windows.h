@@ -1,0 +1,93 @@
+#pragma once
+// Cuts the text of a Chrome trace into windows of whole events for a bounded-memory import: a
+// structural scan (strings, escapes, nesting) finds the event array, in the array form or under
+// the object form's "traceEvents", and the boundaries between its elements. Each window is a
+// JSON array of complete events, padded for simdjson; the text around the event array (the
+// object form's other members) is kept apart for the top-level reader. Buffers are reused, so
+// memory stays at about one window whatever the file's size.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "chrome_byte_source.h"
+
+namespace tscope::trace::chrome_json {
+
+struct ChromeEventWindow {
+  // "[" + whole events + "]" followed by simdjson's padding; size() excludes the padding.
+  std::string text;
+  std::size_t size = 0;
+  // Offset in the (decompressed) text of the window's first event, for error messages.
+  std::uint64_t offset = 0;
+  // Bytes of the file (compressed, for gzip) read when the window was cut, for progress.
+  std::uint64_t input_offset = 0;
+};
+
+class ChromeEventWindows {
+ public:
+  ChromeEventWindows(ChromeByteSource& source, std::size_t window_bytes);
+
+  // Fills `window` with the next events; false once the event array is exhausted. Throws
+  // FormatError when the text has no event array.
+  bool next(ChromeEventWindow& window);
+
+  // The object form's members around the event array as one JSON object with an empty
+  // "traceEvents" (complete once next() returned false): `{...,"traceEvents":[]}` before it,
+  // `{"traceEvents":[]...}` after it. Empty for the array form.
+  std::string members_before() const;
+  std::string members_after() const;
+  bool is_object_form() const { return object_form_; }
+  // Text bytes after the last whole event of a file cut off inside the array (or after its
+  // root value ends), which the import drops.
+  std::uint64_t lost_bytes() const { return lost_bytes_; }
+  std::uint64_t text_bytes() const { return consumed_; }
+  const ChromeByteSource& source() const { return source_; }
+
+ private:
+  enum class Part : std::uint8_t { kBeforeRoot, kMembersBefore, kEvents, kMembersAfter, kDone };
+
+  bool fill();
+  void scan(std::size_t from);
+  void close_string(std::size_t quote);
+  void finish_at_end_of_text();
+  void read_to_end();
+
+  ChromeByteSource& source_;
+  std::size_t window_bytes_;
+
+  // Text read but not yet handed out; pending_[0] is the text's byte pending_base_.
+  std::string pending_;
+  std::uint64_t pending_base_ = 0;
+  std::uint64_t consumed_ = 0;
+  bool end_of_text_ = false;
+  bool windows_done_ = false;
+  bool handed_out_events_ = false;
+
+  Part part_ = Part::kBeforeRoot;
+  bool object_form_ = false;
+  bool in_string_ = false;
+  bool escaped_ = false;
+  int depth_ = 0;
+  int events_depth_ = 0;
+  // At the root object's level: whether the last string was the key "traceEvents", and whether
+  // the value that follows its ':' is due.
+  std::size_t string_start_ = 0;
+  bool key_is_trace_events_ = false;
+  bool value_is_trace_events_ = false;
+
+  // In pending_: where the event text starts, where its last whole event ends, where the array
+  // closes, and the root object's members after it (up to its closing brace).
+  std::size_t events_begin_ = 0;
+  std::size_t last_event_end_ = 0;
+  bool has_whole_event_ = false;
+  std::size_t events_end_ = 0;
+  std::size_t after_begin_ = 0;
+  std::size_t after_end_ = 0;
+  std::size_t root_end_ = 0;
+
+  std::string before_;
+  std::uint64_t lost_bytes_ = 0;
+};
+
+}  // namespace tscope::trace::chrome_json
