@@ -7,6 +7,7 @@
 #include "tscope/trace/chrome_json_writer.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/nsys_sqlite_reader.h"
+#include "tscope/trace/perfetto_writer.h"
 #include "tscope/trace/tsc_reader.h"
 #include "tscope/trace/tsc_writer.h"
 
@@ -36,6 +37,7 @@ std::string supported_extensions() {
 std::string supported_names() {
   std::string list;
   for (const TraceFormatInfo& info : trace_formats()) {
+    if (info.sniff == nullptr) continue;
     if (!list.empty()) list += ", ";
     list += info.name;
   }
@@ -59,6 +61,12 @@ const std::vector<TraceFormatInfo>& trace_formats() {
        looks_like_sqlite,
        read_nsys_sqlite,
        nullptr},
+      {TraceFormat::kPerfetto,
+       "perfetto",
+       {".pftrace", ".pftrace.gz", ".perfetto-trace"},
+       nullptr,
+       nullptr,
+       write_perfetto},
   };
   return kFormats;
 }
@@ -71,7 +79,7 @@ const TraceFormatInfo& detect_input_format(const std::filesystem::path& path) {
   if (file.bad()) throw IoError(path, "read failed");
   head.resize(static_cast<std::size_t>(file.gcount()));
   for (const TraceFormatInfo& info : trace_formats()) {
-    if (info.sniff(head)) return info;
+    if (info.sniff != nullptr && info.sniff(head)) return info;
   }
   throw FormatError(path, 0,
                     head.empty()
