@@ -1,13 +1,15 @@
 #include "window_options.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <string>
-
-#include "tscope/analyzer/steps.h"
 
 namespace tscope::cli {
 namespace {
@@ -86,6 +88,10 @@ std::optional<std::int64_t> step_number(std::string_view name) {
   while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
     --digits;
   if (digits == name.size() || name.size() - digits > 18) return std::nullopt;
+  std::string prefix(name.substr(0, digits));
+  std::transform(prefix.begin(), prefix.end(), prefix.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (prefix != "step " && prefix != "profilerstep#") return std::nullopt;
   std::int64_t value = 0;
   std::from_chars(name.data() + digits, name.data() + name.size(), value);
   return value;
@@ -99,24 +105,41 @@ trace::CaptureWindow window_in(const trace::Trace& trace, const TimeRange& range
 }
 
 trace::CaptureWindow window_of_steps(const trace::Trace& trace, const StepRange& range) {
-  const analyzer::StepSet steps = analyzer::find_steps(trace);
   std::optional<trace::CaptureWindow> window;
-  std::string listed;
-  for (const analyzer::Step& step : steps.steps) {
-    const std::optional<std::int64_t> number = step_number(step.name);
-    if (!number) continue;
-    listed += fmt::format("{}{}", listed.empty() ? "" : ", ", *number);
-    if (*number < range.first || *number > range.last) continue;
-    if (!window) window = trace::CaptureWindow{step.start, step.end};
-    window->begin = std::min(window->begin, step.start);
-    window->end = std::max(window->end, step.end);
+  std::set<std::int64_t> numbers;
+  for (const trace::Track& track : trace.tracks()) {
+    const trace::SpanColumns& spans = track.spans();
+    for (std::size_t span = 0; span < spans.size(); ++span) {
+      const std::optional<std::int64_t> number = step_number(trace.string(spans.name[span]));
+      if (!number) continue;
+      numbers.insert(*number);
+      if (*number < range.first || *number > range.last) continue;
+      if (!window) window = trace::CaptureWindow{spans.start[span], spans.end[span]};
+      window->begin = std::min(window->begin, spans.start[span]);
+      window->end = std::max(window->end, spans.end[span]);
+    }
   }
   if (!window) {
-    throw WindowSyntaxError(fmt::format("the trace has no step numbered {} to {} (its steps: {})",
-                                        range.first, range.last,
-                                        listed.empty() ? "none numbered" : listed));
+    throw WindowSyntaxError(fmt::format(
+        "the trace has no step numbered {} to {} (its steps: {})", range.first, range.last,
+        numbers.empty() ? "none" : fmt::format("{}", fmt::join(numbers, ", "))));
   }
   return *window;
+}
+
+trace::CaptureWindow window_of_range(const trace::Trace& trace, std::string_view name) {
+  std::optional<trace::CaptureWindow> first;
+  for (const trace::Track& track : trace.tracks()) {
+    const trace::SpanColumns& spans = track.spans();
+    for (std::size_t span = 0; span < spans.size(); ++span) {
+      if (trace.string(spans.name[span]) != name) continue;
+      // Spans are sorted by start, so the track's first match is its earliest.
+      if (!first || spans.start[span] < first->begin) first = {spans.start[span], spans.end[span]};
+      break;
+    }
+  }
+  if (!first) throw WindowSyntaxError(fmt::format("the trace has no range named '{}'", name));
+  return *first;
 }
 
 }  // namespace tscope::cli

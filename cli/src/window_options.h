@@ -36,15 +36,21 @@ trace::TimeNs parse_duration(std::string_view text);
 TimeRange parse_time_range(std::string_view text);
 StepRange parse_step_range(std::string_view text);
 
-// The number a step range names a step by: the digits that end its name ("step 12",
-// "ProfilerStep#12"), or nullopt when it has none.
+// The number of a span named as a training step: "step 12" (our engine, or an NVTX range named
+// so) or "ProfilerStep#12" (PyTorch, in Kineto JSON or through NVTX), any case; nullopt for
+// other names.
 std::optional<std::int64_t> step_number(std::string_view name);
 
 // The absolute window of `range` in `trace`.
 trace::CaptureWindow window_in(const trace::Trace& trace, const TimeRange& range);
-// The window from the start of step `range.first` to the end of step `range.last`, found by the
-// analyzer's step detection (steps of the range the trace lacks are skipped). Throws
-// WindowSyntaxError naming the steps the trace has when it has none of the range.
+// The window from the start of step `range.first` to the end of step `range.last`: the spans
+// named as steps on any track (steps of the range the trace lacks are skipped; a step repeated
+// on several rows, as Kineto's GPU annotations do, widens nothing). Throws WindowSyntaxError
+// naming the steps the trace has when it has none of the range.
 trace::CaptureWindow window_of_steps(const trace::Trace& trace, const StepRange& range);
+// The first span named `name` (earliest start on any track), as Nsight Systems' capture range
+// takes the first time an NVTX range of that name opens until it closes. Throws
+// WindowSyntaxError when the trace has no span of that name.
+trace::CaptureWindow window_of_range(const trace::Trace& trace, std::string_view name);
 
 }  // namespace tscope::cli
