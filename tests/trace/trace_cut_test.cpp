@@ -164,11 +164,16 @@ TEST_F(TraceCut, RecordsItsWindowInEveryFormat) {
   }
 }
 
+// `tscope convert` of the ResNet-50 trace to `out` with `options`.
+testing::CommandResult convert_resnet(const std::filesystem::path& out,
+                                      const std::string& options) {
+  return testing::run_tscope("convert " + testing::quoted(testing::shared_data_path(kResnet)) +
+                             " " + testing::quoted(out) + " " + options);
+}
+
 TEST_F(TraceCut, ConvertStepsKeepsThoseStepsAndAnalyzeCountsOnlyThem) {
   const std::filesystem::path out = scratch("steps.tsc");
-  const testing::CommandResult convert =
-      testing::run_tscope("convert " + testing::quoted(testing::shared_data_path(kResnet)) + " " +
-                          testing::quoted(out) + " --steps 6:7");
+  const testing::CommandResult convert = convert_resnet(out, "--steps 6:7");
   ASSERT_EQ(convert.exit_code, 0) << convert.output;
   const Trace cut = load_trace(out);
   std::set<std::string> steps;
@@ -179,9 +184,7 @@ TEST_F(TraceCut, ConvertStepsKeepsThoseStepsAndAnalyzeCountsOnlyThem) {
     }
   }
   // The steps either side end or start exactly at the window's edges, so they touch it only.
-  EXPECT_TRUE(steps.contains("ProfilerStep#6"));
-  EXPECT_TRUE(steps.contains("ProfilerStep#7"));
-  EXPECT_FALSE(steps.contains("ProfilerStep#9"));
+  EXPECT_EQ(steps, (std::set<std::string>{"ProfilerStep#6", "ProfilerStep#7"}));
   const testing::CommandResult analyze = testing::run_tscope("analyze " + testing::quoted(out));
   ASSERT_EQ(analyze.exit_code, 0) << analyze.output;
   EXPECT_NE(analyze.output.find("Steps: 2 steps"), std::string::npos) << analyze.output;
@@ -189,17 +192,14 @@ TEST_F(TraceCut, ConvertStepsKeepsThoseStepsAndAnalyzeCountsOnlyThem) {
 
 TEST_F(TraceCut, ConvertRangeWritesAnyOutputFormat) {
   const std::filesystem::path out = scratch("range.pftrace");
-  const testing::CommandResult convert =
-      testing::run_tscope("convert " + testing::quoted(testing::shared_data_path(kResnet)) + " " +
-                          testing::quoted(out) + " --range 200ms:400ms");
+  const testing::CommandResult convert = convert_resnet(out, "--range 200ms:400ms");
   ASSERT_EQ(convert.exit_code, 0) << convert.output;
   EXPECT_NE(convert.output.find("(perfetto)"), std::string::npos) << convert.output;
   EXPECT_GT(std::filesystem::file_size(out), 0u);
 }
 
 TEST_F(TraceCut, ConvertRejectsMalformedOrMissingWindows) {
-  const std::string input = testing::quoted(testing::shared_data_path(kResnet));
-  const std::string out = testing::quoted(scratch("rejected.tsc"));
+  const std::filesystem::path out = scratch("rejected.tsc");
   const std::pair<const char*, const char*> cases[] = {
       {"--range 2:1", "ends before it starts"},
       {"--range 1s", "not a range"},
@@ -209,8 +209,7 @@ TEST_F(TraceCut, ConvertRejectsMalformedOrMissingWindows) {
       {"--range 1:2 --steps 1:2", "excludes"},
   };
   for (const auto& [options, message] : cases) {
-    const testing::CommandResult result =
-        testing::run_tscope("convert " + input + " " + out + " " + options);
+    const testing::CommandResult result = convert_resnet(out, options);
     EXPECT_NE(result.exit_code, 0) << options;
     EXPECT_NE(result.output.find(message), std::string::npos) << options << ": " << result.output;
   }
