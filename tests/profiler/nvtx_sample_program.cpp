@@ -6,7 +6,8 @@
 //   wait        opens the range "waiting", prints "ready" and sleeps until a signal ends it
 //   crash       records the range "before crash", waits for it to be flushed, then SIGKILLs itself
 //   steps N MS  N training steps as a PyTorch program shows them through NVTX: the ranges
-//               "ProfilerStep#1" to "ProfilerStep#N", each around a "forward" range of MS ms
+//               "ProfilerStep#1" to "ProfilerStep#N", each around a "forward" range of MS ms;
+//               prints each step's name as it starts
 
 #include <nvtx3/nvToolsExt.h>
 #include <sys/syscall.h>
@@ -82,6 +83,8 @@ int steps(int count, int milliseconds) {
   for (int step = 1; step <= count; ++step) {
     const std::string name = "ProfilerStep#" + std::to_string(step);
     nvtxRangePushA(name.c_str());
+    std::printf("%s\n", name.c_str());
+    std::fflush(stdout);
     nvtxRangePushA("forward");
     std::this_thread::sleep_for(std::chrono::milliseconds(milliseconds));
     nvtxRangePop();
