@@ -12,6 +12,7 @@ packages=(
   libimgui-dev libglfw3-dev libgl-dev libstb-dev xvfb xauth libgl1-mesa-dri
   clang libclang-rt-14-dev clang-format clang-tidy
   patchelf
+  protobuf-compiler  # protoc --decode_raw checks the Perfetto export (tests/trace)
   chromium  # speedscope in headless Chromium, for the viewer tests (tests/viewers)
 )
 

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "tscope/analyzer/errors.h"
+#include "tscope/trace/capture_window.h"
 
 namespace tscope::analyzer {
 
@@ -85,10 +86,14 @@ StepSet find_steps(const trace::Trace& trace, const std::optional<std::string>& 
     result.track = track_index;
   }
 
+  // A trace captured or cut to a window holds the steps around its edges only in part: per-step
+  // figures count the steps wholly inside it.
+  const std::optional<trace::CaptureWindow> window = trace::capture_window(trace.metadata());
   if (result.track != trace::kNoIndex) {
     const trace::SpanColumns& spans = trace.track(result.track).spans();
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
       if (spans.category[i] != trace::Category::kStep) continue;
+      if (window && !window->contains(spans.start[i], spans.end[i])) continue;
       // Nested or overlapping step ranges would count time twice; the outer one stands.
       if (!result.steps.empty() && spans.start[i] < result.steps.back().end) continue;
       const std::string name(trace.string(spans.name[i]));
@@ -96,9 +101,12 @@ StepSet find_steps(const trace::Trace& trace, const std::optional<std::string>& 
       result.steps.push_back({name, spans.start[i], spans.end[i],
                               trace::EventRef{trace::EventKind::kSpan, result.track, i}});
     }
-  } else if (!filter) {
+  }
+  // No step ranges (or none wholly inside the window): the whole trace, or window, is one step.
+  if (result.steps.empty() && !filter) {
     result.whole_trace = true;
-    result.steps.push_back({"whole trace", trace.begin_time(), trace.end_time(), std::nullopt});
+    result.steps.push_back({"whole trace", window ? window->begin : trace.begin_time(),
+                            window ? window->end : trace.end_time(), std::nullopt});
   }
   if (result.steps.empty()) {
     throw AnalyzerError(filter ? "--steps '" + *name_filter + "' matches no step of the trace"

@@ -1,10 +1,12 @@
-// `tscope export --chrome OUT.json[.gz] IN...`: writes any trace tensorscope reads as Chrome Trace
-// Event JSON (Kineto's conventions) for Perfetto UI, chrome://tracing and HTA; gzip when OUT ends
-// in .gz. Several traces, or a folder, are the ranks of one run: one JSON with a pid per rank.
+// `tscope export --chrome OUT.json[.gz] --perfetto OUT.pftrace[.gz] IN...`: writes any trace
+// tensorscope reads as Chrome Trace Event JSON (Kineto's conventions) for Perfetto UI,
+// chrome://tracing and HTA, and/or as Perfetto's protobuf trace; gzip when OUT ends in .gz. Several
+// traces, or a folder, are the ranks of one run: one JSON with a pid per rank.
 // `--detail separate` keeps event detail out of "args" for viewers that key frames on name plus
 // args (speedscope).
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <iostream>
@@ -18,6 +20,7 @@
 #include "merged_ranks.h"
 #include "tscope/analyzer/multirank.h"
 #include "tscope/trace/chrome_json_writer.h"
+#include "tscope/trace/perfetto_writer.h"
 #include "tscope/trace/trace_io.h"
 
 namespace tscope::cli {
@@ -25,17 +28,22 @@ void add_export_command(CLI::App& app, CommandContext& context) {
   struct Paths {
     std::vector<std::string> inputs;
     std::string chrome;
+    std::string perfetto;
     std::string detail = "args";
   };
   auto paths = std::make_shared<Paths>();
   CLI::App* command = app.add_subcommand(
       "export",
       "Export a trace for other viewers (Chrome Trace Event JSON for Perfetto UI and "
-      "chrome://tracing); several traces or a folder: one JSON with a process per rank");
-  command
-      ->add_option("--chrome", paths->chrome,
-                   "Chrome JSON file to write; gzip-compressed when it ends in .gz")
-      ->required();
+      "chrome://tracing, Perfetto's protobuf trace); several traces or a folder: one file with a "
+      "process per rank");
+  command->add_option("--chrome", paths->chrome,
+                      "Chrome JSON file to write; gzip-compressed when it ends in .gz");
+  command->add_option(
+      "--perfetto", paths->perfetto,
+      "Perfetto protobuf trace to write (.pftrace; gzip-compressed when it ends in .gz), which "
+      "Perfetto UI and trace processor load faster and smaller than JSON");
+
   command
       ->add_option("IN", paths->inputs,
                    "Trace to read (.tsc, Chrome/Kineto JSON, nsys SQLite); several, or a folder, "
@@ -50,6 +58,11 @@ void add_export_command(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember({"args", "separate"}))
       ->capture_default_str();
   command->callback([paths, &context] {
+    if (paths->chrome.empty() && paths->perfetto.empty()) {
+      std::cerr << "tscope export: name a file to write with --chrome and/or --perfetto\n";
+      context.exit_code = kExitBadInput;
+      return;
+    }
     const bool one_trace =
         paths->inputs.size() == 1 && !std::filesystem::is_directory(paths->inputs.front());
     trace::Trace loaded;
@@ -66,16 +79,24 @@ void add_export_command(CLI::App& app, CommandContext& context) {
         return;
       }
     }
-    trace::ChromeJsonOptions options;
-    if (paths->detail == "separate") options.detail = trace::ChromeDetailPlacement::kSeparate;
-    const trace::ChromeJsonPart part{loaded};
-    trace::write_chrome_json(std::span(&part, 1), paths->chrome, options);
+    std::vector<std::string> written;
+    if (!paths->chrome.empty()) {
+      trace::ChromeJsonOptions options;
+      if (paths->detail == "separate") options.detail = trace::ChromeDetailPlacement::kSeparate;
+      const trace::ChromeJsonPart part{loaded};
+      trace::write_chrome_json(std::span(&part, 1), paths->chrome, options);
+      written.push_back(paths->chrome);
+    }
+    if (!paths->perfetto.empty()) {
+      trace::write_perfetto(loaded, paths->perfetto);
+      written.push_back(paths->perfetto);
+    }
     const trace::TraceCounts counts = loaded.counts();
     std::cout << fmt::format(
         "wrote {}: {} spans, {} instants, {} counter samples, {} memory "
         "events, {} flows\n",
-        paths->chrome, counts.spans, counts.instants, counts.counter_samples, counts.memory_events,
-        counts.flows);
+        fmt::join(written, " and "), counts.spans, counts.instants, counts.counter_samples,
+        counts.memory_events, counts.flows);
     if (one_trace) warn_if_cut_off(loaded, paths->inputs.front());
     context.exit_code = kExitOk;
   });

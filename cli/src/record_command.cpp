@@ -3,7 +3,8 @@
 // through CUDA_INJECTION64_PATH (GPU capture), which records into FILE; a
 // program that links tensorscope records natively into the same file instead. tscope waits,
 // forwards SIGINT/SIGTERM, and exits with the program's own code (128+signal when it was
-// killed, 127 when it could not be started, as a shell does).
+// killed, 127 when it could not be started, as a shell does). With a capture window
+// (record_window.h) the trace is cut to it once the program has exited.
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -21,6 +22,8 @@
 #include <vector>
 
 #include "command.h"
+#include "record_window.h"
+#include "tscope/profiler/clock.h"
 #include "tscope/profiler/environment.h"
 #include "tscope/profiler/gpu_capture.h"
 #include "tscope/profiler/output_name.h"
@@ -72,17 +75,27 @@ std::filesystem::path find_inject_library() {
                     kExitFailure);
 }
 
+// How the recorded program's session buffers and flushes (--buffer-mb, --flush-ms); zero leaves
+// the session's default.
+struct SessionSettings {
+  std::uint64_t buffer_mb = 0;
+  std::uint64_t flush_ms = 0;
+};
+
 // The child's environment: ours, minus any earlier recording's variables, plus this one's. The
 // pid entry is a fixed-width slot the child fills in after fork (it cannot know its pid before).
 class ChildEnvironment {
  public:
-  ChildEnvironment(const std::filesystem::path& library, const std::filesystem::path& output) {
+  ChildEnvironment(const std::filesystem::path& library, const std::filesystem::path& output,
+                   const SessionSettings& session) {
     auto ours = [](std::string_view entry) {
       const std::string_view name = entry.substr(0, entry.find('='));
       for (const std::string_view variable : kInjectionVariables) {
         if (name == variable) return true;
       }
-      return name == profiler::kRecordOutputVariable || name == profiler::kRecordPidVariable;
+      return name == profiler::kRecordOutputVariable || name == profiler::kRecordPidVariable ||
+             name == profiler::kRecordBufferBytesVariable ||
+             name == profiler::kRecordFlushMsVariable;
     };
     for (char** entry = environ; *entry != nullptr; ++entry) {
       if (!ours(*entry)) entries_.emplace_back(*entry);
@@ -91,6 +104,13 @@ class ChildEnvironment {
       entries_.push_back(fmt::format("{}={}", variable, library.string()));
     }
     entries_.push_back(fmt::format("{}={}", profiler::kRecordOutputVariable, output.string()));
+    if (session.buffer_mb != 0) {
+      entries_.push_back(
+          fmt::format("{}={}", profiler::kRecordBufferBytesVariable, session.buffer_mb << 20));
+    }
+    if (session.flush_ms != 0) {
+      entries_.push_back(fmt::format("{}={}", profiler::kRecordFlushMsVariable, session.flush_ms));
+    }
     entries_.push_back(fmt::format("{}={:20}", profiler::kRecordPidVariable, ""));
     for (auto& entry : entries_)
       pointers_.push_back(entry.data());
@@ -220,16 +240,40 @@ std::filesystem::path expand_output(const std::filesystem::path& output) {
   }
 }
 
-int record(const std::vector<std::string>& command, std::filesystem::path output) {
+// Cuts the recording to its window and says which part of the run that was; a window the trace
+// cannot give (steps or a range it lacks) leaves the whole recording, with a warning.
+void keep_window(const std::filesystem::path& output, const RecordWindowSettings& window,
+                 trace::TimeNs run_start, trace::TimeNs run_end) {
+  try {
+    const trace::CaptureWindow kept = cut_recording(output, window, run_start, run_end);
+    std::cerr << fmt::format(
+        "tscope record: kept the capture window {:.3f} s to {:.3f} s of the run ({:.3f} s)\n",
+        static_cast<double>(kept.begin - run_start) * 1e-9,
+        static_cast<double>(kept.end - run_start) * 1e-9,
+        static_cast<double>(kept.end - kept.begin) * 1e-9);
+  } catch (const WindowSyntaxError& error) {
+    std::cerr << fmt::format("tscope record: warning: {}; the whole run is kept\n", error.what());
+  } catch (const trace::TraceError& error) {
+    std::cerr << fmt::format("tscope record: cannot cut {} to the capture window: {}\n",
+                             output.string(), error.what());
+  }
+}
+
+int record(const std::vector<std::string>& command, std::filesystem::path output,
+           const SessionSettings& session, const RecordWindowSettings& window) {
   if (output.empty()) {
     output = std::filesystem::path(command.front()).filename().string() + ".tsc";
   }
   output = std::filesystem::absolute(expand_output(output));
   std::error_code ignored;
   std::filesystem::remove(output, ignored);
-  ChildEnvironment environment(find_inject_library(), output);
+  ChildEnvironment environment(find_inject_library(), output, session);
+  install_capture_toggle();
+  const trace::TimeNs run_start = profiler::monotonic_ns();
   const int status = run_child(command, environment);
+  const trace::TimeNs run_end = profiler::monotonic_ns();
   if (!std::filesystem::exists(output)) write_empty_trace(output, command.front());
+  if (window.any()) keep_window(output, window, run_start, run_end);
   report(std::cerr, output);
   if (WIFSIGNALED(status)) {
     std::cerr << fmt::format("tscope record: {} was killed by signal {} ({})\n", command.front(),
@@ -246,6 +290,12 @@ void add_record_command(CLI::App& app, CommandContext& context) {
     std::string output;
     std::string gpu_trace{profiler::kDefaultGpuTrace};
     std::vector<std::string> command;
+    SessionSettings session;
+    std::string delay;
+    std::string duration;
+    std::string steps;
+    std::string capture_range;
+    bool start_paused = false;
   };
   auto settings = std::make_shared<Settings>();
   CLI::App* command = app.add_subcommand(
@@ -259,6 +309,29 @@ void add_record_command(CLI::App& app, CommandContext& context) {
                    "CUPTI records beyond kernels, copies, memsets and device memory: a list of "
                    "runtime, driver, sync, overhead, or none")
       ->default_str(std::string(profiler::kDefaultGpuTrace));
+  command->add_option("--delay", settings->delay,
+                      "Keep what happens after SECONDS from the program's start (or with a unit: "
+                      "500ms)");
+  command->add_option("--duration", settings->duration,
+                      "Keep SECONDS from the capture window's start (or with a unit: 2500ms)");
+  command->add_option("--steps", settings->steps,
+                      "Keep training steps A to B (A:B): our engine's 'step N', PyTorch's "
+                      "ProfilerStep#N through NVTX, or NVTX ranges named 'step N'");
+  command->add_option("--capture-range", settings->capture_range,
+                      "nvtx:NAME: keep from the first time an NVTX range NAME opens until it "
+                      "closes, as Nsight Systems does");
+  command->add_flag("--start-paused", settings->start_paused,
+                    "Start with capture paused; SIGUSR1 to tscope record starts it, the next "
+                    "stops it (and so on; the window runs from the first start to the last stop)");
+  command
+      ->add_option("--buffer-mb", settings->session.buffer_mb,
+                   "Each recording thread's buffer in MiB (events beyond it before a flush are "
+                   "dropped and counted; default 4)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  command
+      ->add_option("--flush-ms", settings->session.flush_ms,
+                   "How often the writer drains the buffers to the file, in ms (default 100)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{3'600'000}));
   command->add_option("command", settings->command, "The program and its arguments, after --")
       ->required()
       ->expected(-1);
@@ -274,10 +347,23 @@ void add_record_command(CLI::App& app, CommandContext& context) {
       context.exit_code = kExitBadInput;
       return;
     }
+    RecordWindowSettings window;
+    try {
+      if (!settings->delay.empty()) window.delay = parse_duration(settings->delay);
+      if (!settings->duration.empty()) window.duration = parse_duration(settings->duration);
+      if (!settings->steps.empty()) window.steps = parse_step_range(settings->steps);
+      if (!settings->capture_range.empty())
+        window.range_name = parse_capture_range(settings->capture_range);
+      window.start_paused = settings->start_paused;
+    } catch (const WindowSyntaxError& error) {
+      std::cerr << "tscope record: " << error.what() << "\n";
+      context.exit_code = kExitBadInput;
+      return;
+    }
     // The recorded program inherits it; its CUDA injection reads it (gpu_capture.h).
     setenv(profiler::kGpuTraceVariable.data(), settings->gpu_trace.c_str(), 1);
     try {
-      context.exit_code = record(settings->command, settings->output);
+      context.exit_code = record(settings->command, settings->output, settings->session, window);
     } catch (const RecordError& error) {
       std::cerr << "tscope record: " << error.what() << "\n";
       context.exit_code = error.exit_code();

@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "tscope/profiler/session.h"
@@ -32,6 +35,25 @@ void finish_on_signal(int signal_number) {
   sigaction(signal_number, &handler, nullptr);
 }
 
+std::optional<std::uint64_t> positive_variable(std::string_view name) {
+  const char* text = std::getenv(name.data());
+  if (text == nullptr) return std::nullopt;
+  std::uint64_t value = 0;
+  const char* end = text + std::strlen(text);
+  const auto [stop, error] = std::from_chars(text, end, value);
+  if (error != std::errc() || stop != end || value == 0) return std::nullopt;
+  return value;
+}
+
+SessionOptions options_from_environment(const char* output) {
+  SessionOptions options{.output = output};
+  if (const auto bytes = positive_variable(kRecordBufferBytesVariable))
+    options.buffer_bytes_per_thread = static_cast<std::size_t>(*bytes);
+  if (const auto milliseconds = positive_variable(kRecordFlushMsVariable))
+    options.flush_interval = std::chrono::milliseconds(*milliseconds);
+  return options;
+}
+
 bool meant_for_this_process() {
   const char* pid = std::getenv(kRecordPidVariable.data());
   return pid == nullptr || std::to_string(getpid()) == pid;
@@ -46,7 +68,7 @@ bool start_environment_session() {
   std::call_once(started, [] {
     const char* output = std::getenv(kRecordOutputVariable.data());
     if (output == nullptr || *output == '\0' || !meant_for_this_process()) return;
-    auto created = std::make_unique<Session>(SessionOptions{.output = output});
+    auto created = std::make_unique<Session>(options_from_environment(output));
     created->start();
     session = std::move(created);
     finish_on_signal(SIGINT);

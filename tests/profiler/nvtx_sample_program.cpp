@@ -5,6 +5,9 @@
 //               that ends on another thread and two named threads; then exits with CODE
 //   wait        opens the range "waiting", prints "ready" and sleeps until a signal ends it
 //   crash       records the range "before crash", waits for it to be flushed, then SIGKILLs itself
+//   steps N MS  N training steps as a PyTorch program shows them through NVTX: the ranges
+//               "ProfilerStep#1" to "ProfilerStep#N", each around a "forward" range of MS ms;
+//               prints each step's name as it starts
 
 #include <nvtx3/nvToolsExt.h>
 #include <sys/syscall.h>
@@ -15,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <thread>
 
 namespace {
@@ -73,6 +77,22 @@ int crash() {
   return 1;
 }
 
+int steps(int count, int milliseconds) {
+  nvtxRangePushA("setup");
+  nvtxRangePop();
+  for (int step = 1; step <= count; ++step) {
+    const std::string name = "ProfilerStep#" + std::to_string(step);
+    nvtxRangePushA(name.c_str());
+    std::printf("%s\n", name.c_str());
+    std::fflush(stdout);
+    nvtxRangePushA("forward");
+    std::this_thread::sleep_for(std::chrono::milliseconds(milliseconds));
+    nvtxRangePop();
+    nvtxRangePop();
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -80,6 +100,8 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "run") == 0) return run(argc > 2 ? std::atoi(argv[2]) : 0);
   if (std::strcmp(mode, "wait") == 0) return wait_for_signal();
   if (std::strcmp(mode, "crash") == 0) return crash();
-  std::fprintf(stderr, "usage: %s [run [CODE] | wait | crash]\n", argv[0]);
+  if (std::strcmp(mode, "steps") == 0 && argc > 3)
+    return steps(std::atoi(argv[2]), std::atoi(argv[3]));
+  std::fprintf(stderr, "usage: %s [run [CODE] | wait | crash | steps N MS]\n", argv[0]);
   return 2;
 }

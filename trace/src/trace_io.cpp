@@ -7,6 +7,7 @@
 #include "tscope/trace/chrome_json_writer.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/nsys_sqlite_reader.h"
+#include "tscope/trace/perfetto_writer.h"
 #include "tscope/trace/tsc_reader.h"
 #include "tscope/trace/tsc_writer.h"
 
@@ -47,6 +48,7 @@ std::string supported_extensions() {
 std::string supported_names() {
   std::string list;
   for (const TraceFormatInfo& info : trace_formats()) {
+    if (info.sniff == nullptr) continue;
     if (!list.empty()) list += ", ";
     list += info.name;
   }
@@ -70,6 +72,12 @@ const std::vector<TraceFormatInfo>& trace_formats() {
        looks_like_sqlite,
        load_nsys_sqlite,
        nullptr},
+      {TraceFormat::kPerfetto,
+       "perfetto",
+       {".pftrace", ".pftrace.gz", ".perfetto-trace"},
+       nullptr,
+       nullptr,
+       write_perfetto},
   };
   return kFormats;
 }
@@ -82,7 +90,7 @@ const TraceFormatInfo& detect_input_format(const std::filesystem::path& path) {
   if (file.bad()) throw IoError(path, "read failed");
   head.resize(static_cast<std::size_t>(file.gcount()));
   for (const TraceFormatInfo& info : trace_formats()) {
-    if (info.sniff(head)) return info;
+    if (info.sniff != nullptr && info.sniff(head)) return info;
   }
   throw FormatError(path, 0,
                     head.empty()

@@ -1,6 +1,8 @@
 #pragma once
 // Training steps of a trace: our "step N" ranges, Kineto's "ProfilerStep#N", or the whole trace as
-// one step when it has neither. Every per-step figure in a report is relative to these.
+// one step when it has neither. Every per-step figure in a report is relative to these. A trace
+// that records a capture window (trace/capture_window.h) counts only the steps wholly inside it
+// (the window itself is the one step when none is).
 
 #include <cstdint>
 #include <optional>

@@ -15,14 +15,15 @@
 
 namespace tscope::trace {
 
-enum class TraceFormat { kTsc, kChromeJson, kNsysSqlite };
+enum class TraceFormat { kTsc, kChromeJson, kNsysSqlite, kPerfetto };
 
 struct TraceFormatInfo {
   TraceFormat format;
   std::string_view name;
   // File name endings that select this format for output, e.g. ".tsc" or ".json.gz".
   std::vector<std::string_view> extensions;
-  // True when the first bytes of a file (up to kSniffBytes) are in this format.
+  // True when the first bytes of a file (up to kSniffBytes) are in this format; nullptr for
+  // formats tensorscope only writes.
   bool (*sniff)(std::span<const std::uint8_t> head);
   // `progress` is told how far the load has got, where the format's reader can say (Chrome JSON).
   Trace (*load)(const std::filesystem::path& path, const LoadProgressCallback& progress);
