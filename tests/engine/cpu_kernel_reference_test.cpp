@@ -79,5 +79,57 @@ INSTANTIATE_TEST_SUITE_P(
         // The kernel covers the whole input: one output position per image.
         ConvCase{{4, 2, 5, 5}, {3, 2, 5, 5}, 1, 0}));
 
+struct SumCase {
+  Shape shape;
+  Shape dims;
+};
+
+class DenseSum : public ::testing::TestWithParam<SumCase> {};
+
+TEST_P(DenseSum, MatchesTheStridedLoop) {
+  const SumCase c = GetParam();
+  const Tensor x = random_leaf(c.shape, 21);
+  expect_close(cpu::sum(x, c.dims), cpu::sum_strided(x, c.dims), "sum");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Dims, DenseSum,
+    ::testing::Values(
+        // A convolution's bias gradient: all but the channel dim.
+        SumCase{{4, 3, 5, 6}, {0, 2, 3}},
+        // A linear layer's bias gradient: the rows.
+        SumCase{{37, 19}, {0}},
+        // Trailing dims, with runs longer and shorter than the accumulator's lanes.
+        SumCase{{3, 4, 21}, {1, 2}}, SumCase{{5, 3}, {1}},
+        // Everything, nothing, and kept dims that are not consecutive (the strided loop itself).
+        SumCase{{2, 3, 4}, {0, 1, 2}}, SumCase{{2, 3, 4}, {}}, SumCase{{2, 3, 4}, {1}},
+        // An empty reduced dim sums to zero.
+        SumCase{{2, 0, 3}, {1}}));
+
+struct AddCase {
+  Shape lhs;
+  Shape rhs;
+};
+
+class BroadcastAdd : public ::testing::TestWithParam<AddCase> {};
+
+TEST_P(BroadcastAdd, MatchesTheStridedLoop) {
+  const AddCase c = GetParam();
+  const Tensor a = random_leaf(c.lhs, 31);
+  const Tensor b = random_leaf(c.rhs, 32);
+  expect_close(cpu::add(a, b), cpu::add_strided(a, b), "add");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, BroadcastAdd,
+    ::testing::Values(
+        // A convolution's bias, as [1, C, 1, 1] and as [C, 1, 1].
+        AddCase{{3, 4, 5, 6}, {1, 4, 1, 1}}, AddCase{{3, 4, 5, 6}, {4, 1, 1}},
+        // A linear layer's bias, a column, a scalar.
+        AddCase{{7, 9}, {9}}, AddCase{{7, 9}, {7, 1}}, AddCase{{7, 9}, {1}},
+        // b varying over two consecutive dims; b varying over dims that are not consecutive (the
+        // strided loop itself); a broadcast too (the strided loop).
+        AddCase{{2, 3, 4, 5}, {3, 4, 1}}, AddCase{{2, 3, 4}, {2, 1, 4}}, AddCase{{1, 3}, {4, 1}}));
+
 }  // namespace
 }  // namespace tscope::engine

@@ -29,6 +29,13 @@ Tensor conv2d_backward_input_by_image_gemms(const Tensor& grad, const Tensor& we
 Tensor conv2d_backward_weight_by_image_gemms(const Tensor& grad, const Tensor& cols,
                                              const Conv2dGeometry& geometry);
 
+// sum's general strided path, the reference of its dense fast path (cpu/reduction_kernels.cpp).
+Tensor sum_strided(const Tensor& x, std::span<const std::int64_t> dims);
+
+// add through the strided, broadcasting loop: the reference of the elementwise fast paths, which
+// every binary op shares (cpu/elementwise_kernels.cpp).
+Tensor add_strided(const Tensor& a, const Tensor& b);
+
 // Throws unless the gradients and every state list run parallel to the parameters and each
 // parameter's gradient and states are contiguous float32 tensors of its shape (shared with the
 // CUDA kernels).
