@@ -110,20 +110,33 @@ void fold_batch(const float* __restrict cols, float* __restrict image, const Con
       });
 }
 
-// grad [N, OC, OH*OW] as [OC, N*OH*OW], the column order of the unfolded batch.
+// Moves the runs of OH*OW floats of each (image, channel) between the batch-major layout
+// [N, OC, OH*OW] and the column order of the unfolded batch, [OC, N*OH*OW].
+enum class RunOrder { kToColumns, kToBatchMajor };
+
+void regroup_runs(const float* __restrict src, float* __restrict dst, std::int64_t out_channels,
+                  const BatchGemmExtents& e, std::int64_t batch, RunOrder order) {
+  const auto run_bytes = static_cast<std::size_t>(e.positions) * sizeof(float);
+  for (std::int64_t n = 0; n < batch; ++n) {
+    for (std::int64_t oc = 0; oc < out_channels; ++oc) {
+      const std::int64_t batch_major = (n * out_channels + oc) * e.positions;
+      const std::int64_t column_major = oc * e.columns + n * e.positions;
+      if (order == RunOrder::kToColumns) {
+        std::memcpy(dst + column_major, src + batch_major, run_bytes);
+      } else {
+        std::memcpy(dst + batch_major, src + column_major, run_bytes);
+      }
+    }
+  }
+}
+
+// grad [N, OC, OH, OW] as [OC, N*OH*OW].
 Tensor channel_major(const Tensor& grad, std::int64_t out_channels, const BatchGemmExtents& e,
                      std::int64_t batch) {
   const Tensor incoming = dense(grad);
   Tensor result = empty({out_channels, e.columns}, {.device = grad.device()});
-  const float* src = incoming.data<float>();
-  float* dst = result.data<float>();
-  for (std::int64_t n = 0; n < batch; ++n) {
-    for (std::int64_t oc = 0; oc < out_channels; ++oc) {
-      std::memcpy(dst + oc * e.columns + n * e.positions,
-                  src + (n * out_channels + oc) * e.positions,
-                  static_cast<std::size_t>(e.positions) * sizeof(float));
-    }
-  }
+  regroup_runs(incoming.data<float>(), result.data<float>(), out_channels, e, batch,
+               RunOrder::kToColumns);
   return result;
 }
 
@@ -153,15 +166,8 @@ std::pair<Tensor, Tensor> conv2d(const Tensor& input, const Tensor& weight,
               blas_int(e.columns), blas_int(e.patch), 1.0f, filters.data<float>(),
               blas_int(e.patch), cols.data<float>(), blas_int(e.columns), 0.0f,
               product.data<float>(), blas_int(e.columns));
-  const float* src = product.data<float>();
-  float* dst = out.data<float>();
-  for (std::int64_t n = 0; n < geometry.batch; ++n) {
-    for (std::int64_t oc = 0; oc < out_channels; ++oc) {
-      std::memcpy(dst + (n * out_channels + oc) * e.positions,
-                  src + oc * e.columns + n * e.positions,
-                  static_cast<std::size_t>(e.positions) * sizeof(float));
-    }
-  }
+  regroup_runs(product.data<float>(), out.data<float>(), out_channels, e, geometry.batch,
+               RunOrder::kToBatchMajor);
   return {out, cols};
 }
 
