@@ -59,7 +59,9 @@ struct Settings {
   int epochs = 3;
   std::optional<std::int64_t> steps;
   std::int64_t batch_size = 64;
-  double learning_rate = 1e-3;
+  // Adam at 2e-3 takes the CNN past 89% test accuracy in 2 epochs (1e-3: 88.42%), and the MLP
+  // still past 85% in 3 (docs/PERFORMANCE.md, "Fashion-MNIST training").
+  double learning_rate = 2e-3;
   OptimizerKind optimizer = OptimizerKind::kAdam;
   double momentum = 0.9;
   double weight_decay = 0.0;

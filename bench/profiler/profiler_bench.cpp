@@ -56,6 +56,16 @@ void BM_RangeDisabled(benchmark::State& state) {
 }
 BENCHMARK(BM_RangeDisabled);
 
+// The floor an enabled range is measured against: the two timestamps it takes (begin and end),
+// with nothing stored.
+void BM_TwoTimestamps(benchmark::State& state) {
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(profiler::now_ticks());
+    benchmark::DoNotOptimize(profiler::now_ticks());
+  }
+}
+BENCHMARK(BM_TwoTimestamps);
+
 void BM_RangeEnabled(benchmark::State& state) {
   BenchSession session("range");
   for (auto _ : state) {

@@ -190,13 +190,14 @@ void range_end(nvtxRangeId_t id) {
   if (enabled()) internal::end_async_range(id);
 }
 
-int range_push(const EventDescription& event) {
+int push_named(std::string_view name, NameStorage storage, std::span<const Arg> args) {
   const auto level = static_cast<int>(internal::current_depth());
-  if (enabled()) {
-    detail::begin_range(event.name(), event.storage(), trace::Category::kUserAnnotation,
-                        event.args());
-  }
+  if (enabled()) detail::begin_range(name, storage, trace::Category::kUserAnnotation, args);
   return level;
+}
+
+int range_push(const EventDescription& event) {
+  return push_named(event.name(), event.storage(), event.args());
 }
 
 int range_pop() {
@@ -229,8 +230,10 @@ nvtxRangeId_t range_start_w(const wchar_t* message) {
 int range_push_ex(const nvtxEventAttributes_t* attributes) {
   return range_push({nullptr, attributes});
 }
+// The most common push: a message and nothing else, recorded without building an
+// EventDescription (whose argument slots cost more to set up than the record itself).
 int range_push_a(const char* message) {
-  return range_push(EventDescription(message == nullptr ? "" : message));
+  return push_named(message == nullptr ? "" : message, NameStorage::kCopy, {});
 }
 int range_push_w(const wchar_t* message) {
   const std::string text = to_utf8(message);

@@ -28,40 +28,56 @@ constexpr std::uint32_t kMaxDepth = 64;
 // at the end of the ring. An end therefore always fits, and a range is never left half-written.
 constexpr std::size_t kEndReserve = sizeof(RecordHeader) + sizeof(Ticks) + kRecordAlignment;
 
+// The calling thread's record state. Trivially destructible, so that reading it is one load from
+// the thread pointer (initial-exec TLS) with no guard for a destructor's registration; the
+// buffer's owner (which retires it when the thread exits) is a separate thread_local, touched
+// only when the thread registers.
 struct ProducerState {
-  std::shared_ptr<ThreadBuffer> buffer;
+  ThreadBuffer* buffer = nullptr;
   std::uint32_t generation = 0;
   std::uint32_t depth = 0;
   std::uint64_t dropped_levels = 0;
   std::size_t reserved_for_ends = 0;
+};
 
-  ~ProducerState() {
+struct BufferOwner {
+  std::shared_ptr<ThreadBuffer> buffer;
+  ~BufferOwner() {
     if (buffer) buffer->retired.store(true, std::memory_order_release);
   }
 };
 
-thread_local ProducerState t_producer;
+// initial-exec: a few dozen bytes of the static TLS block, which glibc also sets aside for
+// libraries loaded later (the injection library under NVTX_INJECTION64_PATH), instead of a
+// __tls_get_addr call on every access from position-independent code.
+[[gnu::tls_model("initial-exec")]] thread_local constinit ProducerState t_producer;
+thread_local BufferOwner t_buffer_owner;
 
-std::shared_ptr<ThreadBuffer> register_calling_thread() {
+ThreadBuffer* register_calling_thread() {
   std::array<char, 64> name{};
   if (pthread_getname_np(pthread_self(), name.data(), name.size()) != 0) name[0] = '\0';
   auto buffer = std::make_shared<ThreadBuffer>(
       ThreadBufferRegistry::instance().capacity_for_new_buffers(),
       static_cast<std::int64_t>(syscall(SYS_gettid)), std::string(name.data()));
   ThreadBufferRegistry::instance().add(buffer);
-  return buffer;
+  t_buffer_owner.buffer = buffer;
+  return buffer.get();
+}
+
+// Resets the calling thread's state for a new session (registering its buffer on its first).
+[[gnu::noinline]] void start_generation(ProducerState& state, std::uint32_t generation) {
+  if (!state.buffer) state.buffer = register_calling_thread();
+  state.generation = generation;
+  state.depth = 0;
+  state.dropped_levels = 0;
+  state.reserved_for_ends = 0;
 }
 
 // The calling thread's state for session `generation`, reset when a new session began.
 ProducerState& producer(std::uint32_t generation) {
   ProducerState& state = t_producer;
-  if (state.generation != generation) {
-    if (!state.buffer) state.buffer = register_calling_thread();
-    state.generation = generation;
-    state.depth = 0;
-    state.dropped_levels = 0;
-    state.reserved_for_ends = 0;
-  }
+  if (state.generation != generation) [[unlikely]]
+    start_generation(state, generation);
   return state;
 }
 

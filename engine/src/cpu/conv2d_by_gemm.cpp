@@ -1,5 +1,6 @@
-// The CPU's conv2d kernels (and CUDA's where cuDNN is absent): convolution as im2col + GEMM,
-// composed from the dispatcher's im2col, col2im, matmul and sum.
+// Convolution as im2col + one GEMM per image, composed from the dispatcher's im2col, col2im, matmul
+// and sum: CUDA's conv2d kernels where cuDNN is absent (its ops then run on the device), and the
+// reference the CPU's batched kernels (cpu/conv2d_batched_gemm.cpp) are tested against.
 //
 // The unfolded input [N, C*KH*KW, OH*OW] times the flattened filters [OC, C*KH*KW], broadcast over
 // the batch without a copy. im2col and matmul run as ops of their own, so a trace still shows
@@ -31,8 +32,8 @@ GemmExtents gemm_extents(const Conv2dGeometry& geometry, std::int64_t out_channe
 
 }  // namespace
 
-std::pair<Tensor, Tensor> conv2d(const Tensor& input, const Tensor& weight,
-                                 const Conv2dGeometry& geometry) {
+std::pair<Tensor, Tensor> conv2d_by_image_gemms(const Tensor& input, const Tensor& weight,
+                                                const Conv2dGeometry& geometry) {
   // The caller's op records the gradient; the views below are internal.
   const NoGradGuard no_grad;
   const GemmExtents extents = gemm_extents(geometry, weight.shape()[0]);
@@ -45,8 +46,8 @@ std::pair<Tensor, Tensor> conv2d(const Tensor& input, const Tensor& weight,
       cols};
 }
 
-Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,
-                             const Conv2dGeometry& geometry) {
+Tensor conv2d_backward_input_by_image_gemms(const Tensor& grad, const Tensor& weight,
+                                            const Conv2dGeometry& geometry) {
   const NoGradGuard no_grad;
   const GemmExtents extents = gemm_extents(geometry, weight.shape()[0]);
   const Tensor filters_transposed =
@@ -59,8 +60,8 @@ Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,
   return run_op<Conv2dLayoutKernel>(OpKind::kCol2im, cols_grad, geometry);
 }
 
-Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& cols,
-                              const Conv2dGeometry& geometry) {
+Tensor conv2d_backward_weight_by_image_gemms(const Tensor& grad, const Tensor& cols,
+                                             const Conv2dGeometry& geometry) {
   const NoGradGuard no_grad;
   const GemmExtents extents = gemm_extents(geometry, grad.shape()[1]);
   const Tensor per_image = run_op<BinaryKernel>(

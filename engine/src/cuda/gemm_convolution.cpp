@@ -8,17 +8,17 @@ namespace tscope::engine::cuda {
 
 std::pair<Tensor, Tensor> conv2d(const Tensor& input, const Tensor& weight,
                                  const Conv2dGeometry& geometry) {
-  return cpu::conv2d(input, weight, geometry);
+  return cpu::conv2d_by_image_gemms(input, weight, geometry);
 }
 
 Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,
                              const Conv2dGeometry& geometry) {
-  return cpu::conv2d_backward_input(grad, weight, geometry);
+  return cpu::conv2d_backward_input_by_image_gemms(grad, weight, geometry);
 }
 
 Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& cols,
                               const Conv2dGeometry& geometry) {
-  return cpu::conv2d_backward_weight(grad, cols, geometry);
+  return cpu::conv2d_backward_weight_by_image_gemms(grad, cols, geometry);
 }
 
 }  // namespace tscope::engine::cuda

@@ -1,0 +1,135 @@
+// The CPU's optimised kernels against their reference paths, on the same inputs: each fast kernel
+// must give the reference's values (up to float rounding of a different summation order).
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "cpu/cpu_kernels.h"
+#include "gradcheck.h"
+#include "tscope/engine/autograd.h"
+#include "tscope/engine/factories.h"
+
+namespace tscope::engine {
+namespace {
+
+using testing::random_leaf;
+
+void expect_close(const Tensor& actual, const Tensor& expected, const char* what) {
+  ASSERT_EQ(actual.shape(), expected.shape()) << what;
+  const std::vector<float> got = actual.contiguous().to_vector<float>();
+  const std::vector<float> want = expected.contiguous().to_vector<float>();
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    ASSERT_NEAR(got[i], want[i], 1e-4 * (1.0 + std::abs(want[i]))) << what << " at " << i;
+  }
+}
+
+struct ConvCase {
+  Shape input;   // [N, C, H, W]
+  Shape weight;  // [OC, C, KH, KW]
+  std::int64_t stride;
+  std::int64_t padding;
+};
+
+Conv2dGeometry geometry_of(const ConvCase& c) {
+  Conv2dGeometry g{.batch = c.input[0],
+                   .channels = c.input[1],
+                   .height = c.input[2],
+                   .width = c.input[3],
+                   .kernel_height = c.weight[2],
+                   .kernel_width = c.weight[3],
+                   .stride = c.stride,
+                   .padding = c.padding};
+  g.out_height = (g.height + 2 * g.padding - g.kernel_height) / g.stride + 1;
+  g.out_width = (g.width + 2 * g.padding - g.kernel_width) / g.stride + 1;
+  return g;
+}
+
+class BatchedConvolution : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(BatchedConvolution, MatchesThePerImageCompositionForwardAndBackward) {
+  const NoGradGuard no_grad;
+  const ConvCase c = GetParam();
+  const Conv2dGeometry g = geometry_of(c);
+  const Tensor input = random_leaf(c.input, 11);
+  const Tensor weight = random_leaf(c.weight, 12);
+  const Tensor grad = random_leaf({g.batch, c.weight[0], g.out_height, g.out_width}, 13);
+
+  const auto [out, cols] = cpu::conv2d(input, weight, g);
+  const auto [reference_out, reference_cols] = cpu::conv2d_by_image_gemms(input, weight, g);
+  expect_close(out, reference_out, "forward");
+  expect_close(cpu::conv2d_backward_input(grad, weight, g),
+               cpu::conv2d_backward_input_by_image_gemms(grad, weight, g), "input gradient");
+  expect_close(cpu::conv2d_backward_weight(grad, cols, g),
+               cpu::conv2d_backward_weight_by_image_gemms(grad, reference_cols, g),
+               "weight gradient");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Geometries, BatchedConvolution,
+    ::testing::Values(
+        // The example's two layers at a small batch.
+        ConvCase{{3, 1, 28, 28}, {16, 1, 5, 5}, 1, 2},
+        ConvCase{{3, 16, 14, 14}, {32, 16, 5, 5}, 1, 0},
+        // Stride 2 with padding, a non-square kernel and input.
+        ConvCase{{2, 3, 7, 6}, {4, 3, 3, 2}, 2, 1}, ConvCase{{2, 2, 9, 8}, {3, 2, 3, 3}, 3, 2},
+        // Padding wider than the kernel: whole unfolded rows read only padding.
+        ConvCase{{2, 2, 3, 3}, {2, 2, 2, 2}, 1, 3},
+        // The kernel covers the whole input: one output position per image.
+        ConvCase{{4, 2, 5, 5}, {3, 2, 5, 5}, 1, 0}));
+
+struct SumCase {
+  Shape shape;
+  Shape dims;
+};
+
+class DenseSum : public ::testing::TestWithParam<SumCase> {};
+
+TEST_P(DenseSum, MatchesTheStridedLoop) {
+  const SumCase c = GetParam();
+  const Tensor x = random_leaf(c.shape, 21);
+  expect_close(cpu::sum(x, c.dims), cpu::sum_strided(x, c.dims), "sum");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Dims, DenseSum,
+    ::testing::Values(
+        // A convolution's bias gradient: all but the channel dim.
+        SumCase{{4, 3, 5, 6}, {0, 2, 3}},
+        // A linear layer's bias gradient: the rows.
+        SumCase{{37, 19}, {0}},
+        // Trailing dims, with runs longer and shorter than the accumulator's lanes.
+        SumCase{{3, 4, 21}, {1, 2}}, SumCase{{5, 3}, {1}},
+        // Everything, nothing, and kept dims that are not consecutive (the strided loop itself).
+        SumCase{{2, 3, 4}, {0, 1, 2}}, SumCase{{2, 3, 4}, {}}, SumCase{{2, 3, 4}, {1}},
+        // An empty reduced dim sums to zero.
+        SumCase{{2, 0, 3}, {1}}));
+
+struct AddCase {
+  Shape lhs;
+  Shape rhs;
+};
+
+class BroadcastAdd : public ::testing::TestWithParam<AddCase> {};
+
+TEST_P(BroadcastAdd, MatchesTheStridedLoop) {
+  const AddCase c = GetParam();
+  const Tensor a = random_leaf(c.lhs, 31);
+  const Tensor b = random_leaf(c.rhs, 32);
+  expect_close(cpu::add(a, b), cpu::add_strided(a, b), "add");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, BroadcastAdd,
+    ::testing::Values(
+        // A convolution's bias, as [1, C, 1, 1] and as [C, 1, 1].
+        AddCase{{3, 4, 5, 6}, {1, 4, 1, 1}}, AddCase{{3, 4, 5, 6}, {4, 1, 1}},
+        // A linear layer's bias, a column, a scalar.
+        AddCase{{7, 9}, {9}}, AddCase{{7, 9}, {7, 1}}, AddCase{{7, 9}, {1}},
+        // b varying over two consecutive dims; b varying over dims that are not consecutive (the
+        // strided loop itself); a broadcast too (the strided loop).
+        AddCase{{2, 3, 4, 5}, {3, 4, 1}}, AddCase{{2, 3, 4}, {2, 1, 4}}, AddCase{{1, 3}, {4, 1}}));
+
+}  // namespace
+}  // namespace tscope::engine
