@@ -11,8 +11,8 @@
 #include "tscope/analyzer/leaks.h"
 #include "tscope/analyzer/oom.h"
 #include "tscope/analyzer/roofline.h"
-#include "tscope/analyzer/tensor_cores.h"
 #include "tscope/analyzer/stream_stats.h"
+#include "tscope/analyzer/tensor_cores.h"
 
 namespace tscope::analyzer {
 namespace {
