@@ -59,12 +59,14 @@ void OpProfile::finish() {
     flops = 2 * written_elements_ * static_cast<std::uint64_t>(read_[0].shape.back());
   } else if ((op_ == OpKind::kConv2d || op_ == OpKind::kConv2dBackwardInput ||
               op_ == OpKind::kConv2dBackwardWeight) &&
-             read_count_ == 2 && written_count_ == 1) {
+             read_count_ == 2 && written_count_ >= 1) {
     // A multiply and an add per output pixel per filter tap: 2 N OC OH OW C KH KW in all three.
+    // The forward also returns the unfolded input it saves for the weight gradient, so its output
+    // is the first written tensor, not all of them.
     const std::span<const std::int64_t> weight =
         op_ == OpKind::kConv2dBackwardWeight ? written_[0].shape : read_[1].shape;
     const std::uint64_t outputs =
-        op_ == OpKind::kConv2d ? written_elements_ : shape_elements(read_[0].shape);
+        op_ == OpKind::kConv2d ? shape_elements(written_[0].shape) : shape_elements(read_[0].shape);
     if (!weight.empty() && weight[0] > 0) {
       flops = 2 * outputs * (shape_elements(weight) / static_cast<std::uint64_t>(weight[0]));
     }

@@ -84,6 +84,24 @@ TEST_F(EngineCapture, RecordsOpsWithShapesFlopsBytesAndTensorIds) {
   EXPECT_GT(count_category(Category::kCpuOp), std::size_t{kSteps} * 20);
 }
 
+// 2 N OC OH OW C KH KW for the forward and both gradients, whatever else the forward returns
+// (it also hands back the unfolded input it saves for the weight gradient).
+TEST_F(EngineCapture, CountsTheConvolutionsFlopsPerOutputAndFilterTap) {
+  // The example's first layer at batch 32: 1x28x28 in, 16 filters of 1x5x5, padding 2.
+  constexpr std::uint64_t kFirstLayerFlops = 2ull * 32 * 16 * 28 * 28 * 1 * 5 * 5;
+  for (const char* name : {"conv2d", "conv2d_backward_weight"}) {
+    const auto spans = spans_named(*recorded_, name);
+    ASSERT_FALSE(spans.empty()) << name;
+    std::set<std::uint64_t> flops;
+    for (const auto& span : spans) {
+      const trace::SpanRecord record = recorded_->span_record(span.track, span.index);
+      ASSERT_TRUE(record.op.has_value()) << name;
+      flops.insert(record.op->flops);
+    }
+    EXPECT_TRUE(flops.contains(kFirstLayerFlops)) << name;
+  }
+}
+
 TEST_F(EngineCapture, AttributesAllocationsToTheirOpAndPass) {
   std::size_t allocations = 0;
   std::size_t inside_pass_with_op = 0;
