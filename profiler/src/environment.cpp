@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -39,11 +41,28 @@ bool meant_for_this_process() {
 
 }  // namespace
 
+// Stops the session at exit, which completes its file. When the writer failed (a full disk), the
+// recording ended there: says so once, and leaves the program's exit code alone.
+struct SessionAtExit {
+  std::unique_ptr<Session> session;
+  ~SessionAtExit() {
+    if (!session) return;
+    try {
+      session->stop();
+    } catch (const std::exception& error) {
+      std::fprintf(stderr,
+                   "tscope: recording stopped early: %s; the trace keeps what was written "
+                   "before\n",
+                   error.what());
+    }
+  }
+};
+
 bool start_environment_session() {
-  // Destroyed at exit, which stops the session and completes its file.
-  static std::unique_ptr<Session> session;
+  static SessionAtExit at_exit;
+  std::unique_ptr<Session>& session = at_exit.session;
   static std::once_flag started;
-  std::call_once(started, [] {
+  std::call_once(started, [&session] {
     const char* output = std::getenv(kRecordOutputVariable.data());
     if (output == nullptr || *output == '\0' || !meant_for_this_process()) return;
     auto created = std::make_unique<Session>(SessionOptions{.output = output});

@@ -10,6 +10,7 @@ namespace tscope::regress {
 namespace {
 
 constexpr std::string_view kRegexPrefix = "re:";
+constexpr std::size_t kMaxPatternLength = 256;
 
 std::string glob_to_regex(std::string_view glob) {
   std::string regex;
@@ -46,6 +47,13 @@ std::string glob_to_regex(std::string_view glob) {
 }  // namespace
 
 NamePattern::NamePattern(std::string_view text) : text_(text) {
+  // std::regex compiles and matches recursively: a long or deeply nested pattern could exhaust
+  // the stack. No benchmark name pattern needs more.
+  if (text.size() > kMaxPatternLength) {
+    throw RegressInputError(
+        fmt::format("name pattern of {} characters is longer than the limit of {}", text.size(),
+                    kMaxPatternLength));
+  }
   const bool is_regex = text.starts_with(kRegexPrefix);
   const std::string expression =
       is_regex ? std::string(text.substr(kRegexPrefix.size())) : glob_to_regex(text);
