@@ -60,18 +60,17 @@ struct SessionAtExit {
 
 bool start_environment_session() {
   static SessionAtExit at_exit;
-  std::unique_ptr<Session>& session = at_exit.session;
   static std::once_flag started;
-  std::call_once(started, [&session] {
+  std::call_once(started, [] {
     const char* output = std::getenv(kRecordOutputVariable.data());
     if (output == nullptr || *output == '\0' || !meant_for_this_process()) return;
     auto created = std::make_unique<Session>(SessionOptions{.output = output});
     created->start();
-    session = std::move(created);
+    at_exit.session = std::move(created);
     finish_on_signal(SIGINT);
     finish_on_signal(SIGTERM);
   });
-  return session != nullptr && session->running();
+  return at_exit.session != nullptr && at_exit.session->running();
 }
 
 }  // namespace tscope::profiler

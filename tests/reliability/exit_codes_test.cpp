@@ -9,10 +9,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <new>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "command.h"
 #include "tscope/trace/errors.h"
@@ -89,7 +93,8 @@ TEST(ExitCodes, ACrashExitsThreeWithOneLineAndNoStackTrace) {
 }
 
 TEST(ExitCodes, AnUnknownOptionExitsTwoNamingIt) {
-  const auto result = run_tscope("analyze --no-such-option x.tsc");
+  const auto result =
+      run_tscope("analyze --no-such-option " + quoted(TSCOPE_CLI_FUZZ_FILES "/trace.tsc"));
   EXPECT_EQ(result.exit_code, kExitBadInput) << result.output;
   EXPECT_NE(result.output.find("--no-such-option"), std::string::npos) << result.output;
 }
@@ -115,7 +120,8 @@ TEST(ExitCodes, ADamagedTraceExitsTwoNamingFileAndOffset) {
   const auto damaged = std::filesystem::temp_directory_path() /
                        ("tscope-damaged-" + std::to_string(getpid()) + ".tsc");
   std::ofstream(damaged, std::ios::binary) << bytes;
-  for (const std::string command : {"info", "analyze", "diff " + quoted(damaged)}) {
+  for (const std::string& command :
+       std::vector<std::string>{"info", "analyze", "diff " + quoted(damaged)}) {
     const auto result = run_tscope(command + " " + quoted(damaged));
     EXPECT_EQ(result.exit_code, kExitBadInput) << command << ": " << result.output;
     EXPECT_NE(result.output.find(damaged.string()), std::string::npos) << result.output;

@@ -1,5 +1,6 @@
 // Valid but hostile traces for the analyzer: negative durations, spans that overlap without
-// nesting, duplicate correlation ids, timestamps near the int64 limits and a million tracks. The
+// nesting, duplicate correlation ids, timestamps at the limits of a trace's time range (2^62 ns,
+// so that no duration overflows int64) and a million tracks. The
 // full report (every analysis) must come back without a crash, in bounded time, with finite
 // numbers and no share above 100% in any rendering.
 
@@ -8,13 +9,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <regex>
 #include <string>
 
+#include "time_range.h"
 #include "tscope/analyzer/render.h"
 #include "tscope/analyzer/report.h"
 #include "tscope/trace/chrome_json_reader.h"
+#include "tscope/trace/errors.h"
 #include "tscope/trace/trace_builder.h"
 
 namespace tscope {
@@ -127,28 +129,30 @@ struct Builder {
   }
 };
 
-// Steps and work at both ends of int64: a duration computed as end - start, or a mean over
-// steps, overflows unless the analyzer takes care.
-TEST(HostileTraces, TimestampsNearTheInt64Limits) {
-  constexpr TimeNs kMax = std::numeric_limits<TimeNs>::max();
-  constexpr TimeNs kMin = std::numeric_limits<TimeNs>::min();
+// Times at both ends of what a trace holds (+-2^62 ns, so that any duration fits int64): steps,
+// launches and kernels there, and one span across the whole range. Beyond it the builder refuses.
+TEST(HostileTraces, TimestampsAtTheLimitsOfTheTimeRange) {
+  constexpr TimeNs kMax = trace::kMaxAbsTimeNs;
+  constexpr TimeNs kMin = -trace::kMaxAbsTimeNs;
   Builder trace;
   const std::uint32_t main = trace.track(trace::TrackKind::kHostThread, "main", 1);
   const std::uint32_t gpu = trace.track(trace::TrackKind::kGpuStream, "stream 7", 0);
-  trace.span(main, "step 0", trace::Category::kStep, kMin + 1, kMin + 1'000'000);
-  trace.span(main, "step 1", trace::Category::kStep, kMax - 1'000'000, kMax - 1);
+  trace.span(main, "step 0", trace::Category::kStep, kMin, kMin + 1'000'000);
+  trace.span(main, "step 1", trace::Category::kStep, kMax - 1'000'000, kMax);
   trace.span(main, "cudaLaunchKernel", trace::Category::kRuntimeApi, kMax - 900'000, kMax - 899'000,
              5);
   trace.span(gpu, "gemm", trace::Category::kKernel, kMax - 800'000, kMax - 2, 5);
   trace.span(main, "aten::mm", trace::Category::kCpuOp, kMin + 10, kMin + 100);
   expect_sane(analyze_in_bounded_time(trace.builder.finalize()));
 
-  // One span from the smallest to the largest time: its length does not fit int64.
   Builder whole;
   const std::uint32_t only = whole.track(trace::TrackKind::kHostThread, "main", 1);
   whole.span(only, "everything", trace::Category::kCpuOp, kMin, kMax);
   whole.span(only, "inside", trace::Category::kCpuOp, -5, 5);
   expect_sane(analyze_in_bounded_time(whole.builder.finalize()));
+
+  EXPECT_THROW(whole.span(only, "beyond", trace::Category::kCpuOp, kMin - 1, 0), trace::TraceError);
+  EXPECT_THROW(whole.span(only, "beyond", trace::Category::kCpuOp, 0, kMax + 1), trace::TraceError);
 }
 
 TEST(HostileTraces, AMillionTracks) {
