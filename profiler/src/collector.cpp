@@ -5,6 +5,8 @@
 #include <array>
 #include <fstream>
 
+#include "tscope/profiler/session.h"
+
 namespace tscope::profiler {
 namespace {
 
@@ -33,8 +35,8 @@ Collector::Collector(trace::TscWriter& sink, std::uint32_t generation, const Tic
   // Whatever an earlier session left in the buffers is not ours.
   for (const auto& buffer : ThreadBufferRegistry::instance().snapshot()) {
     buffer->ring.discard();
-    threads_[buffer.get()] = {
-        buffer, std::nullopt, {}, buffer->dropped.load(std::memory_order_relaxed)};
+    const std::uint64_t dropped = buffer->dropped.load(std::memory_order_relaxed);
+    threads_[buffer.get()] = {buffer, std::nullopt, {}, dropped, dropped};
   }
 }
 
@@ -65,6 +67,10 @@ void Collector::report_drops(ThreadState& thread) {
     sink_.add_dropped_events(dropped - thread.dropped_seen);
     dropped_reported_ += dropped - thread.dropped_seen;
     thread.dropped_seen = dropped;
+    // Per thread too, so that recorded + dropped can be checked against what each thread emitted.
+    sink_.set_metadata_value(
+        std::string(kDroppedEventsOfThreadKey) + std::to_string(thread.buffer->thread_id),
+        std::to_string(dropped - thread.dropped_at_start));
   }
 }
 

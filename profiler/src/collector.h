@@ -54,6 +54,7 @@ class Collector {
     std::optional<std::uint32_t> track;
     std::vector<OpenRange> open;
     std::uint64_t dropped_seen = 0;
+    std::uint64_t dropped_at_start = 0;  // drops counted in an earlier session
   };
   struct AsyncRange {
     OpenRange range;

@@ -4,8 +4,10 @@
 
 #include <charconv>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -61,20 +63,36 @@ bool meant_for_this_process() {
 
 }  // namespace
 
+// Stops the session at exit, which completes its file. When the writer failed (a full disk), the
+// recording ended there: says so once, and leaves the program's exit code alone.
+struct SessionAtExit {
+  std::unique_ptr<Session> session;
+  ~SessionAtExit() {
+    if (!session) return;
+    try {
+      session->stop();
+    } catch (const std::exception& error) {
+      std::fprintf(stderr,
+                   "tscope: recording stopped early: %s; the trace keeps what was written "
+                   "before\n",
+                   error.what());
+    }
+  }
+};
+
 bool start_environment_session() {
-  // Destroyed at exit, which stops the session and completes its file.
-  static std::unique_ptr<Session> session;
+  static SessionAtExit at_exit;
   static std::once_flag started;
   std::call_once(started, [] {
     const char* output = std::getenv(kRecordOutputVariable.data());
     if (output == nullptr || *output == '\0' || !meant_for_this_process()) return;
     auto created = std::make_unique<Session>(options_from_environment(output));
     created->start();
-    session = std::move(created);
+    at_exit.session = std::move(created);
     finish_on_signal(SIGINT);
     finish_on_signal(SIGTERM);
   });
-  return session != nullptr && session->running();
+  return at_exit.session != nullptr && at_exit.session->running();
 }
 
 }  // namespace tscope::profiler

@@ -146,12 +146,15 @@ class SessionWriter {
 
   void run() {
     pthread_setname_np(pthread_self(), "tscope writer");
-    // A termination signal must reach a program thread, whose handler waits for this one.
-    sigset_t termination;
-    sigemptyset(&termination);
-    sigaddset(&termination, SIGINT);
-    sigaddset(&termination, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &termination, nullptr);
+    // A termination signal must reach a program thread, whose handler waits for this one. A file
+    // grown past RLIMIT_FSIZE must fail this thread's write with EFBIG (and end the recording)
+    // rather than kill the program with SIGXFSZ.
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    sigaddset(&blocked, SIGINT);
+    sigaddset(&blocked, SIGTERM);
+    sigaddset(&blocked, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
     try {
       while (!wait_readable(wake_.read_end(), static_cast<int>(options_.flush_interval.count()))) {
         cycle();

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -26,8 +27,9 @@ std::vector<std::string> split_words(std::string_view line) {
 double parse_number(std::string_view text, std::string_view where) {
   double value = 0.0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size()) {
-    throw RegressInputError(fmt::format("{}: \"{}\" is not a number", where, text));
+  // NaN and infinity parse, but no alpha or threshold can be either.
+  if (error != std::errc{} || end != text.data() + text.size() || !std::isfinite(value)) {
+    throw RegressInputError(fmt::format("{}: \"{}\" is not a finite number", where, text));
   }
   return value;
 }
@@ -41,6 +43,9 @@ auto with_location(std::string_view where, Build build) {
     throw RegressInputError(fmt::format("{}: {}", where, error.what()));
   }
 }
+
+// A policy is a few lines; a larger file is not one, and is refused before it is split up.
+constexpr std::size_t kMaxPolicyBytes = std::size_t{1} << 20;
 
 }  // namespace
 
@@ -68,6 +73,19 @@ ComparePolicy read_policy_config(const std::filesystem::path& path) {
   if (!input)
     throw RegressInputError(
         fmt::format("{}: cannot open policy file: {}", path.string(), std::strerror(errno)));
+  std::string text;
+  text.resize(kMaxPolicyBytes + 1);
+  input.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(input.gcount()));
+  return parse_policy_config(text, path);
+}
+
+ComparePolicy parse_policy_config(std::string_view text, const std::filesystem::path& path) {
+  if (text.size() > kMaxPolicyBytes) {
+    throw RegressInputError(
+        fmt::format("{}: a policy file is at most {} bytes", path.string(), kMaxPolicyBytes));
+  }
+  std::istringstream input{std::string(text)};
   ComparePolicy policy;
   std::string line;
   for (std::size_t line_number = 1; std::getline(input, line); ++line_number) {

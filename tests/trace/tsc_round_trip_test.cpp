@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "sample_trace.h"
+#include "time_range.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/trace_builder.h"
 #include "tscope/trace/tsc_reader.h"
@@ -56,13 +57,14 @@ TEST_F(TscRoundTripTest, ExtremeValuesSurvive) {
       builder.add_process({INT64_MIN, builder.intern("p"), kEmptyString, INT32_MIN, INT32_MAX});
   const std::uint32_t track = builder.add_track(
       {TrackKind::kCounter, kEmptyString, process, INT64_MAX, INT32_MIN, INT64_MIN, -1});
-  SpanRecord widest = testing::span_record(INT64_MIN, INT64_MAX);
+  // Times at the ends of the range a trace holds (time_range.h).
+  SpanRecord widest = testing::span_record(-kMaxAbsTimeNs, kMaxAbsTimeNs);
   widest.correlation_id = UINT32_MAX;
   widest.external_correlation_id = UINT64_MAX;
   builder.add_span(track, widest);
-  builder.add_span(track, testing::span_record(INT64_MAX, INT64_MAX));
-  builder.add_counter_sample(track, INT64_MAX, -0.0);
-  builder.add_counter_sample(track, INT64_MIN, 1e308);
+  builder.add_span(track, testing::span_record(kMaxAbsTimeNs, kMaxAbsTimeNs));
+  builder.add_counter_sample(track, kMaxAbsTimeNs, -0.0);
+  builder.add_counter_sample(track, -kMaxAbsTimeNs, 1e308);
   builder.add_memory_event(track, {-1, MemoryAction::kFree, UINT64_MAX, UINT64_MAX, INT32_MIN,
                                    kEmptyString, kEmptyString, UINT64_MAX, 0});
   const Trace original = builder.finalize();

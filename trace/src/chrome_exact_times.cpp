@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "time_range.h"
+
 namespace tscope::trace {
 namespace {
 
@@ -92,7 +94,7 @@ std::optional<TimeNs> decimal_micros_to_ns(std::string_view number) {
       if (exponent == -1 && remainder >= 5) ++mantissa;
     }
   }
-  if (mantissa > kMax) return std::nullopt;
+  if (mantissa > static_cast<std::uint64_t>(kMaxAbsTimeNs)) return std::nullopt;
   const auto magnitude = static_cast<TimeNs>(mantissa);
   return negative ? -magnitude : magnitude;
 }

@@ -507,6 +507,7 @@ void ChromeImporter::match_begin_end() {
 
 void ChromeImporter::match_async() {
   for (auto& [key, ends] : async_ends_) {
+    const auto pid = key.pid;  // clang 14 cannot capture a structured binding
     match_pairs(ends, [&](const BeginEnd& opened, TimeNs end) {
       const RawEvent begin = replay(opened);
       // Async spans overlap freely, so each name gets its own row in its process.
@@ -514,7 +515,7 @@ void ChromeImporter::match_async() {
       span_.start = opened.time;
       span_.end = std::max(span_.start, end);
       const std::string row_name = std::string(begin.name) + " (async)";
-      builder_.add_span(tracks_.named_track(key.pid, TrackKind::kHostThread, row_name, -1), span_);
+      builder_.add_span(tracks_.named_track(pid, TrackKind::kHostThread, row_name, -1), span_);
     });
   }
 }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "chrome_exact_times.h"
+#include "time_range.h"
 
 namespace tscope::trace::chrome_json {
 
@@ -59,7 +60,8 @@ std::optional<double> as_double(dom::element value) {
 }
 
 std::optional<TimeNs> micros_to_ns(dom::element value, std::string_view text) {
-  constexpr std::int64_t kLimit = std::numeric_limits<std::int64_t>::max() / 1000;
+  // Beyond the +-2^62 ns a trace holds, the event is skipped like any unreadable time.
+  constexpr std::int64_t kLimit = kMaxAbsTimeNs / 1000;
   switch (value.type()) {
     case dom::element_type::INT64: {
       const std::int64_t micros = value.get_int64().value_unsafe();
@@ -74,7 +76,7 @@ std::optional<TimeNs> micros_to_ns(dom::element value, std::string_view text) {
     case dom::element_type::DOUBLE: {
       if (!text.empty()) return decimal_micros_to_ns(text);
       const double nanos = value.get_double().value_unsafe() * 1000.0;
-      if (!(std::abs(nanos) < 9.2e18)) return std::nullopt;
+      if (!(std::abs(nanos) <= static_cast<double>(kMaxAbsTimeNs))) return std::nullopt;
       return std::llround(nanos);
     }
     default:

@@ -361,7 +361,16 @@ bool looks_like_sqlite(std::span<const std::uint8_t> bytes) {
 
 Trace read_nsys_sqlite(const std::filesystem::path& path) {
   if (!std::filesystem::exists(path)) throw IoError(path, "no such file");
-  return NsysImporter(path).import();
+  try {
+    return NsysImporter(path).import();
+  } catch (const FormatError&) {
+    throw;
+  } catch (const IoError&) {
+    throw;
+  } catch (const TraceError& error) {
+    // The model refused a value of the export (a time beyond +-2^62 ns, an end before its start).
+    throw FormatError(path, 0, error.what());
+  }
 }
 
 }  // namespace tscope::trace

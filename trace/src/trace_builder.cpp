@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "time_range.h"
 #include "tscope/trace/arg_runs.h"
 #include "tscope/trace/errors.h"
 
@@ -171,8 +172,17 @@ static std::uint32_t next_index(const Column& column) {
   return static_cast<std::uint32_t>(column.size());
 }
 
+static void require_time(TimeNs time, const char* what) {
+  if (time > kMaxAbsTimeNs || time < -kMaxAbsTimeNs) {
+    throw TraceError(std::string(what) + " at " + std::to_string(time) +
+                     " ns lies beyond the 2^62 ns either way that a trace can hold");
+  }
+}
+
 EventRef TraceBuilder::add_span(std::uint32_t track, const SpanRecord& span) {
   Track& target = track_for_event(track);
+  require_time(span.start, "span start");
+  require_time(span.end, "span end");
   if (span.end < span.start) {
     throw TraceError("span ends (" + std::to_string(span.end) + " ns) before it starts (" +
                      std::to_string(span.start) + " ns)");
@@ -213,6 +223,7 @@ EventRef TraceBuilder::add_span(std::uint32_t track, const SpanRecord& span) {
 
 EventRef TraceBuilder::add_instant(std::uint32_t track, const InstantRecord& instant) {
   Track& target = track_for_event(track);
+  require_time(instant.time, "instant");
   require_string(trace_.strings_, instant.name, "instant name");
   const std::uint32_t index = next_index(target.instants_);
   InstantColumns& instants = target.instants_;
@@ -225,6 +236,7 @@ EventRef TraceBuilder::add_instant(std::uint32_t track, const InstantRecord& ins
 
 EventRef TraceBuilder::add_counter_sample(std::uint32_t track, TimeNs time, double value) {
   Track& target = track_for_event(track);
+  require_time(time, "counter sample");
   const std::uint32_t index = next_index(target.counters_);
   target.counters_.time.push_back(time);
   target.counters_.value.push_back(value);
@@ -233,6 +245,7 @@ EventRef TraceBuilder::add_counter_sample(std::uint32_t track, TimeNs time, doub
 
 EventRef TraceBuilder::add_memory_event(std::uint32_t track, const MemoryRecord& event) {
   Track& target = track_for_event(track);
+  require_time(event.time, "memory event");
   require_string(trace_.strings_, event.owner_op, "memory event owner");
   require_string(trace_.strings_, event.scope, "memory event scope");
   const std::uint32_t index = next_index(target.memory_);

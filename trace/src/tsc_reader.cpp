@@ -396,7 +396,8 @@ class ChunkDecoder {
 // True when `bytes` could be the start of a .tsc header cut short.
 bool is_header_prefix(std::span<const std::uint8_t> bytes) {
   const std::size_t magic_bytes = std::min(bytes.size(), sizeof kTscMagic);
-  return std::memcmp(bytes.data(), kTscMagic, magic_bytes) == 0;
+  // memcmp must not see the null data() of an empty input, even for zero bytes.
+  return magic_bytes == 0 || std::memcmp(bytes.data(), kTscMagic, magic_bytes) == 0;
 }
 
 }  // namespace

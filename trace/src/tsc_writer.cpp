@@ -169,8 +169,12 @@ void TscWriter::write_bytes(const std::uint8_t* bytes, std::size_t size) {
     const ssize_t written = ::write(descriptor_, bytes, size);
     if (written < 0) {
       if (errno == EINTR) continue;
+      const int error = errno;
+      // A failed writer writes no more (not even from its destructor): the file keeps what was
+      // written, and a full file raises SIGXFSZ on every further write.
+      ::close(std::exchange(descriptor_, -1));
       throw IoError(path_, "write failed at byte " + std::to_string(bytes_written_) + ": " +
-                               std::strerror(errno));
+                               std::strerror(error));
     }
     bytes += written;
     size -= static_cast<std::size_t>(written);

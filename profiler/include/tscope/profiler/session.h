@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace tscope::profiler {
 
@@ -31,6 +32,10 @@ struct SessionOptions {
   // Samples process RSS and CPU utilisation as counters once per flush interval.
   bool sample_process_counters = true;
 };
+
+// Trace metadata key, followed by an OS thread id, of how many events that thread dropped because
+// its buffer was full (only threads that dropped any have one; the total is dropped_events).
+inline constexpr std::string_view kDroppedEventsOfThreadKey = "profiler.dropped_events.thread.";
 
 // What a stopped session wrote.
 struct SessionSummary {

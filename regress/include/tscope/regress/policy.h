@@ -34,6 +34,8 @@ struct ComparePolicy {
 //   normalize BM_EngineMatmul/(.*) BM_BlasSgemm/$1
 // Throws RegressInputError naming the file and line on anything else.
 ComparePolicy read_policy_config(const std::filesystem::path& path);
+// The same for a policy file's text; `path` names it in errors.
+ComparePolicy parse_policy_config(std::string_view text, const std::filesystem::path& path);
 
 // Parses "5%", "0.05%" or "none"; throws RegressInputError mentioning `where` otherwise.
 std::optional<double> parse_threshold(std::string_view text, std::string_view where);

@@ -1,6 +1,7 @@
 // libFuzzer entry point for the .tsc reader: any input must load or raise FormatError; any other
-// exception, crash or sanitizer report is a bug. Inputs that found one are kept in corpus/tsc and
-// replayed by trace_tests. See tsc_file_from_fuzz_input for how an input becomes a file.
+// exception, crash or sanitizer report is a bug. Inputs that found one are kept in
+// corpus/tsc_reader and replayed by the fuzz_corpus tests. See tsc_file_from_fuzz_input for how an
+// input becomes a file.
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 // libFuzzer entry point for the Chrome JSON reader (built with -DTSCOPE_FUZZ=ON and clang): any
 // input must load or fail with FormatError, never crash, hang or trip a sanitizer. Inputs that
-// once failed are kept in corpus/chrome/ and replayed by chrome_json_robustness_test.
+// once failed are kept in corpus/chrome_json and replayed by the fuzz_corpus tests.
 
 #include <cstddef>
 #include <cstdint>

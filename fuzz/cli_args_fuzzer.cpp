@@ -1,0 +1,73 @@
+// libFuzzer entry point for the command line: an input is up to 16 arguments, one per line, given
+// to the same tscope_main that `tscope` runs. Whatever the arguments, tscope must return 0, 1 or 2
+// (bad arguments and bad input are 2) and never crash, throw out of tscope_main or report an
+// internal error (3).
+//
+// The commands run for real inside a scratch folder holding small real inputs (cli_files/) under
+// fixed names, so arguments can name a trace, benchmark results or a policy file. To keep the
+// fuzzer from running programs or touching files outside the scratch folder, inputs that name
+// `record`, `doctor` or `view`, or hold a '/' anywhere, are skipped.
+
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tscope_main.h"
+
+namespace {
+
+constexpr std::size_t kMaxArguments = 16;
+
+// A fresh scratch folder holding only the fixtures, for every input, so that what one input's
+// command wrote cannot change what the next one does.
+void enter_fresh_scratch_folder() {
+  static const std::filesystem::path scratch =
+      std::filesystem::temp_directory_path() / ("tscope-cli-fuzz-" + std::to_string(getpid()));
+  std::filesystem::current_path(std::filesystem::temp_directory_path());
+  std::filesystem::remove_all(scratch);
+  std::filesystem::create_directories(scratch);
+  std::filesystem::copy(TSCOPE_CLI_FUZZ_FILES, scratch);
+  std::filesystem::current_path(scratch);
+}
+
+bool allowed(const std::string& argument) {
+  return argument != "record" && argument != "doctor" && argument != "view" &&
+         argument.find('/') == std::string::npos;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::vector<std::string> arguments{"tscope"};
+  std::istringstream lines(std::string(reinterpret_cast<const char*>(data), size));
+  for (std::string line; std::getline(lines, line);) {
+    if (!allowed(line) || arguments.size() > kMaxArguments) return 0;
+    arguments.push_back(line);
+  }
+  enter_fresh_scratch_folder();
+  std::vector<const char*> argv;
+  for (const std::string& argument : arguments)
+    argv.push_back(argument.c_str());
+  argv.push_back(nullptr);
+
+  // Messages are part of what is tested only through the exit code here; silence them.
+  std::ostringstream sink;
+  auto* const out = std::cout.rdbuf(sink.rdbuf());
+  auto* const err = std::cerr.rdbuf(sink.rdbuf());
+  const int code = tscope::cli::tscope_main(static_cast<int>(argv.size() - 1), argv.data());
+  std::cout.rdbuf(out);
+  std::cerr.rdbuf(err);
+  if (code < 0 || code > 2) {
+    std::cerr << "tscope_main returned " << code << "; its messages:\n" << sink.str();
+    std::abort();
+  }
+  return 0;
+}
