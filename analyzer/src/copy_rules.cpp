@@ -4,7 +4,7 @@
 #include <string>
 
 #include "event_classes.h"
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "event_classes.h"
 #include "tscope/analyzer/time_breakdown.h"
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {

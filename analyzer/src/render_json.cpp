@@ -1,5 +1,5 @@
-#include "tscope/analyzer/json_writer.h"
 #include "tscope/analyzer/render.h"
+#include "tscope/report/json_writer.h"
 
 namespace tscope::analyzer {
 namespace {

@@ -1,6 +1,6 @@
 #include "report_rows.h"
 #include "tscope/analyzer/render.h"
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
