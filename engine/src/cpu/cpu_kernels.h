@@ -19,13 +19,6 @@ namespace tscope::engine::cpu {
 // sum (cpu/linear_weight_bias_backward.cpp).
 TSCOPE_ENGINE_OPS(TSCOPE_DECLARE_OP_KERNEL)
 
-// Throws unless the gradients and every state list run parallel to the parameters and each
-// parameter's gradient and states are contiguous float32 tensors of its shape (shared with the
-// CUDA kernels).
-void check_optimizer_operands(const char* op_name, std::span<const Tensor> parameters,
-                              std::span<const Tensor> gradients,
-                              std::initializer_list<std::span<const Tensor>> states);
-
 // A contiguous tensor with x's values: x itself when already contiguous, else a copy.
 Tensor dense(const Tensor& x);
 

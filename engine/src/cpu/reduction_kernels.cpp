@@ -7,6 +7,7 @@
 
 #include "cpu/cpu_kernels.h"
 #include "cpu/strided_loop.h"
+#include "kernel_operands.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 
