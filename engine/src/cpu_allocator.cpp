@@ -6,7 +6,7 @@
 #include <limits>
 #include <new>
 
-#include "tscope/engine/current_op.h"
+#include "current_op.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/out_of_memory.h"
 #include "tscope/profiler/record.h"
@@ -197,12 +197,6 @@ void CpuAllocator::set_capacity(std::optional<std::size_t> capacity_bytes) {
 std::optional<std::size_t> CpuAllocator::capacity() const {
   std::lock_guard lock(mutex_);
   return capacity_;
-}
-
-void CpuAllocator::reset_peak_and_count() {
-  std::lock_guard lock(mutex_);
-  stats_.peak_bytes_in_use = stats_.bytes_in_use;
-  stats_.allocation_count = 0;
 }
 
 CpuAllocator& cpu_allocator() {

@@ -16,10 +16,10 @@
 #include <variant>
 #include <vector>
 
+#include "current_op.h"
 #include "fragmented_cache.h"
-#include "tscope/engine/current_op.h"
+#include "host_segment_source.h"
 #include "tscope/engine/errors.h"
-#include "tscope/engine/host_segment_source.h"
 #include "tscope/engine/memory_snapshot.h"
 #include "tscope/profiler/session.h"
 #include "tscope/trace/trace_io.h"

@@ -7,6 +7,7 @@
 #include "cpu/gelu_math.h"
 #include "cpu/mask_draw.h"
 #include "kernel_operands.h"
+#include "philox.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 

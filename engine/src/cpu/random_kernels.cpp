@@ -6,6 +6,7 @@
 #include "cpu/mask_draw.h"
 #include "cpu/strided_loop.h"
 #include "kernel_operands.h"
+#include "philox.h"
 
 namespace tscope::engine::cpu {
 namespace {

@@ -14,8 +14,9 @@
 #include "cuda/cuda_check.h"
 #include "cuda/device_context.h"
 #include "cuda/launchers.h"
+#include "dispatch.h"
 #include "kernel_operands.h"
-#include "tscope/engine/dispatch.h"
+#include "philox.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "tscope/engine/philox.h"
+#include "philox.h"
 #include "tscope/engine/window_geometry.h"
 
 namespace tscope::engine::cuda {
@@ -111,7 +111,7 @@ void launch_bias_gelu_mask_backward(float* out, const float* grad, const float* 
                                     const float* bias, const float* mask, std::int64_t features,
                                     std::int64_t count, cudaStream_t stream);
 
-// Dense random fills with the distributions of tscope/engine/philox.h: element i takes draw i
+// Dense random fills with the distributions of engine/src/philox.h: element i takes draw i
 // of the stream (draws 2i and 2i + 1 for a normal), as the CPU kernels do.
 void launch_uniform(float* out, std::int64_t count, float low, float high, PhiloxStream stream,
                     cudaStream_t cuda_stream);

@@ -2,7 +2,7 @@
 // is up to the device's kernel (im2col + GEMM on the CPU, cuDNN on CUDA).
 
 #include "autograd/graph.h"
-#include "tscope/engine/dispatch.h"
+#include "dispatch.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/ops.h"
 

@@ -12,11 +12,11 @@
 #include <typeindex>
 #include <utility>
 
-#include "tscope/engine/current_op.h"
+#include "current_op.h"
+#include "op_profile.h"
 #include "tscope/engine/device.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/kernel_signatures.h"
-#include "tscope/engine/op_profile.h"
 #include "tscope/engine/op_table.h"
 #include "tscope/engine/tensor.h"
 
