@@ -105,7 +105,7 @@ void draw_memory_section(UiState& state) {
       panel.selected_group = group;
       if (!panel.blocks.empty()) {
         if (const auto op = MemoryTimeline::op_of(session.trace(), panel.blocks.front())) {
-          session.select(*op);
+          session.select(op);
           session.zoom_to_selection();
         }
       }
@@ -133,7 +133,7 @@ void draw_memory_section(UiState& state) {
                               "##block" + std::to_string(i);
     if (ImGui::Selectable(label.c_str())) {
       if (const auto op = MemoryTimeline::op_of(trace, block)) {
-        session.select(*op);
+        session.select(op);
         session.zoom_to_selection();
       }
     }
