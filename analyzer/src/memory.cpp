@@ -1,4 +1,4 @@
-#include "tscope/analyzer/oom.h"
+#include "tscope/analyzer/memory.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "tscope/analyzer/copy_rules.h"
+#include "tscope/analyzer/copies.h"
 
 #include <algorithm>
 #include <string>

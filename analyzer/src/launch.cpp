@@ -1,4 +1,4 @@
-#include "tscope/analyzer/launch_bound.h"
+#include "tscope/analyzer/launch.h"
 
 #include <algorithm>
 #include <string>
