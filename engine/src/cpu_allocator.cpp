@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 #include <new>
+#include <string>
 
 #include "current_op.h"
 #include "tscope/engine/errors.h"
@@ -73,7 +74,7 @@ std::size_t parse_byte_size(std::string_view text, std::string_view what) {
 }
 
 std::optional<std::size_t> capacity_from_environment() {
-  const char* cap = std::getenv(kCpuMemoryCapVariable.data());
+  const char* cap = std::getenv(std::string(kCpuMemoryCapVariable).c_str());
   if (cap == nullptr) return std::nullopt;
   return parse_byte_size(cap, kCpuMemoryCapVariable);
 }

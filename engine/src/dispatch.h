@@ -117,7 +117,8 @@ decltype(auto) run_op(OpKind op, Args&&... args) {
   auto profile_read = [&](const Tensor& tensor) { profile.add_read(tensor); };
   (detail::for_each_tensor(args, profile_read), ...);
   if constexpr (std::is_void_v<std::invoke_result_t<Kernel, Args...>>) {
-    kernel(std::forward<Args>(args)...);
+    // Passed as lvalues: the arguments are read again below, after the kernel ran.
+    kernel(args...);
     // An in-place kernel writes its first tensor argument (every tensor of it, for a list).
     bool written = false;
     auto profile_written = [&](const auto& arg) {
