@@ -18,6 +18,8 @@ build_dir=${TSCOPE_BUILD_DIR:-build/ci}
 jobs=$(nproc)
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSCOPE_WERROR=ON
 cmake --build "$build_dir" -j "$jobs"
+# clang-tidy (.clang-tidy) on the C++ files this change touches; any warning there fails.
+bash scripts/check-tidy.sh "$build_dir"
 ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --timeout 600 -LE '^multirank_mpi_tests$'
 # Two real MPI ranks share this machine's two cores with their recorders: a few milliseconds in
 # which the system holds one rank's core can make a run without a planted delay look like one

@@ -7,7 +7,7 @@
 
 #include "memory_replay.h"
 #include "tscope/analyzer/allocation_category.h"
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {

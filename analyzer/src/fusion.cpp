@@ -7,7 +7,7 @@
 
 #include "event_classes.h"
 #include "fused_alternatives.h"
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {

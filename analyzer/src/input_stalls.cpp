@@ -9,7 +9,7 @@
 #include "interval_sweep.h"
 #include "span_window.h"
 #include "tscope/analyzer/time_breakdown.h"
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {

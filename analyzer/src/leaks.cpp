@@ -7,7 +7,7 @@
 
 #include "linear_fit.h"
 #include "memory_replay.h"
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {

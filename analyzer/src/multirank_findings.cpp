@@ -15,7 +15,7 @@
 #include <string>
 
 #include "order_statistics.h"
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {

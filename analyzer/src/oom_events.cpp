@@ -4,7 +4,7 @@
 #include <cctype>
 #include <variant>
 
-#include "tscope/analyzer/oom.h"
+#include "tscope/analyzer/memory.h"
 
 namespace tscope::analyzer {
 namespace {

@@ -7,7 +7,7 @@
 #include "report_rows.h"
 #include "svg_chart.h"
 #include "tscope/analyzer/render.h"
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {

@@ -1,5 +1,5 @@
-#include "tscope/analyzer/json_writer.h"
 #include "tscope/analyzer/render.h"
+#include "tscope/report/json_writer.h"
 
 namespace tscope::analyzer {
 namespace {
@@ -12,18 +12,12 @@ void write_name_stats(JsonWriter& json, const std::vector<NameStats>& entries) {
   json.begin_array();
   for (const NameStats& entry : entries) {
     json.begin_object();
-    json.key("name");
-    json.value(entry.name);
-    json.key("count");
-    json.value(entry.count);
-    json.key("total_ns");
-    json.value(entry.total_ns);
-    json.key("mean_ns");
-    json.value(entry.mean_ns);
-    json.key("p50_ns");
-    json.value(entry.p50_ns);
-    json.key("p95_ns");
-    json.value(entry.p95_ns);
+    json.field("name", entry.name);
+    json.field("count", entry.count);
+    json.field("total_ns", entry.total_ns);
+    json.field("mean_ns", entry.mean_ns);
+    json.field("p50_ns", entry.p50_ns);
+    json.field("p95_ns", entry.p95_ns);
     json.end_object();
   }
   json.end_array();
@@ -33,16 +27,14 @@ void write_fields(JsonWriter& json,
                   std::initializer_list<std::pair<std::string_view, double>> fields) {
   json.begin_object();
   for (const auto& [name, value] : fields) {
-    json.key(name);
-    json.value(value);
+    json.field(name, value);
   }
   json.end_object();
 }
 
 void write_time(JsonWriter& json, const TimeBreakdown& time) {
   json.begin_object();
-  json.key("step_ns");
-  json.value(time.step_ns);
+  json.field("step_ns", time.step_ns);
   json.key("gpu");
   if (time.has_gpu) {
     write_fields(json, {{"compute_ns", time.gpu_compute_ns},
@@ -101,60 +93,43 @@ void write_streams(JsonWriter& json, const std::vector<StreamStats>& streams) {
 
 void write_finding(JsonWriter& json, const Finding& finding) {
   json.begin_object();
-  json.key("kind");
-  json.value(finding.kind);
-  json.key("severity");
-  json.value(to_string(finding.severity));
-  json.key("title");
-  json.value(finding.title);
+  json.field("kind", finding.kind);
+  json.field("severity", to_string(finding.severity));
+  json.field("title", finding.title);
   json.key("cost");
   json.begin_object();
-  json.key("time_per_step_ns");
-  json.value(finding.cost.time_per_step_ns);
-  json.key("share_of_step");
-  json.value(finding.cost.share_of_step);
-  json.key("bytes");
-  json.value(finding.cost.bytes);
+  json.field("time_per_step_ns", finding.cost.time_per_step_ns);
+  json.field("share_of_step", finding.cost.share_of_step);
+  json.field("bytes", finding.cost.bytes);
   json.end_object();
   json.key("estimated_gain");
   json.begin_object();
-  json.key("time_per_step_ns");
-  json.value(finding.estimated_gain_ns_per_step);
-  json.key("bytes");
-  json.value(finding.estimated_gain_bytes);
+  json.field("time_per_step_ns", finding.estimated_gain_ns_per_step);
+  json.field("bytes", finding.estimated_gain_bytes);
   json.end_object();
   json.key("evidence");
   json.begin_array();
   for (const trace::EventRef& ref : finding.evidence) {
     json.begin_object();
     if (finding.evidence_rank >= 0) {
-      json.key("rank");
-      json.value(static_cast<std::int64_t>(finding.evidence_rank));
+      json.field("rank", static_cast<std::int64_t>(finding.evidence_rank));
     }
-    json.key("kind");
-    json.value(trace::to_string(ref.kind));
-    json.key("track");
-    json.value(static_cast<std::uint64_t>(ref.track));
-    json.key("index");
-    json.value(static_cast<std::uint64_t>(ref.index));
-    json.key("ref");
-    json.value(ref.pack());
+    json.field("kind", trace::to_string(ref.kind));
+    json.field("track", static_cast<std::uint64_t>(ref.track));
+    json.field("index", static_cast<std::uint64_t>(ref.index));
+    json.field("ref", ref.pack());
     json.end_object();
   }
   json.end_array();
-  json.key("explanation");
-  json.value(finding.explanation);
-  json.key("recommendation");
-  json.value(finding.recommendation);
+  json.field("explanation", finding.explanation);
+  json.field("recommendation", finding.recommendation);
   json.key("metrics");
   json.begin_object();
   for (const Metric& metric : finding.metrics) {
     json.key(metric.name);
     json.begin_object();
-    json.key("value");
-    json.value(metric.value);
-    json.key("unit");
-    json.value(metric.unit);
+    json.field("value", metric.value);
+    json.field("unit", metric.unit);
     json.end_object();
   }
   json.end_object();
@@ -166,24 +141,16 @@ void write_finding(JsonWriter& json, const Finding& finding) {
 std::string render_json(const Report& report) {
   JsonWriter json;
   json.begin_object();
-  json.key("schema");
-  json.value(kSchema);
-  json.key("source");
-  json.value(report.source);
+  json.field("schema", kSchema);
+  json.field("source", report.source);
   json.key("steps");
   json.begin_object();
-  json.key("count");
-  json.value(static_cast<std::uint64_t>(report.steps.count));
-  json.key("whole_trace");
-  json.value(report.steps.whole_trace);
-  json.key("mean_ns");
-  json.value(report.steps.mean_ns);
-  json.key("min_ns");
-  json.value(report.steps.min_ns);
-  json.key("max_ns");
-  json.value(report.steps.max_ns);
-  json.key("stddev_ns");
-  json.value(report.steps.stddev_ns);
+  json.field("count", static_cast<std::uint64_t>(report.steps.count));
+  json.field("whole_trace", report.steps.whole_trace);
+  json.field("mean_ns", report.steps.mean_ns);
+  json.field("min_ns", report.steps.min_ns);
+  json.field("max_ns", report.steps.max_ns);
+  json.field("stddev_ns", report.steps.stddev_ns);
   json.end_object();
   json.key("time");
   if (report.time) {
@@ -220,23 +187,17 @@ std::string render_json(const Report& report) {
 std::string render_json(const MultiRankReport& report) {
   JsonWriter json;
   json.begin_object();
-  json.key("schema");
-  json.value(kRanksSchema);
-  json.key("world_size");
-  json.value(static_cast<std::uint64_t>(report.world_size));
+  json.field("schema", kRanksSchema);
+  json.field("world_size", static_cast<std::uint64_t>(report.world_size));
   json.key("absent_ranks");
   json.begin_array();
   for (const int rank : report.absent_ranks)
     json.value(static_cast<std::int64_t>(rank));
   json.end_array();
-  json.key("run_id");
-  json.value(report.run_id);
-  json.key("backend");
-  json.value(report.backend);
-  json.key("matched_by_seq");
-  json.value(report.matched_by_seq);
-  json.key("unmatched_collectives");
-  json.value(static_cast<std::uint64_t>(report.unmatched_collectives));
+  json.field("run_id", report.run_id);
+  json.field("backend", report.backend);
+  json.field("matched_by_seq", report.matched_by_seq);
+  json.field("unmatched_collectives", static_cast<std::uint64_t>(report.unmatched_collectives));
   json.key("step_time");
   write_fields(json, {{"min_ns", report.step_time.min_ns},
                       {"median_ns", report.step_time.median_ns},
@@ -245,47 +206,29 @@ std::string render_json(const MultiRankReport& report) {
   json.begin_array();
   for (const RankReport& rank : report.ranks) {
     json.begin_object();
-    json.key("rank");
-    json.value(static_cast<std::int64_t>(rank.rank));
-    json.key("source");
-    json.value(rank.source);
-    json.key("host");
-    json.value(rank.host);
-    json.key("steps");
-    json.value(static_cast<std::uint64_t>(rank.steps.count));
-    json.key("mean_step_ns");
-    json.value(rank.steps.mean_ns);
-    json.key("collectives");
-    json.value(static_cast<std::uint64_t>(rank.collectives));
-    json.key("last_arrivals");
-    json.value(static_cast<std::uint64_t>(rank.last_arrivals));
-    json.key("wait_ns_per_step");
-    json.value(rank.wait_ns_per_step);
-    json.key("others_wait_ns_per_step");
-    json.value(rank.others_wait_ns_per_step);
+    json.field("rank", static_cast<std::int64_t>(rank.rank));
+    json.field("source", rank.source);
+    json.field("host", rank.host);
+    json.field("steps", static_cast<std::uint64_t>(rank.steps.count));
+    json.field("mean_step_ns", rank.steps.mean_ns);
+    json.field("collectives", static_cast<std::uint64_t>(rank.collectives));
+    json.field("last_arrivals", static_cast<std::uint64_t>(rank.last_arrivals));
+    json.field("wait_ns_per_step", rank.wait_ns_per_step);
+    json.field("others_wait_ns_per_step", rank.others_wait_ns_per_step);
     json.key("clock");
     json.begin_object();
-    json.key("reference");
-    json.value(rank.clock_reference);
-    json.key("estimated");
-    json.value(rank.offset_estimated);
-    json.key("offset_ns");
-    json.value(rank.clock_offset_ns);
-    json.key("uncertainty_ns");
-    json.value(rank.clock_uncertainty_ns);
+    json.field("reference", rank.clock_reference);
+    json.field("estimated", rank.offset_estimated);
+    json.field("offset_ns", rank.clock_offset_ns);
+    json.field("uncertainty_ns", rank.clock_uncertainty_ns);
     json.end_object();
     json.key("overlap");
     json.begin_object();
-    json.key("gpu");
-    json.value(rank.overlap.gpu);
-    json.key("share");
-    json.value(rank.overlap.share());
-    json.key("communication_ns");
-    json.value(rank.overlap.communication_ns);
-    json.key("compute_ns");
-    json.value(rank.overlap.compute_ns);
-    json.key("overlapped_ns");
-    json.value(rank.overlap.overlapped_ns);
+    json.field("gpu", rank.overlap.gpu);
+    json.field("share", rank.overlap.share());
+    json.field("communication_ns", rank.overlap.communication_ns);
+    json.field("compute_ns", rank.overlap.compute_ns);
+    json.field("overlapped_ns", rank.overlap.overlapped_ns);
     json.end_object();
     json.key("time");
     write_time(json, rank.time);
@@ -296,26 +239,16 @@ std::string render_json(const MultiRankReport& report) {
   json.begin_array();
   for (const MatchedCollective& collective : report.collectives) {
     json.begin_object();
-    json.key("group");
-    json.value(collective.group);
-    json.key("op");
-    json.value(to_string(collective.op));
-    json.key("seq");
-    json.value(collective.seq);
-    json.key("order");
-    json.value(static_cast<std::uint64_t>(collective.order));
-    json.key("ranks");
-    json.value(static_cast<std::uint64_t>(collective.ranks));
-    json.key("last_rank");
-    json.value(static_cast<std::int64_t>(collective.last_rank));
-    json.key("skew_ns");
-    json.value(collective.skew_ns);
-    json.key("transfer_ns");
-    json.value(collective.transfer_ns);
-    json.key("bytes");
-    json.value(collective.bytes);
-    json.key("bus_bandwidth_bytes_per_s");
-    json.value(collective.bus_bandwidth);
+    json.field("group", collective.group);
+    json.field("op", to_string(collective.op));
+    json.field("seq", collective.seq);
+    json.field("order", static_cast<std::uint64_t>(collective.order));
+    json.field("ranks", static_cast<std::uint64_t>(collective.ranks));
+    json.field("last_rank", static_cast<std::int64_t>(collective.last_rank));
+    json.field("skew_ns", collective.skew_ns);
+    json.field("transfer_ns", collective.transfer_ns);
+    json.field("bytes", collective.bytes);
+    json.field("bus_bandwidth_bytes_per_s", collective.bus_bandwidth);
     json.end_object();
   }
   json.end_array();

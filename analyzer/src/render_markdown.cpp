@@ -2,7 +2,7 @@
 
 #include "report_rows.h"
 #include "tscope/analyzer/render.h"
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {

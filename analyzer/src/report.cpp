@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <array>
 
-#include "tscope/analyzer/copy_rules.h"
+#include "tscope/analyzer/copies.h"
 #include "tscope/analyzer/errors.h"
 #include "tscope/analyzer/fusion.h"
 #include "tscope/analyzer/input_stalls.h"
-#include "tscope/analyzer/launch_bound.h"
+#include "tscope/analyzer/launch.h"
 #include "tscope/analyzer/leaks.h"
-#include "tscope/analyzer/oom.h"
+#include "tscope/analyzer/memory.h"
 #include "tscope/analyzer/roofline.h"
 #include "tscope/analyzer/stream_stats.h"
 #include "tscope/analyzer/tensor_cores.h"

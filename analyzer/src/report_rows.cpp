@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 

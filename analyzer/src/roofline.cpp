@@ -8,7 +8,7 @@
 #include "tscope/analyzer/device_peaks.h"
 #include "tscope/analyzer/matrix_kernels.h"
 #include "tscope/analyzer/op_work.h"
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {

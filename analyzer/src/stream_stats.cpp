@@ -4,7 +4,7 @@
 
 #include "launch_queue.h"
 #include "stream_idle.h"
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {

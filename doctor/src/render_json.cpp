@@ -1,94 +1,121 @@
+// The JSON report of `tscope doctor --json`, written by the JSON writer every report shares.
+
 #include <fmt/format.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "tscope/doctor/render.h"
+#include "tscope/report/json_writer.h"
 
 namespace tscope::doctor {
 namespace {
 
-std::string json_string(std::string_view text) {
-  std::string out = "\"";
-  for (const char character : text) {
-    switch (character) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(character) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<int>(character));
-        } else {
-          out += character;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 template <typename Value>
-std::string optional_version(const std::optional<Value>& version) {
-  return version ? json_string(version->to_string()) : "null";
+void write_version(JsonWriter& json, std::string_view name, const std::optional<Value>& version) {
+  json.key(name);
+  if (version) {
+    json.value(version->to_string());
+  } else {
+    json.null();
+  }
 }
 
-template <typename Items, typename Render>
-std::string array(const Items& items, Render render) {
-  std::string out = "[";
-  for (const auto& item : items) {
-    out += (out.size() > 1 ? "," : "") + render(item);
+// The library's version when it loaded, else why it did not.
+void write_library(JsonWriter& json, const LibraryReport& library) {
+  json.begin_object();
+  json.field("id", library.id);
+  json.field("name", library.name);
+  json.field("file", library.file);
+  json.field("loaded", library.loaded);
+  json.key("version");
+  if (library.loaded) {
+    json.value(library.version);
+  } else {
+    json.null();
   }
-  return out + "]";
+  json.key("error");
+  if (library.loaded) {
+    json.null();
+  } else {
+    json.value(library.error);
+  }
+  json.end_object();
+}
+
+void write_binary(JsonWriter& json, const BinaryReport& binary) {
+  json.begin_object();
+  json.field("path", binary.path);
+  json.field("translation_units", binary.containers.size());
+  json.key("images");
+  json.begin_array();
+  for (const EmbeddedImage& image : binary.distinct_images())
+    json.value(image.name());
+  json.end_array();
+  json.end_object();
+}
+
+void write_bandwidth(JsonWriter& json, const std::optional<BandwidthReport>& bandwidth) {
+  json.key("bandwidth");
+  if (!bandwidth) {
+    json.null();
+    return;
+  }
+  json.begin_object();
+  json.field("device", bandwidth->device);
+  json.field("bytes_per_copy", bandwidth->bytes_per_copy);
+  json.field("pinned_gb_per_s", bandwidth->pinned_gb_per_s);
+  json.field("pageable_gb_per_s", bandwidth->pageable_gb_per_s);
+  json.end_object();
 }
 
 }  // namespace
 
 std::string render_json(const Report& report) {
-  const std::string diagnoses = array(report.diagnoses, [](const Diagnosis& diagnosis) {
-    return fmt::format(R"({{"check":{},"status":{},"found":{},"action":{}}})",
-                       json_string(diagnosis.check), json_string(status_name(diagnosis.status)),
-                       json_string(diagnosis.found), json_string(diagnosis.action));
-  });
-  const std::string devices = array(report.devices, [](const DeviceReport& device) {
-    return fmt::format(R"({{"index":{},"name":{},"compute_capability":"{}.{}","memory_bytes":{}}})",
-                       device.index, json_string(device.name), device.compute_capability.major,
-                       device.compute_capability.minor, device.memory_bytes);
-  });
-  const std::string libraries = array(report.libraries, [](const LibraryReport& library) {
-    return fmt::format(R"({{"id":{},"name":{},"file":{},"loaded":{},"version":{},"error":{}}})",
-                       json_string(library.id), json_string(library.name),
-                       json_string(library.file), library.loaded,
-                       library.loaded ? json_string(library.version) : "null",
-                       library.loaded ? "null" : json_string(library.error));
-  });
-  const std::string binaries = array(report.binaries, [](const BinaryReport& binary) {
-    return fmt::format(R"({{"path":{},"translation_units":{},"images":{}}})",
-                       json_string(binary.path), binary.containers.size(),
-                       array(binary.distinct_images(),
-                             [](const EmbeddedImage& image) { return json_string(image.name()); }));
-  });
-  const std::string bandwidth =
-      report.bandwidth
-          ? fmt::format(
-                R"({{"device":{},"bytes_per_copy":{},"pinned_gb_per_s":{:.3f},"pageable_gb_per_s":{:.3f}}})",
-                report.bandwidth->device, report.bandwidth->bytes_per_copy,
-                report.bandwidth->pinned_gb_per_s, report.bandwidth->pageable_gb_per_s)
-          : "null";
-  return fmt::format(
-      R"({{"gpu_usable":{},"built_with_cuda":{},"cuda_version":{},"driver_cuda_version":{},"driver_version":{},)"
-      R"("diagnoses":{},"devices":{},"libraries":{},"binaries":{},"bandwidth":{}}})"
-      "\n",
-      report.gpu_usable(), report.built_with_cuda, optional_version(report.built_with),
-      optional_version(report.driver_supports), optional_version(report.driver_release), diagnoses,
-      devices, libraries, binaries, bandwidth);
+  JsonWriter json;
+  json.begin_object();
+  json.field("gpu_usable", report.gpu_usable());
+  json.field("built_with_cuda", report.built_with_cuda);
+  write_version(json, "cuda_version", report.built_with);
+  write_version(json, "driver_cuda_version", report.driver_supports);
+  write_version(json, "driver_version", report.driver_release);
+  json.key("diagnoses");
+  json.begin_array();
+  for (const Diagnosis& diagnosis : report.diagnoses) {
+    json.begin_object();
+    json.field("check", diagnosis.check);
+    json.field("status", status_name(diagnosis.status));
+    json.field("found", diagnosis.found);
+    json.field("action", diagnosis.action);
+    json.end_object();
+  }
+  json.end_array();
+  json.key("devices");
+  json.begin_array();
+  for (const DeviceReport& device : report.devices) {
+    json.begin_object();
+    json.field("index", device.index);
+    json.field("name", device.name);
+    json.field("compute_capability", fmt::format("{}.{}", device.compute_capability.major,
+                                                 device.compute_capability.minor));
+    json.field("memory_bytes", device.memory_bytes);
+    json.end_object();
+  }
+  json.end_array();
+  json.key("libraries");
+  json.begin_array();
+  for (const LibraryReport& library : report.libraries)
+    write_library(json, library);
+  json.end_array();
+  json.key("binaries");
+  json.begin_array();
+  for (const BinaryReport& binary : report.binaries)
+    write_binary(json, binary);
+  json.end_array();
+  write_bandwidth(json, report.bandwidth);
+  json.end_object();
+  return json.str() + "\n";
 }
 
 }  // namespace tscope::doctor

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "tscope/engine/current_op.h"
+#include "current_op.h"
 #include "tscope/engine/errors.h"
 #include "tscope/profiler/record.h"
 #include "tscope/trace/allocator_segments.h"

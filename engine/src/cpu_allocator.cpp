@@ -5,8 +5,9 @@
 #include <cstdlib>
 #include <limits>
 #include <new>
+#include <string>
 
-#include "tscope/engine/current_op.h"
+#include "current_op.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/out_of_memory.h"
 #include "tscope/profiler/record.h"
@@ -73,7 +74,7 @@ std::size_t parse_byte_size(std::string_view text, std::string_view what) {
 }
 
 std::optional<std::size_t> capacity_from_environment() {
-  const char* cap = std::getenv(kCpuMemoryCapVariable.data());
+  const char* cap = std::getenv(std::string(kCpuMemoryCapVariable).c_str());
   if (cap == nullptr) return std::nullopt;
   return parse_byte_size(cap, kCpuMemoryCapVariable);
 }
@@ -197,12 +198,6 @@ void CpuAllocator::set_capacity(std::optional<std::size_t> capacity_bytes) {
 std::optional<std::size_t> CpuAllocator::capacity() const {
   std::lock_guard lock(mutex_);
   return capacity_;
-}
-
-void CpuAllocator::reset_peak_and_count() {
-  std::lock_guard lock(mutex_);
-  stats_.peak_bytes_in_use = stats_.bytes_in_use;
-  stats_.allocation_count = 0;
 }
 
 CpuAllocator& cpu_allocator() {

@@ -1,4 +1,4 @@
-#include "tscope/engine/current_op.h"
+#include "current_op.h"
 
 namespace tscope::engine {
 namespace {

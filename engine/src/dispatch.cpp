@@ -1,4 +1,4 @@
-#include "tscope/engine/dispatch.h"
+#include "dispatch.h"
 
 #include <mutex>
 

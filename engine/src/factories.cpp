@@ -3,9 +3,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "current_op.h"
+#include "dispatch.h"
 #include "tscope/engine/allocator.h"
-#include "tscope/engine/current_op.h"
-#include "tscope/engine/dispatch.h"
 #include "tscope/engine/errors.h"
 
 namespace tscope::engine {
@@ -78,10 +78,6 @@ Tensor zeros_like(const Tensor& like) {
   return zeros(like.shape(), {.dtype = like.dtype(), .device = like.device()});
 }
 
-Tensor ones_like(const Tensor& like) {
-  return ones(like.shape(), {.dtype = like.dtype(), .device = like.device()});
-}
-
 Tensor from_vector(const std::vector<float>& values, const Shape& shape, TensorOptions options) {
   return tensor_from_values(values, shape, options);
 }
@@ -89,10 +85,6 @@ Tensor from_vector(const std::vector<float>& values, const Shape& shape, TensorO
 Tensor from_vector(const std::vector<std::int64_t>& values, const Shape& shape,
                    TensorOptions options) {
   return tensor_from_values(values, shape, options);
-}
-
-Tensor scalar_tensor(double value, TensorOptions options) {
-  return full({}, value, options);
 }
 
 Tensor arange(double start, double end, double step, TensorOptions options) {
@@ -113,10 +105,6 @@ Tensor arange(double start, double end, double step, TensorOptions options) {
     values[static_cast<std::size_t>(i)] = static_cast<float>(start + step * static_cast<double>(i));
   }
   return from_vector(values, {count}, options);
-}
-
-Tensor rand(const Shape& shape, Generator& generator, TensorOptions options) {
-  return uniform(shape, 0.0, 1.0, generator, options);
 }
 
 Tensor uniform(const Shape& shape, double low, double high, Generator& generator,

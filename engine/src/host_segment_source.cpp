@@ -1,4 +1,4 @@
-#include "tscope/engine/host_segment_source.h"
+#include "host_segment_source.h"
 
 #include <cstdlib>
 

@@ -1,9 +1,9 @@
-#include "tscope/engine/op_profile.h"
+#include "op_profile.h"
 
 #include <algorithm>
 #include <span>
 
-#include "tscope/engine/dispatch.h"
+#include "dispatch.h"
 
 namespace tscope::engine {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "tscope/engine/current_op.h"
+#include "current_op.h"
 
 namespace tscope::engine {
 namespace {

@@ -2,8 +2,8 @@
 
 #include "autograd/graph.h"
 #include "cross_device.h"
+#include "current_op.h"
 #include "tscope/engine/cuda.h"
-#include "tscope/engine/current_op.h"
 #include "tscope/engine/factories.h"
 
 namespace tscope::engine {

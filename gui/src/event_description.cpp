@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "tscope/gui/ruler.h"
+#include "tscope/report/units.h"
 
 namespace tscope::gui {
 
@@ -96,7 +97,7 @@ std::vector<DetailRow> describe_span(const trace::Trace& trace, trace::EventRef 
       {"name", std::string(trace.string(span.name))},
       {"category", std::string(trace::to_string(span.category))},
       {"track", track_name(trace, event.track)},
-      {"start", format_duration(span.start - origin, 1)},
+      {"start", format_time_label(span.start - origin, 1)},
       {"duration", format_duration(span.end - span.start)},
       {"depth", std::to_string(trace.track(event.track).spans().depth[event.index])},
   };
@@ -125,7 +126,7 @@ std::vector<DetailRow> describe_event(const trace::Trace& trace, trace::EventRef
         {"name", std::string(trace.string(instant.name))},
         {"category", std::string(trace::to_string(instant.category))},
         {"track", track_name(trace, event.track)},
-        {"time", format_duration(instant.time - origin, 1)},
+        {"time", format_time_label(instant.time - origin, 1)},
     };
     add_args(trace, instant.args, rows);
     return rows;

@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "tscope/analyzer/allocation_category.h"
-#include "tscope/analyzer/oom.h"
+#include "tscope/analyzer/memory.h"
 
 namespace tscope::gui {
 namespace {

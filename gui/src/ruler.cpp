@@ -31,7 +31,7 @@ std::vector<RulerTick> ruler_ticks(const TimeView& view, TimeNs origin) {
   return ticks;
 }
 
-std::string format_duration(TimeNs duration, TimeNs resolution) {
+std::string format_time_label(TimeNs duration, TimeNs resolution) {
   struct Unit {
     TimeNs nanoseconds;
     const char* name;
@@ -56,14 +56,6 @@ std::string format_duration(TimeNs duration, TimeNs resolution) {
   std::snprintf(text, sizeof text, "%.*f %s", decimals,
                 static_cast<double>(duration) / static_cast<double>(unit->nanoseconds), unit->name);
   return text;
-}
-
-std::string format_duration(TimeNs duration) {
-  // Three significant digits: a resolution of the power of ten two places below the value's.
-  TimeNs resolution = 1;
-  while (resolution * 1000 <= std::abs(duration))
-    resolution *= 10;
-  return format_duration(duration, resolution);
 }
 
 }  // namespace tscope::gui

@@ -16,7 +16,7 @@ void draw_ruler(const FrameRequest& request, TimelineFrame& frame) {
     const float tick_top = tick.major ? top + 2 : bottom - 6;
     frame.rects.push_back({x, tick_top, x + 1, bottom, kTickColor});
     if (tick.major) {
-      frame.add_text(x + 3, top + 2, view.right(), kTextColor, format_duration(tick.time, step));
+      frame.add_text(x + 3, top + 2, view.right(), kTextColor, format_time_label(tick.time, step));
     }
   }
 }

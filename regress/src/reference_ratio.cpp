@@ -32,9 +32,9 @@ const BenchmarkSamples& find_reference(const std::vector<BenchmarkSamples>& samp
 }  // namespace
 
 ReferencePairing::ReferencePairing(std::string_view pattern, std::string_view reference_template)
-    : pattern_text_(pattern), reference_template_(reference_template) {
+    : reference_template_(reference_template) {
   try {
-    pattern_ = std::regex(pattern_text_, std::regex::ECMAScript);
+    pattern_ = std::regex(std::string(pattern), std::regex::ECMAScript);
   } catch (const std::regex_error& error) {
     throw RegressInputError(fmt::format("bad benchmark pattern \"{}\": {}", pattern, error.what()));
   }

@@ -1,16 +1,10 @@
 // The JSON report (schema "tscope.bench-compare/1", documented in docs/regression.md).
 
-#include <fmt/format.h>
-
-#include "json_text.h"
 #include "tscope/regress/report.h"
+#include "tscope/report/json_writer.h"
 
 namespace tscope::regress {
 namespace {
-
-std::string json_optional(const std::optional<double>& value) {
-  return value ? json_number(*value) : "null";
-}
 
 std::string_view method_name(MannWhitneyMethod method) {
   switch (method) {
@@ -24,45 +18,68 @@ std::string_view method_name(MannWhitneyMethod method) {
   return "auto";
 }
 
-std::string benchmark_json(const BenchmarkComparison& comparison) {
-  const std::string u_test = comparison.u_test
-                                 ? fmt::format(R"({{"u": {}, "p_value": {}, "method": "{}"}})",
-                                               json_number(comparison.u_test->u_statistic),
-                                               json_number(comparison.u_test->p_value),
-                                               method_name(comparison.u_test->method))
-                                 : "null";
-  return fmt::format(
-      R"({{"name": {}, "reference": {}, "base": {{"median": {}, "repetitions": {}}}, )"
-      R"("new": {{"median": {}, "repetitions": {}}}, "change": {}, "slowdown": {}, "threshold": {}, )"
-      R"("u_test": {}, "verdict": "{}"}})",
-      json_string(comparison.name),
-      comparison.reference.empty() ? "null" : json_string(comparison.reference),
-      json_number(comparison.base_median), comparison.base_count,
-      json_number(comparison.new_median), comparison.new_count, json_number(comparison.change),
-      json_number(comparison.slowdown), json_optional(comparison.threshold), u_test,
-      verdict_name(comparison.verdict));
+void write_sample(JsonWriter& json, std::string_view name, double median, std::size_t repetitions) {
+  json.key(name);
+  json.begin_object();
+  json.field("median", median);
+  json.field("repetitions", repetitions);
+  json.end_object();
+}
+
+void write_benchmark(JsonWriter& json, const BenchmarkComparison& comparison) {
+  json.begin_object();
+  json.field("name", comparison.name);
+  json.key("reference");
+  if (comparison.reference.empty()) {
+    json.null();
+  } else {
+    json.value(comparison.reference);
+  }
+  write_sample(json, "base", comparison.base_median, comparison.base_count);
+  write_sample(json, "new", comparison.new_median, comparison.new_count);
+  json.field("change", comparison.change);
+  json.field("slowdown", comparison.slowdown);
+  json.field("threshold", comparison.threshold);
+  json.key("u_test");
+  if (comparison.u_test) {
+    json.begin_object();
+    json.field("u", comparison.u_test->u_statistic);
+    json.field("p_value", comparison.u_test->p_value);
+    json.field("method", method_name(comparison.u_test->method));
+    json.end_object();
+  } else {
+    json.null();
+  }
+  json.field("verdict", verdict_name(comparison.verdict));
+  json.end_object();
 }
 
 }  // namespace
 
 std::string render_json(const ComparisonReport& report) {
-  std::string json = "{\n  \"schema\": \"tscope.bench-compare/1\",\n";
-  json += fmt::format("  \"base\": {},\n  \"new\": {},\n", json_string(report.base_source.string()),
-                      json_string(report.new_source.string()));
-  json += fmt::format("  \"metric\": {{\"name\": {}, \"higher_is_better\": {}}},\n",
-                      json_string(report.metric.name), report.metric.higher_is_better);
-  json += fmt::format("  \"alpha\": {},\n  \"regressed\": {},\n", json_number(report.alpha),
-                      report.regressed());
-  json += "  \"benchmarks\": [";
-  for (std::size_t i = 0; i < report.benchmarks.size(); ++i) {
-    json += (i == 0 ? "\n    " : ",\n    ") + benchmark_json(report.benchmarks[i]);
-  }
-  json += report.benchmarks.empty() ? "],\n" : "\n  ],\n";
-  json += fmt::format("  \"geomean_change\": {},\n", json_optional(report.geomean_change));
-  json += fmt::format("  \"added\": {},\n  \"removed\": {},\n  \"warnings\": {}\n}}\n",
-                      json_string_array(report.added), json_string_array(report.removed),
-                      json_string_array(report.warnings));
-  return json;
+  JsonWriter json(JsonLayout::kIndented);
+  json.begin_object();
+  json.field("schema", "tscope.bench-compare/1");
+  json.field("base", report.base_source.string());
+  json.field("new", report.new_source.string());
+  json.key("metric");
+  json.begin_object();
+  json.field("name", report.metric.name);
+  json.field("higher_is_better", report.metric.higher_is_better);
+  json.end_object();
+  json.field("alpha", report.alpha);
+  json.field("regressed", report.regressed());
+  json.key("benchmarks");
+  json.begin_array();
+  for (const BenchmarkComparison& comparison : report.benchmarks)
+    write_benchmark(json, comparison);
+  json.end_array();
+  json.field("geomean_change", report.geomean_change);
+  json.field("added", report.added);
+  json.field("removed", report.removed);
+  json.field("warnings", report.warnings);
+  json.end_object();
+  return json.str() + "\n";
 }
 
 }  // namespace tscope::regress

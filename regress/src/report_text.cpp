@@ -7,13 +7,14 @@
 #include <cmath>
 
 #include "tscope/regress/report.h"
+#include "tscope/report/units.h"
 
 namespace tscope::regress {
 namespace {
 
 std::string format_value(double value, const Metric& metric, bool is_ratio) {
   if (is_ratio) return fmt::format("{:.4f}x", value);
-  if (metric.name == "real_time" || metric.name == "cpu_time") return format_time_ns(value);
+  if (metric.name == "real_time" || metric.name == "cpu_time") return format_duration(value);
   return fmt::format("{:.4g}", value);
 }
 
@@ -23,19 +24,6 @@ std::string format_change(double change) {
 }
 
 }  // namespace
-
-std::string format_time_ns(double nanoseconds) {
-  struct Unit {
-    const char* name;
-    double nanoseconds;
-  };
-  constexpr std::array<Unit, 4> kUnits{{{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1.0}}};
-  for (const Unit& unit : kUnits) {
-    if (std::abs(nanoseconds) >= unit.nanoseconds)
-      return fmt::format("{:.4g} {}", nanoseconds / unit.nanoseconds, unit.name);
-  }
-  return fmt::format("{:.4g} ns", nanoseconds);
-}
 
 std::optional<ReportFormat> report_format_named(std::string_view name) {
   if (name == "text") return ReportFormat::kText;

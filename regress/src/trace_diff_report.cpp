@@ -7,7 +7,8 @@
 #include <algorithm>
 #include <array>
 
-#include "json_text.h"
+#include "tscope/report/json_writer.h"
+#include "tscope/report/units.h"
 
 namespace tscope::regress {
 namespace {
@@ -26,7 +27,7 @@ std::string_view kind_name(DiffEntryKind kind) {
 }
 
 std::string signed_time(double nanoseconds) {
-  return (nanoseconds < 0 ? "-" : "+") + format_time_ns(std::abs(nanoseconds));
+  return (nanoseconds < 0 ? "-" : "+") + format_duration(std::abs(nanoseconds));
 }
 
 DiffRow diff_row(const DiffEntry& entry) {
@@ -35,8 +36,8 @@ DiffRow diff_row(const DiffEntry& entry) {
   row.name = entry.name;
   row.calls =
       fmt::format("{:.4g} -> {:.4g}", entry.calls_per_step_before, entry.calls_per_step_after);
-  row.time = fmt::format("{} -> {}", format_time_ns(entry.time_per_step_before_ns),
-                         format_time_ns(entry.time_per_step_after_ns));
+  row.time = fmt::format("{} -> {}", format_duration(entry.time_per_step_before_ns),
+                         format_duration(entry.time_per_step_after_ns));
   row.added = signed_time(entry.time_added_per_step_ns());
   if (entry.added()) {
     row.note = "added";
@@ -69,8 +70,8 @@ std::vector<const DiffEntry*> shown_entries(const TraceDiff& diff, std::size_t t
 std::string steps_summary(const StepDistribution& steps) {
   if (!steps.from_step_spans) return "no step spans (whole trace counted as one step)";
   return fmt::format("{} steps, median {}, p90 {}, min {}, max {}", steps.steps,
-                     format_time_ns(steps.median_ns), format_time_ns(steps.p90_ns),
-                     format_time_ns(steps.min_ns), format_time_ns(steps.max_ns));
+                     format_duration(steps.median_ns), format_duration(steps.p90_ns),
+                     format_duration(steps.min_ns), format_duration(steps.max_ns));
 }
 
 std::string median_change(const TraceDiff& diff) {
@@ -123,37 +124,53 @@ std::string render_markdown(const TraceDiff& diff, std::size_t top) {
   return text;
 }
 
-std::string steps_json(const StepDistribution& steps) {
-  return fmt::format(
-      R"({{"steps": {}, "from_step_spans": {}, "mean_ns": {}, "min_ns": {}, "median_ns": {}, "p90_ns": {}, "max_ns": {}}})",
-      steps.steps, steps.from_step_spans, json_number(steps.mean_ns), json_number(steps.min_ns),
-      json_number(steps.median_ns), json_number(steps.p90_ns), json_number(steps.max_ns));
+void write_steps(JsonWriter& json, std::string_view name, const StepDistribution& steps) {
+  json.key(name);
+  json.begin_object();
+  json.field("steps", steps.steps);
+  json.field("from_step_spans", steps.from_step_spans);
+  json.field("mean_ns", steps.mean_ns);
+  json.field("min_ns", steps.min_ns);
+  json.field("median_ns", steps.median_ns);
+  json.field("p90_ns", steps.p90_ns);
+  json.field("max_ns", steps.max_ns);
+  json.end_object();
 }
 
-std::string side_json(const DiffTotals& totals, double calls_per_step, double time_per_step_ns) {
-  return fmt::format(
-      R"({{"count": {}, "time_ns": {}, "calls_per_step": {}, "time_per_step_ns": {}}})",
-      totals.count, totals.time_ns, json_number(calls_per_step), json_number(time_per_step_ns));
+void write_side(JsonWriter& json, std::string_view name, const DiffTotals& totals,
+                double calls_per_step, double time_per_step_ns) {
+  json.key(name);
+  json.begin_object();
+  json.field("count", totals.count);
+  json.field("time_ns", totals.time_ns);
+  json.field("calls_per_step", calls_per_step);
+  json.field("time_per_step_ns", time_per_step_ns);
+  json.end_object();
 }
 
 std::string render_json(const TraceDiff& diff) {
-  std::string json = "{\n  \"schema\": \"tscope.trace-diff/1\",\n";
-  json += fmt::format("  \"before\": {},\n  \"after\": {},\n  \"entries\": [",
-                      steps_json(diff.before), steps_json(diff.after));
-  for (std::size_t i = 0; i < diff.entries.size(); ++i) {
-    const DiffEntry& entry = diff.entries[i];
-    json += fmt::format(
-        R"({}{{"kind": "{}", "name": {}, "status": "{}", "before": {}, "after": {}, "time_added_per_step_ns": {}}})",
-        i == 0 ? "\n    " : ",\n    ", kind_name(entry.kind), json_string(entry.name),
-        entry.added()     ? "added"
-        : entry.removed() ? "removed"
-                          : "both",
-        side_json(entry.before, entry.calls_per_step_before, entry.time_per_step_before_ns),
-        side_json(entry.after, entry.calls_per_step_after, entry.time_per_step_after_ns),
-        json_number(entry.time_added_per_step_ns()));
+  JsonWriter json(JsonLayout::kIndented);
+  json.begin_object();
+  json.field("schema", "tscope.trace-diff/1");
+  write_steps(json, "before", diff.before);
+  write_steps(json, "after", diff.after);
+  json.key("entries");
+  json.begin_array();
+  for (const DiffEntry& entry : diff.entries) {
+    json.begin_object();
+    json.field("kind", kind_name(entry.kind));
+    json.field("name", entry.name);
+    json.field("status", entry.added() ? "added" : entry.removed() ? "removed" : "both");
+    write_side(json, "before", entry.before, entry.calls_per_step_before,
+               entry.time_per_step_before_ns);
+    write_side(json, "after", entry.after, entry.calls_per_step_after,
+               entry.time_per_step_after_ns);
+    json.field("time_added_per_step_ns", entry.time_added_per_step_ns());
+    json.end_object();
   }
-  json += diff.entries.empty() ? "]\n}\n" : "\n  ]\n}\n";
-  return json;
+  json.end_array();
+  json.end_object();
+  return json.str() + "\n";
 }
 
 }  // namespace

@@ -18,6 +18,18 @@ constexpr trace::TimeNs kMs = 1'000'000;
 constexpr trace::TimeNs kUs = 1'000;
 constexpr std::uint64_t kMiB = 1 << 20;
 
+// Step `step` (10 ms from step * 10 ms) and its first 2 ms: a matmul of new tensors; returns the
+// id of its product. `tensor` is the next free tensor id.
+std::uint64_t step_opened_by_matmul(SyntheticTrace& trace, int step, std::uint64_t& tensor) {
+  const trace::TimeNs start = step * 10 * kMs;
+  trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, start,
+             start + 10 * kMs);
+  const std::uint64_t input = tensor++;
+  const std::uint64_t product = tensor++;
+  trace.op("matmul", start, start + 2 * kMs, {input}, {product}, 4 * kMiB, 4 * kMiB, 1'000'000'000);
+  return product;
+}
+
 // Per 10 ms step: a matmul, then bias add -> GELU -> dropout, each 1 ms moving 8 MiB, 100 µs
 // apart; then the same work as one fused op.
 trace::Trace bias_gelu_dropout_trace(bool connected) {
@@ -25,12 +37,7 @@ trace::Trace bias_gelu_dropout_trace(bool connected) {
   std::uint64_t tensor = 1;
   for (int step = 0; step < 4; ++step) {
     const trace::TimeNs start = step * 10 * kMs;
-    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, start,
-               start + 10 * kMs);
-    const std::uint64_t input = tensor++;
-    const std::uint64_t hidden = tensor++;
-    trace.op("matmul", start, start + 2 * kMs, {input}, {hidden}, 4 * kMiB, 4 * kMiB,
-             1'000'000'000);
+    const std::uint64_t hidden = step_opened_by_matmul(trace, step, tensor);
     const std::uint64_t biased = tensor++;
     const std::uint64_t activated = tensor++;
     const std::uint64_t dropped = tensor++;
@@ -75,12 +82,7 @@ trace::Trace bias_relu_trace(bool after_matmul) {
   std::uint64_t tensor = 1;
   for (int step = 0; step < 4; ++step) {
     const trace::TimeNs start = step * 10 * kMs;
-    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, start,
-               start + 10 * kMs);
-    const std::uint64_t input = tensor++;
-    const std::uint64_t product = tensor++;
-    trace.op("matmul", start, start + 2 * kMs, {input}, {product}, 4 * kMiB, 4 * kMiB,
-             1'000'000'000);
+    const std::uint64_t product = step_opened_by_matmul(trace, step, tensor);
     const std::uint64_t biased = tensor++;
     trace.op("add", start + 2 * kMs + 100 * kUs, start + 3 * kMs + 100 * kUs,
              {after_matmul ? product : tensor++}, {biased}, 4 * kMiB, 4 * kMiB, kMiB);

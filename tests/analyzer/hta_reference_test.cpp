@@ -11,7 +11,7 @@
 
 #include "synthetic_trace.h"
 #include "test_data.h"
-#include "tscope/analyzer/launch_bound.h"
+#include "tscope/analyzer/launch.h"
 #include "tscope/analyzer/time_breakdown.h"
 #include "tscope/trace/chrome_json_reader.h"
 

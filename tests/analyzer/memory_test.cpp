@@ -1,10 +1,11 @@
 // OOM causes and leaks on traces with known allocations.
 
+#include "tscope/analyzer/memory.h"
+
 #include <gtest/gtest.h>
 
 #include "synthetic_trace.h"
 #include "tscope/analyzer/leaks.h"
-#include "tscope/analyzer/oom.h"
 
 namespace tscope::analyzer {
 namespace {

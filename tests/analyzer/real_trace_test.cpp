@@ -6,9 +6,10 @@
 #include <algorithm>
 
 #include "test_data.h"
-#include "tscope/analyzer/copy_rules.h"
+#include "tscope/analyzer/copies.h"
+#include "tscope/analyzer/launch.h"
 #include "tscope/analyzer/leaks.h"
-#include "tscope/analyzer/oom.h"
+#include "tscope/analyzer/memory.h"
 #include "tscope/analyzer/op_breakdown.h"
 #include "tscope/analyzer/time_breakdown.h"
 #include "tscope/trace/chrome_json_reader.h"

@@ -7,8 +7,6 @@
 #include <simdjson.h>
 
 #include "test_data.h"
-#include "tscope/analyzer/json_writer.h"
-#include "tscope/analyzer/units.h"
 #include "tscope/trace/chrome_json_reader.h"
 
 namespace tscope::analyzer {
@@ -18,26 +16,6 @@ Report gp100_report() {
   const auto path = tscope::testing::shared_data_path(
       "traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
   return run_report(trace::read_chrome_json(path), {}, "gp100 \"trace\".json");
-}
-
-TEST(RenderTest, JsonWriterEscapesQuotesBackslashesAndControlCharacters) {
-  JsonWriter json;
-  json.value("a\"b\\c\n\x01");
-  EXPECT_EQ(json.str(), "\"a\\\"b\\\\c\\u000a\\u0001\"");
-}
-
-TEST(RenderTest, JsonWriterPlacesCommasAndWritesNonFiniteAsNull) {
-  JsonWriter json;
-  json.begin_object();
-  json.key("a");
-  json.begin_array();
-  json.value(std::int64_t{1});
-  json.value(std::numeric_limits<double>::quiet_NaN());
-  json.end_array();
-  json.key("b");
-  json.value(true);
-  json.end_object();
-  EXPECT_EQ(json.str(), "{\"a\":[1,null],\"b\":true}");
 }
 
 TEST(RenderTest, JsonReportParsesAndCarriesTheSchemaFields) {
@@ -87,14 +65,6 @@ TEST(RenderTest, MarkdownHasFindingsAndTimeSections) {
   EXPECT_NE(markdown.find("## Findings"), std::string::npos);
   EXPECT_NE(markdown.find("## Where the time goes"), std::string::npos);
   EXPECT_NE(markdown.find("| GPU compute kernels | 290 µs |"), std::string::npos);
-}
-
-TEST(RenderTest, UnitsUseThreeSignificantDigits) {
-  EXPECT_EQ(format_duration(850), "850 ns");
-  EXPECT_EQ(format_duration(12'345), "12.3 µs");
-  EXPECT_EQ(format_duration(4'560'000), "4.56 ms");
-  EXPECT_EQ(format_bytes(3 * 1024 * 1024), "3.00 MiB");
-  EXPECT_EQ(format_percent(0.123), "12.3%");
 }
 
 }  // namespace

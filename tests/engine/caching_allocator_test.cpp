@@ -16,10 +16,10 @@
 #include <variant>
 #include <vector>
 
+#include "current_op.h"
 #include "fragmented_cache.h"
-#include "tscope/engine/current_op.h"
+#include "host_segment_source.h"
 #include "tscope/engine/errors.h"
-#include "tscope/engine/host_segment_source.h"
 #include "tscope/engine/memory_snapshot.h"
 #include "tscope/profiler/session.h"
 #include "tscope/trace/allocator_segments.h"
@@ -57,12 +57,13 @@ TEST(CachingAllocatorSizes, SmallRequestsShareTwoMegabyteSegmentsAndLargeOnesAre
 TEST(CachingAllocator, ServesManySmallRequestsFromOneSegment) {
   CachingAllocator allocator = make_allocator();
   std::vector<void*> blocks;
+  blocks.reserve(64);
   for (int i = 0; i < 64; ++i)
     blocks.push_back(allocator.allocate(4 * kKilobyte));
   const CachingAllocatorStats stats = allocator.caching_stats();
   EXPECT_EQ(stats.segment_allocations, 1u);
   EXPECT_EQ(stats.reserved_bytes, 2 * kMegabyte);
-  EXPECT_EQ(stats.allocated_bytes, 64 * 4 * kKilobyte);
+  EXPECT_EQ(stats.allocated_bytes, std::size_t{64} * 4 * kKilobyte);
   EXPECT_EQ(stats.live_allocations, 64u);
   for (void* block : blocks)
     allocator.deallocate(block, 4 * kKilobyte);

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "current_op.h"
 #include "fragmented_cache.h"
-#include "tscope/analyzer/oom.h"
+#include "tscope/analyzer/memory.h"
 #include "tscope/engine/cuda.h"
-#include "tscope/engine/current_op.h"
 #include "tscope/engine/data/data_loader.h"
 #include "tscope/engine/data/dataset.h"
 #include "tscope/engine/factories.h"

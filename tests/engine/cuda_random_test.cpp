@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "cuda_comparison.h"
+#include "dispatch.h"
 #include "tscope/engine/cuda.h"
-#include "tscope/engine/dispatch.h"
 #include "tscope/engine/factories.h"
 #include "tscope/engine/ops.h"
 

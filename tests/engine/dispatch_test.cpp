@@ -1,7 +1,7 @@
 // The dispatcher: typed lookups, missing kernels, and tensors on different devices, named in the
 // error.
 
-#include "tscope/engine/dispatch.h"
+#include "dispatch.h"
 
 #include <gtest/gtest.h>
 

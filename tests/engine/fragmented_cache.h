@@ -3,8 +3,8 @@
 
 #include <cstddef>
 
+#include "current_op.h"
 #include "tscope/engine/caching_allocator.h"
-#include "tscope/engine/current_op.h"
 #include "tscope/engine/memory_snapshot.h"
 
 namespace tscope::engine::testing {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tscope/engine/dispatch.h"
+#include "dispatch.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 #include "tscope/engine/ops.h"

@@ -1,7 +1,7 @@
 // The counter-based generator: Philox4x32-10 against the known-answer vectors of its authors'
 // Random123 distribution, the generator's reservations, and the distributions drawn from it.
 
-#include "tscope/engine/philox.h"
+#include "philox.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <set>
 #include <vector>
 
-#include "tscope/engine/dispatch.h"
+#include "dispatch.h"
 #include "tscope/engine/factories.h"
 #include "tscope/engine/generator.h"
 

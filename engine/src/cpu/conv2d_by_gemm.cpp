@@ -10,8 +10,8 @@
 #include <span>
 
 #include "cpu/cpu_kernels.h"
+#include "dispatch.h"
 #include "tscope/engine/autograd.h"
-#include "tscope/engine/dispatch.h"
 
 namespace tscope::engine::cpu {
 namespace {

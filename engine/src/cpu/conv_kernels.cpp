@@ -1,7 +1,7 @@
 // im2col and its adjoint col2im: a convolution becomes one GEMM per image over unfolded patches.
 
 #include "cpu/cpu_kernels.h"
-#include "cpu/strided_loop.h"
+#include "kernel_operands.h"
 #include "tscope/engine/factories.h"
 
 namespace tscope::engine::cpu {

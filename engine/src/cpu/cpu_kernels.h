@@ -36,13 +36,6 @@ Tensor sum_strided(const Tensor& x, std::span<const std::int64_t> dims);
 // every binary op shares (cpu/elementwise_kernels.cpp).
 Tensor add_strided(const Tensor& a, const Tensor& b);
 
-// Throws unless the gradients and every state list run parallel to the parameters and each
-// parameter's gradient and states are contiguous float32 tensors of its shape (shared with the
-// CUDA kernels).
-void check_optimizer_operands(const char* op_name, std::span<const Tensor> parameters,
-                              std::span<const Tensor> gradients,
-                              std::initializer_list<std::span<const Tensor>> states);
-
 // A contiguous tensor with x's values: x itself when already contiguous, else a copy.
 Tensor dense(const Tensor& x);
 

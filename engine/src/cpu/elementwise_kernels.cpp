@@ -10,6 +10,7 @@
 #include "cpu/cpu_kernels.h"
 #include "cpu/gelu_math.h"
 #include "cpu/strided_loop.h"
+#include "kernel_operands.h"
 #include "tscope/engine/factories.h"
 
 namespace tscope::engine::cpu {

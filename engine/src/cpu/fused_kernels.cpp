@@ -6,30 +6,17 @@
 #include "cpu/cpu_kernels.h"
 #include "cpu/gelu_math.h"
 #include "cpu/mask_draw.h"
-#include "cpu/strided_loop.h"
+#include "kernel_operands.h"
+#include "philox.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 
 namespace tscope::engine::cpu {
-namespace {
-
-// The ops layer passes contiguous tensors with bias over the last dim of x; this checks it.
-std::int64_t checked_features(const Tensor& x, const Tensor& bias, const char* op_name) {
-  require_dtype(x, DType::kFloat32, op_name);
-  require_dtype(bias, DType::kFloat32, op_name);
-  if (!x.is_contiguous() || !bias.is_contiguous() || bias.dim() != 1 || x.dim() == 0 ||
-      x.size(-1) != bias.size(0)) {
-    throw EngineError(std::string(op_name) + ": expects contiguous x [..., F] and bias [F], got " +
-                      shape_to_string(x.shape()) + " and " + shape_to_string(bias.shape()));
-  }
-  return bias.size(0);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::pair<Tensor, Tensor> bias_gelu_dropout(const Tensor& x, const Tensor& bias,
                                             double drop_probability, Generator& generator) {
-  const std::int64_t features = checked_features(x, bias, "bias_gelu_dropout");
+  const std::int64_t features = checked_bias_features(x, bias, "bias_gelu_dropout");
   Tensor out = empty(x.shape(), {.device = x.device()});
   Tensor mask = empty(x.shape(), {.device = x.device()});
   const float* input = x.data<float>();
@@ -54,13 +41,7 @@ std::pair<Tensor, Tensor> bias_gelu_dropout(const Tensor& x, const Tensor& bias,
 
 std::pair<Tensor, Tensor> bias_gelu_dropout_backward(const Tensor& grad, const Tensor& x,
                                                      const Tensor& bias, const Tensor& mask) {
-  const std::int64_t features = checked_features(x, bias, "bias_gelu_dropout_backward");
-  require_dtype(grad, DType::kFloat32, "bias_gelu_dropout_backward");
-  if (!grad.is_contiguous() || !mask.is_contiguous() || grad.shape() != x.shape() ||
-      mask.shape() != x.shape()) {
-    throw EngineError("bias_gelu_dropout_backward: grad and mask must be contiguous " +
-                      shape_to_string(x.shape()));
-  }
+  const std::int64_t features = checked_bias_gelu_dropout_backward_features(grad, x, bias, mask);
   Tensor grad_input = empty(x.shape(), {.device = x.device()});
   Tensor grad_bias = empty(bias.shape(), {.device = bias.device()});
   const float* upstream = grad.data<float>();

@@ -6,6 +6,7 @@
 
 #include "cpu/cpu_kernels.h"
 #include "cpu/strided_loop.h"
+#include "kernel_operands.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 
@@ -39,14 +40,7 @@ void fill_elements(Tensor& dst, T value) {
 }  // namespace
 
 void copy(Tensor& dst, const Tensor& src) {
-  if (dst.dtype() != src.dtype()) {
-    throw EngineError("copy_: source is " + std::string(dtype_name(src.dtype())) +
-                      ", destination " + std::string(dtype_name(dst.dtype())));
-  }
-  if (broadcast_shapes(dst.shape(), src.shape()) != dst.shape()) {
-    throw EngineError("copy_: source of shape " + shape_to_string(src.shape()) +
-                      " does not broadcast to " + shape_to_string(dst.shape()));
-  }
+  check_copy_operands(dst, src);
   if (dst.dtype() == DType::kFloat32) {
     copy_elements<float>(dst, src);
   } else {
@@ -63,12 +57,7 @@ void fill(Tensor& dst, double value) {
 }
 
 void add_inplace(Tensor& dst, const Tensor& src, double alpha) {
-  require_dtype(dst, DType::kFloat32, "add_");
-  require_dtype(src, DType::kFloat32, "add_");
-  if (broadcast_shapes(dst.shape(), src.shape()) != dst.shape()) {
-    throw EngineError("add_: operand of shape " + shape_to_string(src.shape()) +
-                      " does not broadcast to " + shape_to_string(dst.shape()));
-  }
+  check_add_inplace_operands(dst, src);
   float* out = dst.data<float>();
   const float* in = src.data<float>();
   const auto scale = static_cast<float>(alpha);

@@ -6,9 +6,9 @@
 
 #include "cpu/cpu_kernels.h"
 #include "cpu/gelu_math.h"
-#include "cpu/strided_loop.h"
+#include "dispatch.h"
+#include "kernel_operands.h"
 #include "tscope/engine/autograd.h"
-#include "tscope/engine/dispatch.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 

@@ -5,8 +5,8 @@
 #include <span>
 
 #include "cpu/cpu_kernels.h"
+#include "dispatch.h"
 #include "tscope/engine/autograd.h"
-#include "tscope/engine/dispatch.h"
 
 namespace tscope::engine::cpu {
 

@@ -5,7 +5,7 @@
 
 #include "cpu/cpu_kernels.h"
 #include "cpu/softmax_math.h"
-#include "cpu/strided_loop.h"
+#include "kernel_operands.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 
@@ -80,10 +80,7 @@ std::pair<Tensor, Tensor> cross_entropy(const Tensor& logits, const Tensor& targ
 
 Tensor cross_entropy_backward(const Tensor& grad, const Tensor& logits, const Tensor& targets,
                               const Tensor& log_sum_exp) {
-  require_dtype(grad, DType::kFloat32, "cross_entropy_backward");
-  require_dtype(logits, DType::kFloat32, "cross_entropy_backward");
-  require_dtype(targets, DType::kInt64, "cross_entropy_backward");
-  require_dtype(log_sum_exp, DType::kFloat32, "cross_entropy_backward");
+  check_cross_entropy_backward_operands(grad, logits, targets, log_sum_exp);
   const Tensor scores = dense(logits);
   const Tensor labels = dense(targets);
   const Tensor normalisers = dense(log_sum_exp);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "philox.h"
 #include "tscope/engine/generator.h"
 
 namespace tscope::engine::cpu {

@@ -7,45 +7,11 @@
 #include <vector>
 
 #include "cpu/cpu_kernels.h"
-#include "cpu/layer_norm_operands.h"
-#include "cpu/strided_loop.h"
+#include "kernel_operands.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 
 namespace tscope::engine::cpu {
-
-void check_layer_norm_operands(const Tensor& x, const Tensor& weight, const Tensor& bias,
-                               const char* op_name) {
-  require_dtype(x, DType::kFloat32, op_name);
-  auto fits = [&](const Tensor& affine) {
-    if (!affine.defined()) return true;
-    require_dtype(affine, DType::kFloat32, op_name);
-    return affine.is_contiguous() && affine.dim() == 1 && affine.size(0) == x.size(1);
-  };
-  if (x.dim() != 2 || !x.is_contiguous() || !fits(weight) || !fits(bias)) {
-    throw EngineError(std::string(op_name) +
-                      ": expects contiguous x [rows, cols] and weight and bias [cols] or none, "
-                      "got x " +
-                      shape_to_string(x.shape()));
-  }
-}
-
-void check_layer_norm_backward_operands(const Tensor& grad, const Tensor& x, const Tensor& weight,
-                                        const Tensor& mean, const Tensor& rstd) {
-  constexpr const char* kOpName = "layer_norm_backward";
-  check_layer_norm_operands(x, weight, Tensor(), kOpName);
-  require_dtype(grad, DType::kFloat32, kOpName);
-  require_dtype(mean, DType::kFloat32, kOpName);
-  require_dtype(rstd, DType::kFloat32, kOpName);
-  const Shape rows{x.size(0)};
-  if (!grad.is_contiguous() || grad.shape() != x.shape() || !mean.is_contiguous() ||
-      !rstd.is_contiguous() || mean.shape() != rows || rstd.shape() != rows) {
-    throw EngineError("layer_norm_backward: expects grad contiguous " + shape_to_string(x.shape()) +
-                      " and mean and rstd contiguous " + shape_to_string(rows) + ", got " +
-                      shape_to_string(grad.shape()) + ", " + shape_to_string(mean.shape()) +
-                      " and " + shape_to_string(rstd.shape()));
-  }
-}
 
 namespace {
 

@@ -7,41 +7,10 @@
 #include <string>
 
 #include "cpu/cpu_kernels.h"
-#include "cpu/strided_loop.h"
+#include "kernel_operands.h"
 #include "tscope/engine/errors.h"
 
 namespace tscope::engine::cpu {
-
-void check_optimizer_operands(const char* op_name, std::span<const Tensor> parameters,
-                              std::span<const Tensor> gradients,
-                              std::initializer_list<std::span<const Tensor>> states) {
-  bool parallel = gradients.size() == parameters.size();
-  for (const std::span<const Tensor> state : states)
-    parallel &= state.size() == parameters.size();
-  if (!parallel) {
-    std::string sizes;
-    for (const std::span<const Tensor> state : states)
-      sizes += "/" + std::to_string(state.size());
-    throw EngineError(std::string(op_name) + ": " + std::to_string(parameters.size()) +
-                      " parameters but " + std::to_string(gradients.size()) +
-                      " gradients and state lists of " + (sizes.empty() ? "-" : sizes.substr(1)));
-  }
-  for (std::size_t i = 0; i < parameters.size(); ++i) {
-    const Shape& shape = parameters[i].shape();
-    const auto check = [&](const Tensor& tensor) {
-      require_dtype(tensor, DType::kFloat32, op_name);
-      if (!tensor.is_contiguous() || tensor.shape() != shape) {
-        throw EngineError(std::string(op_name) + ": parameter " + std::to_string(i) +
-                          ", its gradient and state must be contiguous tensors of shape " +
-                          shape_to_string(shape));
-      }
-    };
-    check(parameters[i]);
-    check(gradients[i]);
-    for (const std::span<const Tensor> state : states)
-      check(state[i]);
-  }
-}
 
 void adam_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
                std::span<Tensor> first_moments, std::span<Tensor> second_moments,
@@ -73,11 +42,7 @@ void adam_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
 void sgd_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
               std::span<Tensor> momentum_buffers, const SgdStepConfig& config) {
   const bool momentum = config.momentum != 0.0;
-  if (momentum) {
-    check_optimizer_operands("sgd_step_", parameters, gradients, {momentum_buffers});
-  } else {
-    check_optimizer_operands("sgd_step_", parameters, gradients, {});
-  }
+  check_sgd_operands(parameters, gradients, momentum_buffers, momentum);
   const auto alpha = static_cast<float>(-config.learning_rate);
   const auto beta = static_cast<float>(config.momentum);
   const auto decay = static_cast<float>(config.weight_decay);

@@ -2,7 +2,7 @@
 // has to route gradients there.
 
 #include "cpu/cpu_kernels.h"
-#include "cpu/strided_loop.h"
+#include "kernel_operands.h"
 #include "tscope/engine/factories.h"
 
 namespace tscope::engine::cpu {

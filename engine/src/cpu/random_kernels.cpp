@@ -5,6 +5,8 @@
 #include "cpu/cpu_kernels.h"
 #include "cpu/mask_draw.h"
 #include "cpu/strided_loop.h"
+#include "kernel_operands.h"
+#include "philox.h"
 
 namespace tscope::engine::cpu {
 namespace {

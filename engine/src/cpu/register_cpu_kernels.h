@@ -1,7 +1,7 @@
 #pragma once
 // Fills the dispatcher with the CPU kernels; called once, on the dispatcher's first use.
 
-#include "tscope/engine/dispatch.h"
+#include "dispatch.h"
 
 namespace tscope::engine {
 

@@ -5,7 +5,7 @@
 
 #include "cpu/cpu_kernels.h"
 #include "cpu/softmax_math.h"
-#include "cpu/strided_loop.h"
+#include "kernel_operands.h"
 #include "tscope/engine/factories.h"
 
 namespace tscope::engine::cpu {

@@ -14,14 +14,9 @@
 
 namespace tscope::engine::cpu {
 
-// Strides of `tensor` read as a tensor of `shape` it broadcasts to: zero along broadcast dims.
-Shape broadcast_strides(const Tensor& tensor, std::span<const std::int64_t> shape);
-
-// Throws EngineError naming `op` unless `tensor` holds `dtype`.
-void require_dtype(const Tensor& tensor, DType dtype, const char* op);
-
 // Calls body(offsets) once per element of `shape`, where offsets[k] is the element offset of
-// operand k (its strides[k], shape.size() entries each).
+// operand k (its strides[k], shape.size() entries each; broadcast_strides in kernel_operands.h
+// gives a broadcast operand's).
 template <std::size_t N, typename Body>
 void for_each_strided(std::span<const std::int64_t> shape,
                       const std::array<const std::int64_t*, N>& strides, Body&& body) {

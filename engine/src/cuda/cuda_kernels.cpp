@@ -10,13 +10,13 @@
 #include <numeric>
 
 #include "cpu/cpu_kernels.h"
-#include "cpu/layer_norm_operands.h"
-#include "cpu/strided_loop.h"
 #include "cross_device.h"
 #include "cuda/cuda_check.h"
 #include "cuda/device_context.h"
 #include "cuda/launchers.h"
-#include "tscope/engine/dispatch.h"
+#include "dispatch.h"
+#include "kernel_operands.h"
+#include "philox.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 
@@ -55,7 +55,7 @@ float* floats_or_null(const Tensor& tensor) {
 }
 
 Tensor map_unary(const Tensor& x, UnaryOp op, double scalar, const char* name) {
-  cpu::require_dtype(x, DType::kFloat32, name);
+  require_dtype(x, DType::kFloat32, name);
   const cudaStream_t stream = compute_stream(x.device());
   Tensor out = empty(x.shape(), {.device = x.device()});
   const auto s = static_cast<float>(scalar);
@@ -71,8 +71,8 @@ Tensor map_unary(const Tensor& x, UnaryOp op, double scalar, const char* name) {
 }
 
 Tensor map_binary(const Tensor& a, const Tensor& b, BinaryOp op, const char* name) {
-  cpu::require_dtype(a, DType::kFloat32, name);
-  cpu::require_dtype(b, DType::kFloat32, name);
+  require_dtype(a, DType::kFloat32, name);
+  require_dtype(b, DType::kFloat32, name);
   const cudaStream_t stream = compute_stream(a.device());
   const bool same_shape = a.shape() == b.shape();
   const Shape shape = same_shape ? a.shape() : broadcast_shapes(a.shape(), b.shape());
@@ -80,8 +80,8 @@ Tensor map_binary(const Tensor& a, const Tensor& b, BinaryOp op, const char* nam
   if (same_shape && a.is_contiguous() && b.is_contiguous()) {
     launch_binary_dense(op, floats(out), floats(a), floats(b), out.numel(), stream);
   } else {
-    const Shape strides_a = cpu::broadcast_strides(a, shape);
-    const Shape strides_b = cpu::broadcast_strides(b, shape);
+    const Shape strides_a = broadcast_strides(a, shape);
+    const Shape strides_b = broadcast_strides(b, shape);
     launch_binary_strided(op, floats(out), floats(a), floats(b),
                           layout_for(shape, {&out.strides(), &strides_a, &strides_b}), out.numel(),
                           stream);
@@ -115,11 +115,6 @@ Shape kept_shape(const Tensor& x, std::span<const std::int64_t> dims) {
   return shape;
 }
 
-WindowGeometry window(const Conv2dGeometry& g) {
-  return {g.batch,        g.channels, g.height,  g.width,      g.kernel_height,
-          g.kernel_width, g.stride,   g.padding, g.out_height, g.out_width};
-}
-
 WindowGeometry window(const Pool2dGeometry& g) {
   return {g.batch,  g.channels, g.height, g.width,      g.kernel,
           g.kernel, g.stride,   0,        g.out_height, g.out_width};
@@ -132,7 +127,7 @@ std::pair<std::int64_t, std::int64_t> rows_and_length(const Tensor& x) {
 }
 
 Tensor softmax_forward(const Tensor& x, bool log, const char* name) {
-  cpu::require_dtype(x, DType::kFloat32, name);
+  require_dtype(x, DType::kFloat32, name);
   const cudaStream_t stream = compute_stream(x.device());
   const Tensor input = dense(x);
   Tensor out = empty(x.shape(), {.device = x.device()});
@@ -143,8 +138,8 @@ Tensor softmax_forward(const Tensor& x, bool log, const char* name) {
 }
 
 Tensor softmax_gradient(const Tensor& grad, const Tensor& y, bool log, const char* name) {
-  cpu::require_dtype(grad, DType::kFloat32, name);
-  cpu::require_dtype(y, DType::kFloat32, name);
+  require_dtype(grad, DType::kFloat32, name);
+  require_dtype(y, DType::kFloat32, name);
   const cudaStream_t stream = compute_stream(grad.device());
   const Tensor incoming = dense(grad);
   const Tensor output = dense(y);
@@ -159,7 +154,7 @@ Tensor softmax_gradient(const Tensor& grad, const Tensor& y, bool log, const cha
 // strided view, so element i is the i-th in row-major order either way.
 template <typename Launch>
 void fill_dense(Tensor& dst, const char* op_name, Launch launch) {
-  cpu::require_dtype(dst, DType::kFloat32, op_name);
+  require_dtype(dst, DType::kFloat32, op_name);
   const cudaStream_t stream = compute_stream(dst.device());
   if (dst.is_contiguous()) {
     launch(floats(dst), stream);
@@ -191,18 +186,6 @@ void for_each_parameter_chunk(std::span<Tensor> parameters, std::span<const Tens
     }
     launch(chunk);
   }
-}
-
-// The ops layer passes contiguous x [..., F] and bias [F]; checked as the CPU kernel does.
-std::int64_t checked_bias_features(const Tensor& x, const Tensor& bias, const char* op_name) {
-  cpu::require_dtype(x, DType::kFloat32, op_name);
-  cpu::require_dtype(bias, DType::kFloat32, op_name);
-  if (!x.is_contiguous() || !bias.is_contiguous() || bias.dim() != 1 || x.dim() == 0 ||
-      x.size(-1) != bias.size(0)) {
-    throw EngineError(std::string(op_name) + ": expects contiguous x [..., F] and bias [F], got " +
-                      shape_to_string(x.shape()) + " and " + shape_to_string(bias.shape()));
-  }
-  return bias.size(0);
 }
 
 }  // namespace
@@ -267,7 +250,7 @@ Tensor tanh_backward(const Tensor& grad, const Tensor& y) {
 }
 
 Tensor sum(const Tensor& x, std::span<const std::int64_t> dims) {
-  cpu::require_dtype(x, DType::kFloat32, "sum");
+  require_dtype(x, DType::kFloat32, "sum");
   const cudaStream_t stream = compute_stream(x.device());
   Tensor out = empty(kept_shape(x, dims), {.device = x.device()});
   const std::int64_t rows = out.numel();
@@ -279,7 +262,7 @@ Tensor sum(const Tensor& x, std::span<const std::int64_t> dims) {
 }
 
 std::pair<Tensor, Tensor> max(const Tensor& x, std::int64_t dim) {
-  cpu::require_dtype(x, DType::kFloat32, "max");
+  require_dtype(x, DType::kFloat32, "max");
   const std::int64_t extent = x.shape()[static_cast<std::size_t>(dim)];
   if (extent == 0) {
     throw EngineError("max: reduced dimension " + std::to_string(dim) + " of shape " +
@@ -297,8 +280,8 @@ std::pair<Tensor, Tensor> max(const Tensor& x, std::int64_t dim) {
 
 Tensor max_backward(const Tensor& grad, const Tensor& indices, std::int64_t dim,
                     std::span<const std::int64_t> shape) {
-  cpu::require_dtype(grad, DType::kFloat32, "max_backward");
-  cpu::require_dtype(indices, DType::kInt64, "max_backward");
+  require_dtype(grad, DType::kFloat32, "max_backward");
+  require_dtype(indices, DType::kInt64, "max_backward");
   const cudaStream_t stream = compute_stream(grad.device());
   Tensor out = zeros(Shape(shape.begin(), shape.end()), {.device = grad.device()});
   launch_scatter_max_grad(
@@ -310,29 +293,29 @@ Tensor max_backward(const Tensor& grad, const Tensor& indices, std::int64_t dim,
 }
 
 Tensor im2col(const Tensor& x, const Conv2dGeometry& g) {
-  cpu::require_dtype(x, DType::kFloat32, "im2col");
+  require_dtype(x, DType::kFloat32, "im2col");
   const cudaStream_t stream = compute_stream(x.device());
   const Tensor input = dense(x);
   Tensor cols =
       empty({g.batch, g.channels * g.kernel_height * g.kernel_width, g.out_height * g.out_width},
             {.device = x.device()});
-  launch_im2col(floats(cols), floats(input), window(g), stream);
+  launch_im2col(floats(cols), floats(input), g, stream);
   TSCOPE_CUDA_CHECK_LAUNCH("im2col");
   return cols;
 }
 
 Tensor col2im(const Tensor& cols, const Conv2dGeometry& g) {
-  cpu::require_dtype(cols, DType::kFloat32, "col2im");
+  require_dtype(cols, DType::kFloat32, "col2im");
   const cudaStream_t stream = compute_stream(cols.device());
   const Tensor input = dense(cols);
   Tensor image = empty({g.batch, g.channels, g.height, g.width}, {.device = cols.device()});
-  launch_col2im(floats(image), floats(input), window(g), stream);
+  launch_col2im(floats(image), floats(input), g, stream);
   TSCOPE_CUDA_CHECK_LAUNCH("col2im");
   return image;
 }
 
 std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dGeometry& g) {
-  cpu::require_dtype(x, DType::kFloat32, "max_pool2d");
+  require_dtype(x, DType::kFloat32, "max_pool2d");
   const cudaStream_t stream = compute_stream(x.device());
   const Tensor input = dense(x);
   const Shape shape{g.batch, g.channels, g.out_height, g.out_width};
@@ -344,8 +327,8 @@ std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dGeometry& g) {
 }
 
 Tensor max_pool2d_backward(const Tensor& grad, const Tensor& indices, const Pool2dGeometry& g) {
-  cpu::require_dtype(grad, DType::kFloat32, "max_pool2d_backward");
-  cpu::require_dtype(indices, DType::kInt64, "max_pool2d_backward");
+  require_dtype(grad, DType::kFloat32, "max_pool2d_backward");
+  require_dtype(indices, DType::kInt64, "max_pool2d_backward");
   const cudaStream_t stream = compute_stream(grad.device());
   const Tensor incoming = dense(grad);
   const Tensor positions = dense(indices);
@@ -369,8 +352,8 @@ Tensor log_softmax_backward(const Tensor& grad, const Tensor& y) {
 }
 
 Tensor nll_loss(const Tensor& log_probs, const Tensor& targets) {
-  cpu::require_dtype(log_probs, DType::kFloat32, "nll_loss");
-  cpu::require_dtype(targets, DType::kInt64, "nll_loss");
+  require_dtype(log_probs, DType::kFloat32, "nll_loss");
+  require_dtype(targets, DType::kInt64, "nll_loss");
   const cudaStream_t stream = compute_stream(log_probs.device());
   const Tensor scores = dense(log_probs);
   const Tensor labels = dense(targets);
@@ -382,8 +365,8 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& targets) {
 }
 
 Tensor nll_loss_backward(const Tensor& grad, const Tensor& targets, std::int64_t classes) {
-  cpu::require_dtype(grad, DType::kFloat32, "nll_loss_backward");
-  cpu::require_dtype(targets, DType::kInt64, "nll_loss_backward");
+  require_dtype(grad, DType::kFloat32, "nll_loss_backward");
+  require_dtype(targets, DType::kInt64, "nll_loss_backward");
   const cudaStream_t stream = compute_stream(grad.device());
   const Tensor labels = dense(targets);
   const std::int64_t batch = labels.numel();
@@ -394,8 +377,8 @@ Tensor nll_loss_backward(const Tensor& grad, const Tensor& targets, std::int64_t
 }
 
 std::pair<Tensor, Tensor> cross_entropy(const Tensor& logits, const Tensor& targets) {
-  cpu::require_dtype(logits, DType::kFloat32, "cross_entropy");
-  cpu::require_dtype(targets, DType::kInt64, "cross_entropy");
+  require_dtype(logits, DType::kFloat32, "cross_entropy");
+  require_dtype(targets, DType::kInt64, "cross_entropy");
   const cudaStream_t stream = compute_stream(logits.device());
   const Tensor scores = dense(logits);
   const Tensor labels = dense(targets);
@@ -413,10 +396,7 @@ std::pair<Tensor, Tensor> cross_entropy(const Tensor& logits, const Tensor& targ
 
 Tensor cross_entropy_backward(const Tensor& grad, const Tensor& logits, const Tensor& targets,
                               const Tensor& log_sum_exp) {
-  cpu::require_dtype(grad, DType::kFloat32, "cross_entropy_backward");
-  cpu::require_dtype(logits, DType::kFloat32, "cross_entropy_backward");
-  cpu::require_dtype(targets, DType::kInt64, "cross_entropy_backward");
-  cpu::require_dtype(log_sum_exp, DType::kFloat32, "cross_entropy_backward");
+  check_cross_entropy_backward_operands(grad, logits, targets, log_sum_exp);
   const cudaStream_t stream = compute_stream(logits.device());
   const Tensor scores = dense(logits);
   const Tensor labels = dense(targets);
@@ -430,7 +410,7 @@ Tensor cross_entropy_backward(const Tensor& grad, const Tensor& logits, const Te
 
 std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& x, const Tensor& weight,
                                               const Tensor& bias, double eps) {
-  cpu::check_layer_norm_operands(x, weight, bias, "layer_norm");
+  check_layer_norm_operands(x, weight, bias, "layer_norm");
   const cudaStream_t stream = compute_stream(x.device());
   const std::int64_t rows = x.size(0);
   Tensor mean = empty({rows}, {.device = x.device()});
@@ -446,7 +426,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
                                                        const Tensor& weight, const Tensor& mean,
                                                        const Tensor& rstd,
                                                        const LayerNormGradNeeds& needs) {
-  cpu::check_layer_norm_backward_operands(grad, x, weight, mean, rstd);
+  check_layer_norm_backward_operands(grad, x, weight, mean, rstd);
   const cudaStream_t stream = compute_stream(x.device());
   const std::int64_t rows = x.size(0);
   const std::int64_t cols = x.size(1);
@@ -483,14 +463,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
 }
 
 void copy(Tensor& dst, const Tensor& src) {
-  if (dst.dtype() != src.dtype()) {
-    throw EngineError("copy_: source is " + std::string(dtype_name(src.dtype())) +
-                      ", destination " + std::string(dtype_name(dst.dtype())));
-  }
-  if (broadcast_shapes(dst.shape(), src.shape()) != dst.shape()) {
-    throw EngineError("copy_: source of shape " + shape_to_string(src.shape()) +
-                      " does not broadcast to " + shape_to_string(dst.shape()));
-  }
+  check_copy_operands(dst, src);
   const cudaStream_t stream = compute_stream(dst.device());
   const auto element_bytes = static_cast<int>(element_size(dst.dtype()));
   if (dst.shape() == src.shape() && dst.is_contiguous() && src.is_contiguous()) {
@@ -501,7 +474,7 @@ void copy(Tensor& dst, const Tensor& src) {
     }
     return;
   }
-  const Shape src_strides = cpu::broadcast_strides(src, dst.shape());
+  const Shape src_strides = broadcast_strides(src, dst.shape());
   launch_copy(dst.raw_data(), src.raw_data(), element_bytes,
               layout_for(dst.shape(), {&dst.strides(), &src_strides}), dst.numel(), stream);
   TSCOPE_CUDA_CHECK_LAUNCH("copy_");
@@ -518,21 +491,16 @@ void fill(Tensor& dst, double value) {
 }
 
 void add_inplace(Tensor& dst, const Tensor& src, double alpha) {
-  cpu::require_dtype(dst, DType::kFloat32, "add_");
-  cpu::require_dtype(src, DType::kFloat32, "add_");
-  if (broadcast_shapes(dst.shape(), src.shape()) != dst.shape()) {
-    throw EngineError("add_: operand of shape " + shape_to_string(src.shape()) +
-                      " does not broadcast to " + shape_to_string(dst.shape()));
-  }
+  check_add_inplace_operands(dst, src);
   const cudaStream_t stream = compute_stream(dst.device());
-  const Shape src_strides = cpu::broadcast_strides(src, dst.shape());
+  const Shape src_strides = broadcast_strides(src, dst.shape());
   launch_scale_add(floats(dst), 1.0f, floats(src), static_cast<float>(alpha),
                    layout_for(dst.shape(), {&dst.strides(), &src_strides}), dst.numel(), stream);
   TSCOPE_CUDA_CHECK_LAUNCH("add_");
 }
 
 void mul_scalar_inplace(Tensor& dst, double factor) {
-  cpu::require_dtype(dst, DType::kFloat32, "mul_");
+  require_dtype(dst, DType::kFloat32, "mul_");
   const cudaStream_t stream = compute_stream(dst.device());
   launch_scale_add(floats(dst), static_cast<float>(factor), nullptr, 0.0f,
                    layout_for(dst.shape(), {&dst.strides(), &dst.strides()}), dst.numel(), stream);
@@ -582,13 +550,7 @@ std::pair<Tensor, Tensor> bias_gelu_dropout(const Tensor& x, const Tensor& bias,
 
 std::pair<Tensor, Tensor> bias_gelu_dropout_backward(const Tensor& grad, const Tensor& x,
                                                      const Tensor& bias, const Tensor& mask) {
-  const std::int64_t features = checked_bias_features(x, bias, "bias_gelu_dropout_backward");
-  cpu::require_dtype(grad, DType::kFloat32, "bias_gelu_dropout_backward");
-  if (!grad.is_contiguous() || !mask.is_contiguous() || grad.shape() != x.shape() ||
-      mask.shape() != x.shape()) {
-    throw EngineError("bias_gelu_dropout_backward: grad and mask must be contiguous " +
-                      shape_to_string(x.shape()));
-  }
+  const std::int64_t features = checked_bias_gelu_dropout_backward_features(grad, x, bias, mask);
   const cudaStream_t stream = compute_stream(x.device());
   Tensor grad_input = empty(x.shape(), {.device = x.device()});
   launch_bias_gelu_mask_backward(floats(grad_input), floats(grad), floats(x), floats(bias),
@@ -603,8 +565,7 @@ std::pair<Tensor, Tensor> bias_gelu_dropout_backward(const Tensor& grad, const T
 void adam_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
                std::span<Tensor> first_moments, std::span<Tensor> second_moments,
                const AdamStepConfig& config) {
-  cpu::check_optimizer_operands("adam_step_", parameters, gradients,
-                                {first_moments, second_moments});
+  check_optimizer_operands("adam_step_", parameters, gradients, {first_moments, second_moments});
   if (parameters.empty()) return;
   const cudaStream_t stream = compute_stream(parameters.front().device());
   const AdamScalars scalars{static_cast<float>(config.beta1),
@@ -624,11 +585,7 @@ void adam_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
 void sgd_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
               std::span<Tensor> momentum_buffers, const SgdStepConfig& config) {
   const bool momentum = config.momentum != 0.0;
-  if (momentum) {
-    cpu::check_optimizer_operands("sgd_step_", parameters, gradients, {momentum_buffers});
-  } else {
-    cpu::check_optimizer_operands("sgd_step_", parameters, gradients, {});
-  }
+  check_sgd_operands(parameters, gradients, momentum_buffers, momentum);
   if (parameters.empty()) return;
   const cudaStream_t stream = compute_stream(parameters.front().device());
   const SgdScalars scalars{static_cast<float>(-config.learning_rate),

@@ -6,7 +6,8 @@
 
 #include <cstdint>
 
-#include "tscope/engine/philox.h"
+#include "philox.h"
+#include "tscope/engine/window_geometry.h"
 
 namespace tscope::engine::cuda {
 
@@ -110,7 +111,7 @@ void launch_bias_gelu_mask_backward(float* out, const float* grad, const float* 
                                     const float* bias, const float* mask, std::int64_t features,
                                     std::int64_t count, cudaStream_t stream);
 
-// Dense random fills with the distributions of tscope/engine/philox.h: element i takes draw i
+// Dense random fills with the distributions of engine/src/philox.h: element i takes draw i
 // of the stream (draws 2i and 2i + 1 for a normal), as the CPU kernels do.
 void launch_uniform(float* out, std::int64_t count, float low, float high, PhiloxStream stream,
                     cudaStream_t cuda_stream);
@@ -178,19 +179,6 @@ void launch_scatter_max_grad(float* out, const float* grad, const std::int64_t* 
                              std::int64_t step, const StridedLayout& layout, std::int64_t count,
                              cudaStream_t stream);
 
-// Window geometry shared by im2col, col2im and max pooling over dense [N, C, H, W].
-struct WindowGeometry {
-  std::int64_t batch = 0;
-  std::int64_t channels = 0;
-  std::int64_t height = 0;
-  std::int64_t width = 0;
-  std::int64_t kernel_height = 0;
-  std::int64_t kernel_width = 0;
-  std::int64_t stride = 1;
-  std::int64_t padding = 0;
-  std::int64_t out_height = 0;
-  std::int64_t out_width = 0;
-};
 // [N, C, H, W] -> [N, C*KH*KW, OH*OW], zero outside the padded image.
 void launch_im2col(float* cols, const float* x, const WindowGeometry& geometry,
                    cudaStream_t stream);

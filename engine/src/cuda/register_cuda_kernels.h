@@ -2,7 +2,7 @@
 // Fills the dispatcher's CUDA column. Registering touches no driver: devices are looked for only
 // when a CUDA tensor is first created.
 
-#include "tscope/engine/dispatch.h"
+#include "dispatch.h"
 
 namespace tscope::engine {
 

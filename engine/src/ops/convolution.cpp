@@ -2,7 +2,7 @@
 // is up to the device's kernel (im2col + GEMM on the CPU, cuDNN on CUDA).
 
 #include "autograd/graph.h"
-#include "tscope/engine/dispatch.h"
+#include "dispatch.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/ops.h"
 
@@ -84,9 +84,9 @@ Tensor max_pool2d(const Tensor& input, std::int64_t kernel_size,
   geometry.out_width = output_extent(geometry.width, kernel_size, step, 0, "max_pool2d");
   auto [values, indices] = run_op<Pool2dKernel>(OpKind::kMaxPool2d, input, geometry);
   record_if_needed(values, "MaxPool2dBackward", {input},
-                   [indices = indices, geometry](const Tensor& grad, const GradNeeds&) {
+                   [positions = indices, geometry](const Tensor& grad, const GradNeeds&) {
                      return std::vector<Tensor>{run_op<Pool2dBackwardKernel>(
-                         OpKind::kMaxPool2dBackward, grad, indices, geometry)};
+                         OpKind::kMaxPool2dBackward, grad, positions, geometry)};
                    });
   return values;
 }

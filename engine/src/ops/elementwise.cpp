@@ -2,7 +2,7 @@
 // input's shape.
 
 #include "autograd/graph.h"
-#include "tscope/engine/dispatch.h"
+#include "dispatch.h"
 #include "tscope/engine/ops.h"
 
 namespace tscope::engine {

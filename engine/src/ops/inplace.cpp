@@ -1,8 +1,8 @@
 // In-place updates of a tensor's memory. They record no history, so they are refused on
 // tensors that take part in autograd while grad mode is on, and on self-overlapping views.
 
+#include "dispatch.h"
 #include "tscope/engine/autograd.h"
-#include "tscope/engine/dispatch.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/tensor.h"
 

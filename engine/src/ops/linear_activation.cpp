@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "autograd/graph.h"
-#include "tscope/engine/dispatch.h"
+#include "dispatch.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/ops.h"
 

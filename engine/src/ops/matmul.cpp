@@ -2,8 +2,8 @@
 // layer built on them.
 
 #include "autograd/graph.h"
+#include "dispatch.h"
 #include "tscope/engine/autograd.h"
-#include "tscope/engine/dispatch.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/ops.h"
 

@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "autograd/graph.h"
-#include "tscope/engine/dispatch.h"
+#include "dispatch.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/ops.h"
 

@@ -2,7 +2,7 @@
 // into one op forward and one backward.
 
 #include "autograd/graph.h"
-#include "tscope/engine/dispatch.h"
+#include "dispatch.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 #include "tscope/engine/ops.h"

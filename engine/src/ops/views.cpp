@@ -5,8 +5,8 @@
 #include <optional>
 
 #include "autograd/graph.h"
+#include "dispatch.h"
 #include "tscope/engine/autograd.h"
-#include "tscope/engine/dispatch.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 #include "tscope/engine/ops.h"

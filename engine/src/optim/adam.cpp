@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "dispatch.h"
 #include "tscope/engine/autograd.h"
-#include "tscope/engine/dispatch.h"
 #include "tscope/engine/factories.h"
 #include "tscope/profiler/record.h"
 

@@ -7,9 +7,8 @@
 #include <array>
 #include <string>
 
-#include "tscope/analyzer/units.h"
 #include "tscope/gui/colors.h"
-#include "tscope/gui/ruler.h"
+#include "tscope/report/units.h"
 #include "viewer_ui.h"
 
 namespace tscope::gui::app {
@@ -44,8 +43,7 @@ void draw_memory_section(UiState& state) {
     ImGui::TextDisabled("No memory events in this trace.");
     return;
   }
-  ImGui::Text("peak %s at %s",
-              analyzer::format_bytes(static_cast<double>(timeline.peak_bytes())).c_str(),
+  ImGui::Text("peak %s at %s", format_bytes(static_cast<double>(timeline.peak_bytes())).c_str(),
               format_duration(timeline.peak_time() - session.origin()).c_str());
   if (timeline.oom_time()) {
     ImGui::SameLine();
@@ -103,7 +101,7 @@ void draw_memory_section(UiState& state) {
       panel.selected_group = group;
       if (!panel.blocks.empty()) {
         if (const auto op = MemoryTimeline::op_of(session.trace(), panel.blocks.front())) {
-          session.select(*op);
+          session.select(op);
           session.zoom_to_selection();
         }
       }
@@ -125,13 +123,13 @@ void draw_memory_section(UiState& state) {
   for (std::size_t i = 0; i < std::min(kListedBlocks, panel.blocks.size()); ++i) {
     const LiveBlock& block = panel.blocks[i];
     const trace::MemoryColumns& memory = trace.track(block.event.track).memory();
-    const std::string label = analyzer::format_bytes(static_cast<double>(block.bytes)) + "  " +
+    const std::string label = format_bytes(static_cast<double>(block.bytes)) + "  " +
                               std::string(trace.string(memory.scope[block.event.index])) + " / " +
                               std::string(trace.string(memory.owner_op[block.event.index])) +
                               "##block" + std::to_string(i);
     if (ImGui::Selectable(label.c_str())) {
       if (const auto op = MemoryTimeline::op_of(trace, block)) {
-        session.select(*op);
+        session.select(op);
         session.zoom_to_selection();
       }
     }

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <string>
 
-#include "tscope/analyzer/units.h"
 #include "tscope/gui/ruler.h"
+#include "tscope/report/units.h"
 #include "viewer_ui.h"
 
 namespace tscope::gui::app {
@@ -19,7 +19,7 @@ constexpr float kPlotHeight = 100;
 constexpr std::size_t kListedBlocks = 20;
 
 std::string bytes_text(std::uint64_t bytes) {
-  return analyzer::format_bytes(static_cast<double>(bytes));
+  return format_bytes(static_cast<double>(bytes));
 }
 
 void select_op_of(TimelineSession& session, const LiveBlock& block) {

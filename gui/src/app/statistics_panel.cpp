@@ -1,7 +1,7 @@
 // Ops, kernels and copies by total time, for the visible range or the selected span, computed
 // when asked: a range can hold the whole trace, too much to recount every frame.
 
-#include "tscope/gui/ruler.h"
+#include "tscope/report/units.h"
 #include "viewer_ui.h"
 
 namespace tscope::gui::app {

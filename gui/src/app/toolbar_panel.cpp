@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "tscope/gui/ruler.h"
+#include "tscope/report/units.h"
 #include "viewer_ui.h"
 
 namespace tscope::gui::app {

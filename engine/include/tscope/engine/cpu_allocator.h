@@ -46,8 +46,6 @@ class CpuAllocator final : public Allocator {
   // No cap when empty. Lowering the cap below what is in use only affects later requests.
   void set_capacity(std::optional<std::size_t> capacity_bytes);
   std::optional<std::size_t> capacity() const;
-  // Restarts the peak at the current usage and the allocation count at zero.
-  void reset_peak_and_count();
 
   // Bytes of freed blocks kept for reuse; with bytes_in_use they make what the process holds.
   std::size_t cached_bytes() const;

@@ -27,19 +27,16 @@ Tensor zeros(const Shape& shape, TensorOptions options = {});
 Tensor ones(const Shape& shape, TensorOptions options = {});
 Tensor full(const Shape& shape, double value, TensorOptions options = {});
 Tensor zeros_like(const Tensor& like);
-Tensor ones_like(const Tensor& like);
 
 // Copies `values` (row-major) into a new tensor of `shape`; throws when the counts differ.
 Tensor from_vector(const std::vector<float>& values, const Shape& shape,
                    TensorOptions options = {});
 Tensor from_vector(const std::vector<std::int64_t>& values, const Shape& shape,
                    TensorOptions options = {.dtype = DType::kInt64});
-Tensor scalar_tensor(double value, TensorOptions options = {});
 
 // [start, end) with `step`, as float32 unless options say int64.
 Tensor arange(double start, double end, double step = 1.0, TensorOptions options = {});
 
-Tensor rand(const Shape& shape, Generator& generator, TensorOptions options = {});  // U[0, 1)
 Tensor uniform(const Shape& shape, double low, double high, Generator& generator,
                TensorOptions options = {});
 Tensor randn(const Shape& shape, Generator& generator, TensorOptions options = {});  // N(0, 1)

@@ -10,22 +10,12 @@
 #include "tscope/engine/generator.h"
 #include "tscope/engine/shape.h"
 #include "tscope/engine/tensor.h"
+#include "tscope/engine/window_geometry.h"
 
 namespace tscope::engine {
 
 // Geometry of a 2-D convolution over input [batch, channels, height, width].
-struct Conv2dGeometry {
-  std::int64_t batch = 0;
-  std::int64_t channels = 0;
-  std::int64_t height = 0;
-  std::int64_t width = 0;
-  std::int64_t kernel_height = 0;
-  std::int64_t kernel_width = 0;
-  std::int64_t stride = 1;
-  std::int64_t padding = 0;
-  std::int64_t out_height = 0;
-  std::int64_t out_width = 0;
-};
+using Conv2dGeometry = WindowGeometry;
 
 // Geometry of a 2-D max pooling over input [batch, channels, height, width].
 struct Pool2dGeometry {

@@ -23,10 +23,9 @@ struct RulerTick {
 TimeNs major_tick_step(const TimeView& view);
 // Ticks inside the view, minor ones included, times counted from `origin`.
 std::vector<RulerTick> ruler_ticks(const TimeView& view, TimeNs origin);
-// "250 ns", "1.5 µs", "12 ms", "2.25 s": a duration in the largest unit it reaches, with the
-// decimals needed to show a change of `resolution`.
-std::string format_duration(TimeNs duration, TimeNs resolution);
-// A duration to three significant digits, for details and statistics.
-std::string format_duration(TimeNs duration);
+// "250 ns", "1.5 µs", "12 ms", "2.25 s": a time in the largest unit it reaches, with the decimals
+// needed to show a change of `resolution` (format_duration in report/units.h gives three
+// significant digits instead).
+std::string format_time_label(TimeNs duration, TimeNs resolution);
 
 }  // namespace tscope::gui

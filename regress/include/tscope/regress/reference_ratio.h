@@ -20,10 +20,8 @@ class ReferencePairing {
   ReferencePairing(std::string_view pattern, std::string_view reference_template);
 
   std::optional<std::string> reference_for(std::string_view name) const;
-  const std::string& pattern_text() const { return pattern_text_; }
 
  private:
-  std::string pattern_text_;
   std::regex pattern_;
   std::string reference_template_;
 };

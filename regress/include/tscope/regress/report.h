@@ -17,9 +17,6 @@ std::optional<ReportFormat> report_format_named(std::string_view name);
 
 std::string render_report(const ComparisonReport& report, ReportFormat format);
 
-// A duration with the unit that keeps it readable: "950 ns", "1.25 ms", "3.2 s".
-std::string format_time_ns(double nanoseconds);
-
 std::string render_text(const ComparisonReport& report);
 std::string render_markdown(const ComparisonReport& report);
 std::string render_json(const ComparisonReport& report);

@@ -21,7 +21,7 @@ class OrderedPrefetcher {
   using Take = std::function<void(std::size_t slot)>;
 
   // At most `capacity` items are produced ahead of the consumer; slots are numbered
-  // 0..slot_count()-1. Throws std::invalid_argument when capacity is zero.
+  // 0..capacity-1 (one slot without workers). Throws std::invalid_argument when capacity is zero.
   OrderedPrefetcher(std::size_t item_count, std::size_t worker_count, std::size_t capacity,
                     Produce produce);
   OrderedPrefetcher(const OrderedPrefetcher&) = delete;
@@ -29,7 +29,6 @@ class OrderedPrefetcher {
   // Stops the workers and joins them; an item being produced is finished first.
   ~OrderedPrefetcher();
 
-  std::size_t slot_count() const { return slot_count_; }
   bool finished() const { return delivered_ == item_count_; }
 
   // Blocks until the next item in order is ready and hands its slot to `take`. An exception

@@ -24,7 +24,6 @@ class Optimizer {
   void zero_grad();
 
   double learning_rate() const { return learning_rate_; }
-  void set_learning_rate(double learning_rate) { learning_rate_ = learning_rate; }
   const std::vector<Tensor>& parameters() const { return parameters_; }
 
  private:

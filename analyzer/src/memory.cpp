@@ -1,4 +1,4 @@
-#include "tscope/analyzer/oom.h"
+#include "tscope/analyzer/memory.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "memory_replay.h"
 #include "oom_events.h"
 #include "tscope/analyzer/allocation_category.h"
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {

@@ -1,11 +1,11 @@
-#include "tscope/analyzer/launch_bound.h"
+#include "tscope/analyzer/launch.h"
 
 #include <algorithm>
 #include <string>
 
 #include "event_classes.h"
 #include "tscope/analyzer/time_breakdown.h"
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {

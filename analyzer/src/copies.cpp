@@ -1,10 +1,10 @@
-#include "tscope/analyzer/copy_rules.h"
+#include "tscope/analyzer/copies.h"
 
 #include <algorithm>
 #include <string>
 
 #include "event_classes.h"
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {

@@ -1,10 +1,10 @@
-#include "tscope/analyzer/units.h"
+#include "tscope/report/units.h"
 
 #include <array>
 #include <cmath>
 #include <cstdio>
 
-namespace tscope::analyzer {
+namespace tscope {
 namespace {
 
 // Three significant digits: "1.23", "12.3", "123".
@@ -20,7 +20,12 @@ std::string significant(double value, const char* unit) {
 
 std::string format_duration(double nanoseconds) {
   const double magnitude = std::fabs(nanoseconds);
-  if (magnitude < 1e3) return significant(nanoseconds, "ns");
+  if (magnitude < 1e3) {
+    // Durations are whole nanoseconds in every trace; a decimal there would be noise.
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f ns", nanoseconds);
+    return text;
+  }
   if (magnitude < 1e6) return significant(nanoseconds / 1e3, "µs");
   if (magnitude < 1e9) return significant(nanoseconds / 1e6, "ms");
   return significant(nanoseconds / 1e9, "s");
@@ -47,4 +52,4 @@ std::string format_percent(double share) {
   return text;
 }
 
-}  // namespace tscope::analyzer
+}  // namespace tscope

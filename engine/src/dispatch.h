@@ -12,11 +12,11 @@
 #include <typeindex>
 #include <utility>
 
-#include "tscope/engine/current_op.h"
+#include "current_op.h"
+#include "op_profile.h"
 #include "tscope/engine/device.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/kernel_signatures.h"
-#include "tscope/engine/op_profile.h"
 #include "tscope/engine/op_table.h"
 #include "tscope/engine/tensor.h"
 
@@ -117,7 +117,8 @@ decltype(auto) run_op(OpKind op, Args&&... args) {
   auto profile_read = [&](const Tensor& tensor) { profile.add_read(tensor); };
   (detail::for_each_tensor(args, profile_read), ...);
   if constexpr (std::is_void_v<std::invoke_result_t<Kernel, Args...>>) {
-    kernel(std::forward<Args>(args)...);
+    // Passed as lvalues: the arguments are read again below, after the kernel ran.
+    kernel(args...);
     // An in-place kernel writes its first tensor argument (every tensor of it, for a list).
     bool written = false;
     auto profile_written = [&](const auto& arg) {

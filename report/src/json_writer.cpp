@@ -1,11 +1,16 @@
-#include "tscope/analyzer/json_writer.h"
+#include "tscope/report/json_writer.h"
 
 #include <cmath>
 #include <cstdio>
 
 #include "tscope/trace/json_text.h"
 
-namespace tscope::analyzer {
+namespace tscope {
+
+void JsonWriter::new_line() {
+  out_ += '\n';
+  out_.append(2 * has_element_.size(), ' ');
+}
 
 void JsonWriter::before_value() {
   if (after_key_) {
@@ -15,35 +20,43 @@ void JsonWriter::before_value() {
   if (!has_element_.empty()) {
     if (has_element_.back()) out_ += ',';
     has_element_.back() = true;
+    if (layout_ == JsonLayout::kIndented) new_line();
   }
 }
 
-void JsonWriter::begin_object() {
+void JsonWriter::open(char bracket) {
   before_value();
-  out_ += '{';
+  out_ += bracket;
   has_element_.push_back(false);
+}
+
+void JsonWriter::close(char bracket) {
+  const bool had_element = has_element_.back();
+  has_element_.pop_back();
+  if (had_element && layout_ == JsonLayout::kIndented) new_line();
+  out_ += bracket;
+}
+
+void JsonWriter::begin_object() {
+  open('{');
 }
 
 void JsonWriter::end_object() {
-  has_element_.pop_back();
-  out_ += '}';
+  close('}');
 }
 
 void JsonWriter::begin_array() {
-  before_value();
-  out_ += '[';
-  has_element_.push_back(false);
+  open('[');
 }
 
 void JsonWriter::end_array() {
-  has_element_.pop_back();
-  out_ += ']';
+  close(']');
 }
 
 void JsonWriter::key(std::string_view name) {
   before_value();
   trace::append_json_string(out_, name);
-  out_ += ':';
+  out_ += layout_ == JsonLayout::kIndented ? ": " : ":";
   after_key_ = true;
 }
 
@@ -78,9 +91,24 @@ void JsonWriter::value(bool flag) {
   out_ += flag ? "true" : "false";
 }
 
+void JsonWriter::value(const std::vector<std::string>& texts) {
+  begin_array();
+  for (const std::string& text : texts)
+    value(text);
+  end_array();
+}
+
+void JsonWriter::value(const std::optional<double>& number) {
+  if (number) {
+    value(*number);
+  } else {
+    null();
+  }
+}
+
 void JsonWriter::null() {
   before_value();
   out_ += "null";
 }
 
-}  // namespace tscope::analyzer
+}  // namespace tscope

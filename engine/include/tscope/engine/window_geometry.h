@@ -1,0 +1,23 @@
+#pragma once
+// The geometry of a window sliding over a dense [batch, channels, height, width] input: a 2-D
+// convolution's (Conv2dGeometry), and what the CUDA im2col, col2im and max-pooling kernels take
+// for convolution and pooling alike. Plain C++17, so device code includes it too.
+
+#include <cstdint>
+
+namespace tscope::engine {
+
+struct WindowGeometry {
+  std::int64_t batch = 0;
+  std::int64_t channels = 0;
+  std::int64_t height = 0;
+  std::int64_t width = 0;
+  std::int64_t kernel_height = 0;
+  std::int64_t kernel_width = 0;
+  std::int64_t stride = 1;
+  std::int64_t padding = 0;
+  std::int64_t out_height = 0;
+  std::int64_t out_width = 0;
+};
+
+}  // namespace tscope::engine
