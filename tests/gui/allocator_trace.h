@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <memory>
 
+#include "host_segment_source.h"
 #include "tscope/engine/caching_allocator.h"
-#include "tscope/engine/host_segment_source.h"
 #include "tscope/profiler/session.h"
 
 namespace tscope::testing {

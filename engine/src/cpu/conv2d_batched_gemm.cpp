@@ -13,7 +13,8 @@
 
 #include "cpu/cpu_kernels.h"
 #include "cpu/strided_loop.h"
-#include "tscope/engine/current_op.h"
+#include "current_op.h"
+#include "kernel_operands.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 
