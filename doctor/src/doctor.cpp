@@ -23,7 +23,7 @@
 namespace tscope::doctor {
 namespace {
 
-constexpr const char* kContainerAdvice =
+[[maybe_unused]] constexpr const char* kContainerAdvice =
     "In a container, start it with `--gpus all` (docker run) and the NVIDIA Container Toolkit on "
     "the host.";
 

@@ -26,8 +26,8 @@ std::vector<EmbeddedImage> BinaryReport::distinct_images() const {
     return std::tuple(image.kind, image.arch, image.variant);
   };
   std::ranges::sort(images, {}, order);
-  const auto [first, last] = std::ranges::unique(images);
-  images.erase(first, last);
+  // std::unique rather than std::ranges::unique: clang 14 cannot take libstdc++ 12's subrange.
+  images.erase(std::unique(images.begin(), images.end()), images.end());
   return images;
 }
 

@@ -106,6 +106,11 @@ TEST(RecordWindow, DelayAndDurationBoundTheWindow) {
 // starts and when step 6 starts (as the program prints them), so the window holds steps 2 to 5
 // and part of 6 however slowly the machine starts the program.
 TEST(RecordWindow, Sigusr1StartsAndStopsAPausedCapture) {
+#if defined(__SANITIZE_THREAD__)
+  // ThreadSanitizer defers asynchronous signals to the recorder's next intercepted call: there
+  // both SIGUSR1 were taken at one instant (a window of 0 s), which tests the sanitizer.
+  GTEST_SKIP() << "ThreadSanitizer defers the recorder's signals; this runs in the regular build";
+#endif
   const auto path = temporary_trace_path();
   int out[2];
   ASSERT_EQ(pipe(out), 0);

@@ -82,8 +82,10 @@ std::optional<RowId> ChromeTrackMap::overlapped_row(RowId row) const {
   if (named == thread_names_.end() || !named->second.ends_with(kChromeOverlapRowSuffix)) {
     return std::nullopt;
   }
+  // A view of the stored name, not of a temporary substring.
   const std::string_view base =
-      named->second.substr(0, named->second.size() - kChromeOverlapRowSuffix.size());
+      std::string_view(named->second)
+          .substr(0, named->second.size() - kChromeOverlapRowSuffix.size());
   for (const auto& [other, name] : thread_names_) {
     if (other.pid == row.pid && other != row && name == base) return other;
   }
