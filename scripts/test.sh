@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian machine and runs every test: installs the Debian packages, builds with
-# warnings as errors, runs the CTest suites, the profiler's under ThreadSanitizer too, every
-# fuzzer under AddressSanitizer + UBSan, and the benchmark gate. The CI job (.ci/run) is
+# warnings as errors, runs the CTest suites, the profiler's under ThreadSanitizer too, the
+# fuzzers under AddressSanitizer + UBSan, and the benchmark gate. The CI job (.ci/run) is
 # exactly this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,8 +37,8 @@ cmake --build "$tsan_dir" -j "$jobs" --target profiler_tests
 # One BLAS thread: OpenBLAS's own threads synchronise in ways ThreadSanitizer cannot see.
 OPENBLAS_NUM_THREADS=1 ctest --test-dir "$tsan_dir" -L '^profiler_tests$' --output-on-failure --timeout 600
 
-# Every fuzzer under AddressSanitizer + UBSan, in a clang build whose libraries carry libFuzzer's
-# coverage instrumentation (docs/reliability.md), 60 s each from its committed corpus; any crash,
+# The fuzzers under AddressSanitizer + UBSan, in a clang build whose libraries carry libFuzzer's
+# coverage instrumentation (docs/reliability.md), 60 s each from their committed corpus; any crash,
 # sanitizer report or leak fails the run. Off there: CUDA (nvcc's device code cannot take clang's
 # sanitizers), the benchmarks and the GUI. The same build runs the whole CTest suite when asked
 # (docs/reliability.md, "Sanitizers"); CI does not yet.
