@@ -3,7 +3,8 @@
 // loaded before timing so that only forward, cross-entropy, backward and the Adam update are
 // timed, as bench/engine/torch_throughput.py times them in PyTorch. Prints
 // "images_per_second <value>" (wall clock) and "images_per_cpu_second <value>" (the process's CPU
-// time, all threads: at one thread the figure a busy machine disturbs least).
+// time, all threads: at one thread the figure a busy machine disturbs least). Under
+// `tscope record` the run is profiled.
 
 #include <fmt/core.h>
 
@@ -22,6 +23,8 @@
 #include "tscope/engine/data/data_file_error.h"
 #include "tscope/engine/data/fashion_mnist.h"
 #include "tscope/engine/optim/adam.h"
+#include "tscope/profiler/environment.h"
+#include "tscope/profiler/record.h"
 
 namespace {
 
@@ -36,6 +39,8 @@ struct Settings {
 };
 
 int run(const Settings& settings) {
+  // `tscope record -- engine_throughput ...` profiles the run, for `tscope analyze`.
+  tscope::profiler::start_environment_session();
   const engine::FashionMnist train_set(settings.data_dir, engine::FashionMnistSplit::kTrain);
   const auto batches_needed = static_cast<std::size_t>(settings.warmup + settings.steps);
   const auto batch = static_cast<std::size_t>(settings.batch_size);
@@ -54,6 +59,7 @@ int run(const Settings& settings) {
   auto model = examples::make_model(settings.model, generator, /*fused=*/false);
   engine::optim::Adam optimizer(model->parameters(), {.learning_rate = 1e-3});
   const auto step = [&](const engine::LabeledBatch& labeled) {
+    const profiler::StepRange step_range(optimizer.step_count(), settings.batch_size);
     return examples::train_step(*model, optimizer, labeled.inputs, labeled.targets).loss;
   };
   for (std::int64_t i = 0; i < settings.warmup; ++i)
