@@ -21,6 +21,31 @@ Tensor as_matrix_batch(const Tensor& x, const Shape& batch) {
       {shape_numel(batch), expanded[expanded.size() - 2], expanded.back()});
 }
 
+// A transposed view of a dense matrix (a linear layer's weight.transpose(0, 1)).
+bool is_transposed_dense(const Tensor& x) {
+  const Shape& shape = x.shape();
+  const Shape& strides = x.strides();
+  const std::size_t rank = shape.size();
+  return rank == 2 && shape[0] > 1 && shape[1] > 1 && strides[0] == 1 && strides[1] == shape[0];
+}
+
+enum class Side { kLeft, kRight };
+
+// The gradient of `operand`, the left (a of a @ b) or right factor, given the other factor. For a
+// transposed view the product is formed transposed, (grad^T @ other)^T, so that the gradient
+// reaching the dense matrix under the view is dense itself and is not copied to be accumulated.
+Tensor operand_gradient(const Tensor& grad, const Tensor& other, const Tensor& operand, Side side) {
+  const bool left = side == Side::kLeft;
+  if (is_transposed_dense(operand) && grad.dim() == 2 && other.dim() == 2) {
+    const Tensor product =
+        left ? matmul(other, grad.transpose(0, 1)) : matmul(grad.transpose(0, 1), other);
+    return product.transpose(0, 1);
+  }
+  const Tensor product =
+      left ? matmul(grad, other.transpose(-1, -2)) : matmul(other.transpose(-1, -2), grad);
+  return sum_to(product, operand.shape());
+}
+
 Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   const std::int64_t m = a.shape()[a.shape().size() - 2];
   const std::int64_t k = a.shape().back();
@@ -37,13 +62,12 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   shape.push_back(m);
   shape.push_back(n);
   Tensor out = make_view(products, shape, contiguous_strides(shape), 0);
-  record_if_needed(
-      out, "MatmulBackward", {a, b},
-      [a = a.detach(), b = b.detach()](const Tensor& grad, const GradNeeds& needs) {
-        return std::vector<Tensor>{
-            needs[0] ? sum_to(matmul(grad, b.transpose(-1, -2)), a.shape()) : Tensor(),
-            needs[1] ? sum_to(matmul(a.transpose(-1, -2), grad), b.shape()) : Tensor()};
-      });
+  record_if_needed(out, "MatmulBackward", {a, b},
+                   [a = a.detach(), b = b.detach()](const Tensor& grad, const GradNeeds& needs) {
+                     return std::vector<Tensor>{
+                         needs[0] ? operand_gradient(grad, b, a, Side::kLeft) : Tensor(),
+                         needs[1] ? operand_gradient(grad, a, b, Side::kRight) : Tensor()};
+                   });
   return out;
 }
 
