@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "cpu/cpu_kernels.h"
+#include "cpu/intra_op_pool.h"
 #include "cpu/strided_loop.h"
 #include "current_op.h"
 #include "kernel_operands.h"
@@ -53,16 +54,19 @@ std::pair<std::int64_t, std::int64_t> valid_columns(const Conv2dGeometry& g, std
   return {first, last};
 }
 
-// Visits each (unfolded row, image, output row) of the batch with the input row it reads (null
-// when that row is padding) and the matching run of `columns` in the unfolded matrix.
+// Visits each (unfolded row, image, output row) of the images [first_image, last_image) with the
+// input row it reads (null when that row is padding) and the matching run of `columns` in the
+// unfolded matrix. Images touch disjoint columns and disjoint input planes, so ranges of images
+// can be visited in parallel, whether unfolding or folding back.
 template <typename Visit>
-void for_each_unfolded_row(const Conv2dGeometry& g, const BatchGemmExtents& e, Visit&& visit) {
+void for_each_unfolded_row(const Conv2dGeometry& g, const BatchGemmExtents& e,
+                           std::int64_t first_image, std::int64_t last_image, Visit&& visit) {
   for (std::int64_t row = 0; row < e.patch; ++row) {
     const std::int64_t kj = row % g.kernel_width;
     const std::int64_t ki = (row / g.kernel_width) % g.kernel_height;
     const std::int64_t c = row / (g.kernel_width * g.kernel_height);
     const auto [first, last] = valid_columns(g, kj);
-    for (std::int64_t n = 0; n < g.batch; ++n) {
+    for (std::int64_t n = first_image; n < last_image; ++n) {
       const std::int64_t plane = (n * g.channels + c) * g.height * g.width;
       for (std::int64_t oh = 0; oh < g.out_height; ++oh) {
         const std::int64_t ih = oh * g.stride - g.padding + ki;
@@ -76,11 +80,18 @@ void for_each_unfolded_row(const Conv2dGeometry& g, const BatchGemmExtents& e, V
   }
 }
 
+// Images per range of a parallel unfold or fold: enough unfolded values for one range's worth.
+std::int64_t images_per_range(const BatchGemmExtents& e) {
+  return std::max<std::int64_t>(
+      1, kElementwiseGrain / std::max<std::int64_t>(1, e.patch * e.positions));
+}
+
 // cols[row][n * OH * OW + p] = the input under kernel offset `row` at output position p of image n.
-void unfold_batch(const float* __restrict input, float* __restrict cols, const Conv2dGeometry& g,
-                  const BatchGemmExtents& e) {
+void unfold_images(const float* __restrict input, float* __restrict cols, const Conv2dGeometry& g,
+                   const BatchGemmExtents& e, std::int64_t first_image, std::int64_t last_image) {
   for_each_unfolded_row(
-      g, e, [&](std::int64_t column, std::int64_t input_at, std::int64_t first, std::int64_t last) {
+      g, e, first_image, last_image,
+      [&](std::int64_t column, std::int64_t input_at, std::int64_t first, std::int64_t last) {
         float* dst = cols + column;
         if (input_at < 0) {
           std::fill(dst, dst + g.out_width, 0.0f);
@@ -98,11 +109,13 @@ void unfold_batch(const float* __restrict input, float* __restrict cols, const C
       });
 }
 
-// The adjoint of unfold_batch: every column's value added back to the input position it came from.
-void fold_batch(const float* __restrict cols, float* __restrict image, const Conv2dGeometry& g,
-                const BatchGemmExtents& e) {
+// The adjoint of unfold_images: every column's value added back to the input position it came
+// from.
+void fold_images(const float* __restrict cols, float* __restrict image, const Conv2dGeometry& g,
+                 const BatchGemmExtents& e, std::int64_t first_image, std::int64_t last_image) {
   for_each_unfolded_row(
-      g, e, [&](std::int64_t column, std::int64_t input_at, std::int64_t first, std::int64_t last) {
+      g, e, first_image, last_image,
+      [&](std::int64_t column, std::int64_t input_at, std::int64_t first, std::int64_t last) {
         if (input_at < 0) return;
         const float* src = cols + column;
         float* dst = image + input_at;
@@ -111,24 +124,42 @@ void fold_batch(const float* __restrict cols, float* __restrict image, const Con
       });
 }
 
+void unfold_batch(const float* input, float* cols, const Conv2dGeometry& g,
+                  const BatchGemmExtents& e) {
+  parallel_for(g.batch, images_per_range(e), [&](std::int64_t begin, std::int64_t end) {
+    unfold_images(input, cols, g, e, begin, end);
+  });
+}
+
+void fold_batch(const float* cols, float* image, const Conv2dGeometry& g,
+                const BatchGemmExtents& e) {
+  parallel_for(g.batch, images_per_range(e), [&](std::int64_t begin, std::int64_t end) {
+    fold_images(cols, image, g, e, begin, end);
+  });
+}
+
 // Moves the runs of OH*OW floats of each (image, channel) between the batch-major layout
 // [N, OC, OH*OW] and the column order of the unfolded batch, [OC, N*OH*OW].
 enum class RunOrder { kToColumns, kToBatchMajor };
 
-void regroup_runs(const float* __restrict src, float* __restrict dst, std::int64_t out_channels,
+void regroup_runs(const float* src, float* dst, std::int64_t out_channels,
                   const BatchGemmExtents& e, std::int64_t batch, RunOrder order) {
   const auto run_bytes = static_cast<std::size_t>(e.positions) * sizeof(float);
-  for (std::int64_t n = 0; n < batch; ++n) {
-    for (std::int64_t oc = 0; oc < out_channels; ++oc) {
-      const std::int64_t batch_major = (n * out_channels + oc) * e.positions;
-      const std::int64_t column_major = oc * e.columns + n * e.positions;
-      if (order == RunOrder::kToColumns) {
-        std::memcpy(dst + column_major, src + batch_major, run_bytes);
-      } else {
-        std::memcpy(dst + batch_major, src + column_major, run_bytes);
+  const std::int64_t grain = std::max<std::int64_t>(
+      1, kElementwiseGrain / std::max<std::int64_t>(1, out_channels * e.positions));
+  parallel_for(batch, grain, [&](std::int64_t first_image, std::int64_t last_image) {
+    for (std::int64_t n = first_image; n < last_image; ++n) {
+      for (std::int64_t oc = 0; oc < out_channels; ++oc) {
+        const std::int64_t batch_major = (n * out_channels + oc) * e.positions;
+        const std::int64_t column_major = oc * e.columns + n * e.positions;
+        if (order == RunOrder::kToColumns) {
+          std::memcpy(dst + column_major, src + batch_major, run_bytes);
+        } else {
+          std::memcpy(dst + batch_major, src + column_major, run_bytes);
+        }
       }
     }
-  }
+  });
 }
 
 // grad [N, OC, OH, OW] as [OC, N*OH*OW].
@@ -147,6 +178,7 @@ std::pair<Tensor, Tensor> conv2d(const Tensor& input, const Tensor& weight,
                                  const Conv2dGeometry& geometry) {
   require_dtype(input, DType::kFloat32, "conv2d");
   require_dtype(weight, DType::kFloat32, "conv2d");
+  configure_threads_once();
   const BatchGemmExtents e = extents_of(geometry);
   const std::int64_t out_channels = weight.shape()[0];
   const Tensor image = dense(input);
@@ -176,6 +208,7 @@ Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,
                              const Conv2dGeometry& geometry) {
   require_dtype(grad, DType::kFloat32, "conv2d_backward_input");
   require_dtype(weight, DType::kFloat32, "conv2d_backward_input");
+  configure_threads_once();
   const BatchGemmExtents e = extents_of(geometry);
   const std::int64_t out_channels = weight.shape()[0];
   Tensor image = zeros({geometry.batch, geometry.channels, geometry.height, geometry.width},
@@ -196,6 +229,7 @@ Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& cols,
                               const Conv2dGeometry& geometry) {
   require_dtype(grad, DType::kFloat32, "conv2d_backward_weight");
   require_dtype(cols, DType::kFloat32, "conv2d_backward_weight");
+  configure_threads_once();
   const BatchGemmExtents e = extents_of(geometry);
   const std::int64_t out_channels = grad.shape()[1];
   if (cols.shape() != Shape{e.patch, e.columns}) {

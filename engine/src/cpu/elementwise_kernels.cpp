@@ -9,6 +9,7 @@
 
 #include "cpu/cpu_kernels.h"
 #include "cpu/gelu_math.h"
+#include "cpu/intra_op_pool.h"
 #include "cpu/strided_loop.h"
 #include "kernel_operands.h"
 #include "tscope/engine/factories.h"
@@ -16,16 +17,32 @@
 namespace tscope::engine::cpu {
 namespace {
 
+// The dense loops take their operands as restrict parameters, which is what lets GCC vectorise
+// them; the pool's threads each run one range.
+template <typename Op>
+void map_dense_unary(const float* __restrict input, float* __restrict result, std::int64_t count,
+                     Op op) {
+  for (std::int64_t i = 0; i < count; ++i)
+    result[i] = op(input[i]);
+}
+
+template <typename Op>
+void map_dense_binary(const float* __restrict lhs, const float* __restrict rhs,
+                      float* __restrict result, std::int64_t count, Op op) {
+  for (std::int64_t i = 0; i < count; ++i)
+    result[i] = op(lhs[i], rhs[i]);
+}
+
 template <typename Op>
 Tensor map_unary(const Tensor& x, const char* op_name, Op op) {
   require_dtype(x, DType::kFloat32, op_name);
   Tensor out = empty(x.shape(), {.device = x.device()});
-  float* __restrict result = out.data<float>();
-  const float* __restrict input = x.data<float>();
+  float* result = out.data<float>();
+  const float* input = x.data<float>();
   if (x.is_contiguous()) {
-    const std::int64_t count = out.numel();
-    for (std::int64_t i = 0; i < count; ++i)
-      result[i] = op(input[i]);
+    parallel_for(out.numel(), kElementwiseGrain, [&](std::int64_t begin, std::int64_t end) {
+      map_dense_unary(input + begin, result + begin, end - begin, op);
+    });
     return out;
   }
   for_each_strided<2>(
@@ -70,16 +87,24 @@ std::optional<BroadcastBlock> broadcast_block(std::span<const std::int64_t> shap
 }
 
 template <typename Op>
-void map_broadcast_block(const float* __restrict lhs, const float* __restrict rhs,
-                         float* __restrict result, const BroadcastBlock& block, Op op) {
-  for (std::int64_t o = 0; o < block.outer; ++o) {
-    for (std::int64_t k = 0; k < block.kept; ++k) {
-      const float value = rhs[k];
-      const std::int64_t at = (o * block.kept + k) * block.inner;
-      for (std::int64_t i = 0; i < block.inner; ++i)
-        result[at + i] = op(lhs[at + i], value);
+void map_runs_with_value(const float* __restrict lhs, float value, float* __restrict result,
+                         std::int64_t count, Op op) {
+  for (std::int64_t i = 0; i < count; ++i)
+    result[i] = op(lhs[i], value);
+}
+
+// Runs (o, k) of `inner` elements, in parallel over o * kept + k.
+template <typename Op>
+void map_broadcast_block(const float* lhs, const float* rhs, float* result,
+                         const BroadcastBlock& block, Op op) {
+  const std::int64_t grain =
+      std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(1, block.inner));
+  parallel_for(block.outer * block.kept, grain, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t run = begin; run < end; ++run) {
+      const std::int64_t at = run * block.inner;
+      map_runs_with_value(lhs + at, rhs[run % block.kept], result + at, block.inner, op);
     }
-  }
+  });
 }
 
 // The general path: any strides, any broadcast; the reference of map_binary's fast paths.
@@ -104,13 +129,13 @@ Tensor map_binary(const Tensor& a, const Tensor& b, const char* op_name, Op op) 
   const bool same_shape = a.shape() == b.shape();
   const Shape shape = same_shape ? a.shape() : broadcast_shapes(a.shape(), b.shape());
   Tensor out = empty(shape, {.device = a.device()});
-  float* __restrict result = out.data<float>();
-  const float* __restrict lhs = a.data<float>();
-  const float* __restrict rhs = b.data<float>();
-  const std::int64_t count = out.numel();
+  float* result = out.data<float>();
+  const float* lhs = a.data<float>();
+  const float* rhs = b.data<float>();
   if (same_shape && a.is_contiguous() && b.is_contiguous()) {
-    for (std::int64_t i = 0; i < count; ++i)
-      result[i] = op(lhs[i], rhs[i]);
+    parallel_for(out.numel(), kElementwiseGrain, [&](std::int64_t begin, std::int64_t end) {
+      map_dense_binary(lhs + begin, rhs + begin, result + begin, end - begin, op);
+    });
     return out;
   }
   if (a.shape() == shape && a.is_contiguous()) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "cpu/cpu_kernels.h"
+#include "cpu/intra_op_pool.h"
 #include "kernel_operands.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
@@ -27,6 +28,7 @@ CBLAS_TRANSPOSE blas_transpose(const GemmOperand& operand) {
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   check_matmul_operands(a, b);
+  configure_threads_once();
   const std::int64_t batch = a.shape()[0];
   const std::int64_t m = a.shape()[1];
   const std::int64_t k = a.shape()[2];

@@ -1,11 +1,23 @@
 // 2-D max pooling on the CPU; each output remembers which input position won, so backward only
-// has to route gradients there.
+// has to route gradients there. Planes (image, channel) are independent: the pool's threads take
+// ranges of them.
+
+#include <algorithm>
 
 #include "cpu/cpu_kernels.h"
+#include "cpu/intra_op_pool.h"
 #include "kernel_operands.h"
 #include "tscope/engine/factories.h"
 
 namespace tscope::engine::cpu {
+namespace {
+
+std::int64_t planes_per_range(const Pool2dGeometry& g) {
+  return std::max<std::int64_t>(1,
+                                kElementwiseGrain / std::max<std::int64_t>(1, g.height * g.width));
+}
+
+}  // namespace
 
 std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dGeometry& g) {
   require_dtype(x, DType::kFloat32, "max_pool2d");
@@ -16,24 +28,26 @@ std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dGeometry& g) {
   float* best_values = values.data<float>();
   std::int64_t* best_indices = indices.data<std::int64_t>();
   const float* in = input.data<float>();
-  const std::int64_t planes = g.batch * g.channels;
-  for (std::int64_t p = 0; p < planes; ++p) {
-    const float* plane = in + p * g.height * g.width;
-    for (std::int64_t oh = 0; oh < g.out_height; ++oh) {
-      for (std::int64_t ow = 0; ow < g.out_width; ++ow) {
-        std::int64_t best = (oh * g.stride) * g.width + ow * g.stride;
-        for (std::int64_t ki = 0; ki < g.kernel; ++ki) {
-          for (std::int64_t kj = 0; kj < g.kernel; ++kj) {
-            const std::int64_t at = (oh * g.stride + ki) * g.width + ow * g.stride + kj;
-            if (plane[at] > plane[best]) best = at;
+  parallel_for(
+      g.batch * g.channels, planes_per_range(g), [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t p = begin; p < end; ++p) {
+          const float* plane = in + p * g.height * g.width;
+          for (std::int64_t oh = 0; oh < g.out_height; ++oh) {
+            for (std::int64_t ow = 0; ow < g.out_width; ++ow) {
+              std::int64_t best = (oh * g.stride) * g.width + ow * g.stride;
+              for (std::int64_t ki = 0; ki < g.kernel; ++ki) {
+                for (std::int64_t kj = 0; kj < g.kernel; ++kj) {
+                  const std::int64_t at = (oh * g.stride + ki) * g.width + ow * g.stride + kj;
+                  if (plane[at] > plane[best]) best = at;
+                }
+              }
+              const std::int64_t out_at = (p * g.out_height + oh) * g.out_width + ow;
+              best_values[out_at] = plane[best];
+              best_indices[out_at] = best;
+            }
           }
         }
-        const std::int64_t out_at = (p * g.out_height + oh) * g.out_width + ow;
-        best_values[out_at] = plane[best];
-        best_indices[out_at] = best;
-      }
-    }
-  }
+      });
   return {values, indices};
 }
 
@@ -46,15 +60,17 @@ Tensor max_pool2d_backward(const Tensor& grad, const Tensor& indices, const Pool
   float* result = out.data<float>();
   const float* g_in = incoming.data<float>();
   const std::int64_t* where = positions.data<std::int64_t>();
-  const std::int64_t planes = g.batch * g.channels;
   const std::int64_t outputs_per_plane = g.out_height * g.out_width;
-  for (std::int64_t p = 0; p < planes; ++p) {
-    float* plane = result + p * g.height * g.width;
-    for (std::int64_t i = 0; i < outputs_per_plane; ++i) {
-      const std::int64_t out_at = p * outputs_per_plane + i;
-      plane[where[out_at]] += g_in[out_at];
-    }
-  }
+  parallel_for(g.batch * g.channels, planes_per_range(g),
+               [&](std::int64_t begin, std::int64_t end) {
+                 for (std::int64_t p = begin; p < end; ++p) {
+                   float* plane = result + p * g.height * g.width;
+                   for (std::int64_t i = 0; i < outputs_per_plane; ++i) {
+                     const std::int64_t out_at = p * outputs_per_plane + i;
+                     plane[where[out_at]] += g_in[out_at];
+                   }
+                 }
+               });
   return out;
 }
 

@@ -1,0 +1,198 @@
+// The intra-op pool behind parallel_for and the engine's thread count. Workers wait on a
+// generation counter: a short spin (a loop follows the previous one within microseconds inside a
+// step), then a futex wait, so that idle workers leave the cores to OpenBLAS and to other
+// processes. Every worker acknowledges every generation, whether it had a range or not, so the
+// loop's description is never rewritten while a late worker still reads it.
+
+#include "cpu/intra_op_pool.h"
+
+#include <cblas.h>
+#include <pthread.h>
+
+#include <atomic>
+#include <charconv>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "tscope/engine/errors.h"
+#include "tscope/engine/threads.h"
+
+namespace tscope::engine::cpu {
+namespace {
+
+// A worker, or the caller while it runs its own range: a parallel loop inside runs serially.
+thread_local bool inside_parallel_loop = false;
+
+// About 10 us of pause instructions: long enough to catch the next loop of a step, short enough
+// to leave the core to OpenBLAS (whose workers then run) and to other processes soon after.
+constexpr int kSpinsBeforeSleeping = 256;
+
+void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Returns the first value of `counter` other than `old`.
+std::uint32_t wait_for_change(const std::atomic<std::uint32_t>& counter, std::uint32_t old) {
+  for (int spin = 0; spin < kSpinsBeforeSleeping; ++spin) {
+    const std::uint32_t now = counter.load(std::memory_order_acquire);
+    if (now != old) return now;
+    spin_pause();
+  }
+  counter.wait(old, std::memory_order_acquire);
+  return counter.load(std::memory_order_acquire);
+}
+
+class IntraOpPool {
+ public:
+  static IntraOpPool& instance() {
+    static IntraOpPool pool;
+    return pool;
+  }
+  IntraOpPool(const IntraOpPool&) = delete;
+  IntraOpPool& operator=(const IntraOpPool&) = delete;
+  ~IntraOpPool() { stop_workers(); }
+
+  int threads() const { return static_cast<int>(workers_.size()) + 1; }
+
+  void resize(int threads) {
+    stop_workers();
+    stopping_ = false;
+    workers_.reserve(static_cast<std::size_t>(threads - 1));
+    const std::uint32_t generation = generation_.load(std::memory_order_relaxed);
+    for (int index = 1; index < threads; ++index) {
+      std::thread& worker =
+          workers_.emplace_back([this, index, generation] { work(index, generation); });
+      // Named before it first runs a loop, so traces and system tools (at most 15 characters)
+      // see the name from its first event.
+      pthread_setname_np(worker.native_handle(), ("tscope cpu " + std::to_string(index)).c_str());
+    }
+  }
+
+  // False when another thread's loop holds the pool.
+  bool try_run(std::int64_t count, std::int64_t grain, const RangeTask& task) {
+    if (busy_.exchange(true, std::memory_order_acquire)) return false;
+    task_ = &task;
+    count_ = count;
+    ranges_ = static_cast<int>(std::min<std::int64_t>(threads(), count / grain));
+    error_ = nullptr;
+    unfinished_.store(static_cast<std::uint32_t>(workers_.size()), std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+    generation_.notify_all();
+    inside_parallel_loop = true;
+    run_range(0);
+    inside_parallel_loop = false;
+    for (std::uint32_t left = unfinished_.load(std::memory_order_acquire); left != 0;
+         left = unfinished_.load(std::memory_order_acquire)) {
+      wait_for_change(unfinished_, left);
+    }
+    std::exception_ptr error = error_;
+    busy_.store(false, std::memory_order_release);
+    if (error) std::rethrow_exception(error);
+    return true;
+  }
+
+ private:
+  IntraOpPool() = default;
+
+  void run_range(int index) {
+    if (index >= ranges_) return;
+    const std::int64_t begin = count_ * index / ranges_;
+    const std::int64_t end = count_ * (index + 1) / ranges_;
+    try {
+      (*task_)(begin, end);
+    } catch (...) {
+      const std::lock_guard lock(error_mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
+  }
+
+  void work(int index, std::uint32_t seen) {
+    inside_parallel_loop = true;
+    for (;;) {
+      seen = wait_for_change(generation_, seen);
+      if (stopping_) return;
+      run_range(index);
+      if (unfinished_.fetch_sub(1, std::memory_order_acq_rel) == 1) unfinished_.notify_all();
+    }
+  }
+
+  void stop_workers() {
+    if (workers_.empty()) return;
+    stopping_ = true;
+    generation_.fetch_add(1, std::memory_order_release);
+    generation_.notify_all();
+    for (std::thread& worker : workers_)
+      worker.join();
+    workers_.clear();
+  }
+
+  std::vector<std::thread> workers_;
+  std::atomic<bool> busy_{false};
+  // Published by the release increment of generation_, read after the workers' acquire.
+  bool stopping_ = false;
+  const RangeTask* task_ = nullptr;
+  std::int64_t count_ = 0;
+  int ranges_ = 0;
+  std::atomic<std::uint32_t> generation_{0};
+  std::atomic<std::uint32_t> unfinished_{0};
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
+};
+
+int count_from_environment() {
+  const char* text = std::getenv(std::string(kNumThreadsVariable).c_str());
+  if (text != nullptr) {
+    const std::string_view value(text);
+    int count = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), count);
+    if (error == std::errc() && end == value.data() + value.size() && count >= 1) return count;
+  }
+  return std::max(1, openblas_get_num_threads());
+}
+
+void apply_thread_count(int count) {
+  openblas_set_num_threads(count);
+  IntraOpPool::instance().resize(count);
+}
+
+std::once_flag configured;
+
+}  // namespace
+
+void configure_threads_once() {
+  std::call_once(configured, [] { apply_thread_count(count_from_environment()); });
+}
+
+void run_parallel(std::int64_t count, std::int64_t grain, const RangeTask& task) {
+  configure_threads_once();
+  IntraOpPool& pool = IntraOpPool::instance();
+  if (inside_parallel_loop || pool.threads() == 1 || !pool.try_run(count, grain, task))
+    task(0, count);
+}
+
+}  // namespace tscope::engine::cpu
+
+namespace tscope::engine {
+
+void set_num_threads(int count) {
+  if (count < 1) {
+    throw EngineError("set_num_threads: needs at least 1 thread, got " + std::to_string(count));
+  }
+  cpu::configure_threads_once();
+  cpu::apply_thread_count(count);
+}
+
+int num_threads() {
+  cpu::configure_threads_once();
+  return cpu::IntraOpPool::instance().threads();
+}
+
+}  // namespace tscope::engine
