@@ -8,11 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -41,23 +41,36 @@ class ThreadCount : public ::testing::Test {
 
 using IntraOpPool = ThreadCount;
 
-TEST_F(IntraOpPool, ParallelForVisitsEveryIndexOnceOnEveryThread) {
+TEST_F(IntraOpPool, ParallelForVisitsEveryIndexOnce) {
   set_num_threads(2);
   constexpr std::int64_t kCount = 1 << 18;
   std::vector<std::atomic<int>> visits(kCount);
-  std::mutex mutex;
-  std::set<std::thread::id> threads;
   cpu::parallel_for(kCount, 1 << 10, [&](std::int64_t begin, std::int64_t end) {
-    {
-      const std::lock_guard lock(mutex);
-      threads.insert(std::this_thread::get_id());
-    }
     for (std::int64_t i = begin; i < end; ++i)
       visits[static_cast<std::size_t>(i)].fetch_add(1);
   });
   for (std::int64_t i = 0; i < kCount; ++i)
     ASSERT_EQ(visits[static_cast<std::size_t>(i)].load(), 1) << "index " << i;
-  EXPECT_EQ(threads.size(), 2u);
+}
+
+TEST_F(IntraOpPool, AWorkerTakesTheRangesTheBusyCallerLeaves) {
+  set_num_threads(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int> ranges_on_workers{0};
+  std::atomic<std::int64_t> iterations{0};
+  cpu::parallel_for(8, 1, [&](std::int64_t begin, std::int64_t end) {
+    iterations.fetch_add(end - begin);
+    if (std::this_thread::get_id() != caller) {
+      ranges_on_workers.fetch_add(1);
+      return;
+    }
+    // The caller holds its first range until a worker has run one (or 10 s have passed).
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (ranges_on_workers.load() == 0 && std::chrono::steady_clock::now() < until)
+      std::this_thread::yield();
+  });
+  EXPECT_GE(ranges_on_workers.load(), 1);
+  EXPECT_EQ(iterations.load(), 8);
 }
 
 TEST_F(IntraOpPool, ALoopShorterThanTwoGrainsRunsOnTheCaller) {

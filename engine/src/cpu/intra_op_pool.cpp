@@ -1,8 +1,8 @@
 // The intra-op pool behind parallel_for and the engine's thread count. Workers wait on a
 // generation counter: a short spin (a loop follows the previous one within microseconds inside a
 // step), then a futex wait, so that idle workers leave the cores to OpenBLAS and to other
-// processes. Every worker acknowledges every generation, whether it had a range or not, so the
-// loop's description is never rewritten while a late worker still reads it.
+// processes. A loop's ranges are claimed one by one, by the caller too, and the caller waits
+// only for ranges a worker has claimed: a worker that wakes late finds none left.
 
 #include "cpu/intra_op_pool.h"
 
@@ -68,8 +68,7 @@ class IntraOpPool {
     workers_.reserve(static_cast<std::size_t>(threads - 1));
     const std::uint32_t generation = generation_.load(std::memory_order_relaxed);
     for (int index = 1; index < threads; ++index) {
-      std::thread& worker =
-          workers_.emplace_back([this, index, generation] { work(index, generation); });
+      std::thread& worker = workers_.emplace_back([this, generation] { work(generation); });
       // Named before it first runs a loop, so traces and system tools (at most 15 characters)
       // see the name from its first event.
       pthread_setname_np(worker.native_handle(), ("tscope cpu " + std::to_string(index)).c_str());
@@ -81,17 +80,20 @@ class IntraOpPool {
     if (busy_.exchange(true, std::memory_order_acquire)) return false;
     task_ = &task;
     count_ = count;
-    ranges_ = static_cast<int>(std::min<std::int64_t>(threads(), count / grain));
+    const auto ranges = static_cast<std::uint32_t>(
+        std::min<std::int64_t>(threads() * kRangesPerThread, count / grain));
     error_ = nullptr;
-    unfinished_.store(static_cast<std::uint32_t>(workers_.size()), std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
+    completed_.store(0, std::memory_order_relaxed);
+    const std::uint32_t generation = generation_.load(std::memory_order_relaxed) + 1;
+    claims_.store(pack_claims(generation, ranges, 0), std::memory_order_release);
+    generation_.store(generation, std::memory_order_release);
     generation_.notify_all();
     inside_parallel_loop = true;
-    run_range(0);
+    run_claimed_ranges(generation);
     inside_parallel_loop = false;
-    for (std::uint32_t left = unfinished_.load(std::memory_order_acquire); left != 0;
-         left = unfinished_.load(std::memory_order_acquire)) {
-      wait_for_change(unfinished_, left);
+    for (std::uint32_t done = completed_.load(std::memory_order_acquire); done != ranges;
+         done = completed_.load(std::memory_order_acquire)) {
+      wait_for_change(completed_, done);
     }
     std::exception_ptr error = error_;
     busy_.store(false, std::memory_order_release);
@@ -100,12 +102,42 @@ class IntraOpPool {
   }
 
  private:
+  // More ranges than threads, claimed one at a time: a thread the system holds off a core leaves
+  // its share to the others instead of holding up the loop until it runs again.
+  static constexpr std::int64_t kRangesPerThread = 4;
+
+  // claims_ holds the loop's generation, its range count and the next unclaimed range, so that a
+  // claim made for a loop that has already finished fails instead of running the next loop's
+  // range under the old one's description.
+  static std::uint64_t pack_claims(std::uint32_t generation, std::uint32_t ranges,
+                                   std::uint32_t next) {
+    return (std::uint64_t{generation} << 32) | (std::uint64_t{ranges} << 16) | next;
+  }
+
   IntraOpPool() = default;
 
-  void run_range(int index) {
-    if (index >= ranges_) return;
-    const std::int64_t begin = count_ * index / ranges_;
-    const std::int64_t end = count_ * (index + 1) / ranges_;
+  // Runs ranges of loop `generation` until none is left unclaimed.
+  void run_claimed_ranges(std::uint32_t generation) {
+    std::uint64_t claims = claims_.load(std::memory_order_acquire);
+    for (;;) {
+      const auto ranges = static_cast<std::uint32_t>((claims >> 16) & 0xffff);
+      const auto next = static_cast<std::uint32_t>(claims & 0xffff);
+      if (static_cast<std::uint32_t>(claims >> 32) != generation || next >= ranges) return;
+      if (!claims_.compare_exchange_weak(claims, pack_claims(generation, ranges, next + 1),
+                                         std::memory_order_acq_rel, std::memory_order_acquire)) {
+        continue;
+      }
+      run_range(next, ranges);
+      if (completed_.fetch_add(1, std::memory_order_acq_rel) + 1 == ranges) {
+        completed_.notify_all();
+      }
+      claims = claims_.load(std::memory_order_acquire);
+    }
+  }
+
+  void run_range(std::uint32_t index, std::uint32_t ranges) {
+    const std::int64_t begin = count_ * index / ranges;
+    const std::int64_t end = count_ * (index + 1) / ranges;
     try {
       (*task_)(begin, end);
     } catch (...) {
@@ -114,13 +146,12 @@ class IntraOpPool {
     }
   }
 
-  void work(int index, std::uint32_t seen) {
+  void work(std::uint32_t seen) {
     inside_parallel_loop = true;
     for (;;) {
       seen = wait_for_change(generation_, seen);
       if (stopping_) return;
-      run_range(index);
-      if (unfinished_.fetch_sub(1, std::memory_order_acq_rel) == 1) unfinished_.notify_all();
+      run_claimed_ranges(seen);
     }
   }
 
@@ -136,13 +167,13 @@ class IntraOpPool {
 
   std::vector<std::thread> workers_;
   std::atomic<bool> busy_{false};
-  // Published by the release increment of generation_, read after the workers' acquire.
+  // Published by the release store of generation_ (or of claims_), read after an acquire of it.
   bool stopping_ = false;
   const RangeTask* task_ = nullptr;
   std::int64_t count_ = 0;
-  int ranges_ = 0;
   std::atomic<std::uint32_t> generation_{0};
-  std::atomic<std::uint32_t> unfinished_{0};
+  std::atomic<std::uint64_t> claims_{0};
+  std::atomic<std::uint32_t> completed_{0};
   std::mutex error_mutex_;
   std::exception_ptr error_;
 };
