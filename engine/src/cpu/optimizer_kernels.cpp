@@ -14,26 +14,24 @@
 namespace tscope::engine::cpu {
 namespace {
 
-struct AdamCoefficients {
-  float beta1;
-  float beta2;
-  float eps;
-  float step_size;
-  float inverse_sqrt_correction2;
-  float l2_decay;
-  float decoupled_scale;
-};
-
-// One range of one parameter; restrict operands so that GCC vectorises the loop.
+// One range of one parameter; restrict operands so that GCC vectorises the loop. It computes in
+// float, as the CUDA kernel does.
 void adam_update(float* __restrict values, const float* __restrict gradient,
                  float* __restrict first, float* __restrict second, std::int64_t count,
-                 const AdamCoefficients& c) {
+                 const AdamStepConfig& config) {
+  const auto beta1 = static_cast<float>(config.beta1);
+  const auto beta2 = static_cast<float>(config.beta2);
+  const auto eps = static_cast<float>(config.eps);
+  const auto step_size = static_cast<float>(config.step_size);
+  const auto inverse_sqrt_correction2 = static_cast<float>(config.inverse_sqrt_correction2);
+  const auto l2_decay = static_cast<float>(config.l2_decay);
+  const auto decoupled_scale = static_cast<float>(config.decoupled_scale);
   for (std::int64_t i = 0; i < count; ++i) {
-    const float g = gradient[i] + c.l2_decay * values[i];
-    first[i] = c.beta1 * first[i] + (1.0f - c.beta1) * g;
-    second[i] = c.beta2 * second[i] + (1.0f - c.beta2) * g * g;
-    const float denominator = std::sqrt(second[i]) * c.inverse_sqrt_correction2 + c.eps;
-    values[i] = values[i] * c.decoupled_scale - c.step_size * first[i] / denominator;
+    const float g = gradient[i] + l2_decay * values[i];
+    first[i] = beta1 * first[i] + (1.0f - beta1) * g;
+    second[i] = beta2 * second[i] + (1.0f - beta2) * g * g;
+    const float denominator = std::sqrt(second[i]) * inverse_sqrt_correction2 + eps;
+    values[i] = values[i] * decoupled_scale - step_size * first[i] / denominator;
   }
 }
 
@@ -43,14 +41,6 @@ void adam_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
                std::span<Tensor> first_moments, std::span<Tensor> second_moments,
                const AdamStepConfig& config) {
   check_optimizer_operands("adam_step_", parameters, gradients, {first_moments, second_moments});
-  const AdamCoefficients coefficients{
-      .beta1 = static_cast<float>(config.beta1),
-      .beta2 = static_cast<float>(config.beta2),
-      .eps = static_cast<float>(config.eps),
-      .step_size = static_cast<float>(config.step_size),
-      .inverse_sqrt_correction2 = static_cast<float>(config.inverse_sqrt_correction2),
-      .l2_decay = static_cast<float>(config.l2_decay),
-      .decoupled_scale = static_cast<float>(config.decoupled_scale)};
   for (std::size_t p = 0; p < parameters.size(); ++p) {
     float* values = parameters[p].data<float>();
     const float* gradient = gradients[p].data<float>();
@@ -59,7 +49,7 @@ void adam_step(std::span<Tensor> parameters, std::span<const Tensor> gradients,
     parallel_for(parameters[p].numel(), kElementwiseGrain,
                  [&](std::int64_t begin, std::int64_t end) {
                    adam_update(values + begin, gradient + begin, first + begin, second + begin,
-                               end - begin, coefficients);
+                               end - begin, config);
                  });
   }
 }
