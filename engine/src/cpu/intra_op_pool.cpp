@@ -185,6 +185,8 @@ int count_from_environment() {
     int count = 0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), count);
     if (error == std::errc() && end == value.data() + value.size() && count >= 1) return count;
+    throw EngineError(std::string(kNumThreadsVariable) +
+                      ": expected a positive thread count, got '" + std::string(value) + "'");
   }
   return std::max(1, openblas_get_num_threads());
 }

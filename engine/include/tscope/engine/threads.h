@@ -7,8 +7,9 @@
 
 namespace tscope::engine {
 
-// Read when the engine first computes on the CPU: a positive count. Unset (or not a positive
-// integer), the count is OpenBLAS' own (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, else the cores).
+// Read when the engine first computes on the CPU: a positive count; anything else makes that
+// first op throw EngineError naming the variable. Unset, the count is OpenBLAS' own
+// (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, else the cores).
 inline constexpr std::string_view kNumThreadsVariable = "TSCOPE_NUM_THREADS";
 
 // Sets both the pool and OpenBLAS to `count` threads (the caller's thread counts as one); throws
