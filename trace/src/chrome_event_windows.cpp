@@ -4,7 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "tscope/trace/errors.h"
 
@@ -13,8 +18,6 @@ namespace {
 
 // The text is read in chunks of this size; a window is handed out once it holds window_bytes.
 constexpr std::size_t kReadChunk = std::size_t{1} << 20;
-// Strings up to this long are looked through byte by byte, longer ones with memchr.
-constexpr std::size_t kShortString = 24;
 
 enum CharClass : std::uint8_t { kPlain, kSpace, kQuote, kOpen, kClose, kComma, kColon };
 
@@ -35,6 +38,51 @@ constexpr std::string_view kEmptyEvents = "\"traceEvents\":[]";
 
 bool is_space(char c) {
   return kCharClass[static_cast<unsigned char>(c)] == kSpace;
+}
+
+// The scan looks at every byte of the file, so it skips sixteen at a time to the next byte that
+// can matter: inside a string a quote or a backslash, inside an event a quote or a bracket (commas,
+// colons and values change nothing there). '[' and '{', ']' and '}' differ only in bit 0x20.
+struct QuoteOrBackslash {
+  static bool matches(char c) { return c == '"' || c == '\\'; }
+#if defined(__SSE2__)
+  static int mask(__m128i block) {
+    return _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8('"')),
+                                          _mm_cmpeq_epi8(block, _mm_set1_epi8('\\'))));
+  }
+#endif
+};
+
+struct QuoteOrBracket {
+  static bool matches(char c) {
+    const char folded = static_cast<char>(c | 0x20);
+    return c == '"' || folded == '{' || folded == '}';
+  }
+#if defined(__SSE2__)
+  static int mask(__m128i block) {
+    const __m128i folded = _mm_or_si128(block, _mm_set1_epi8(0x20));
+    return _mm_movemask_epi8(
+        _mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8('"')),
+                     _mm_or_si128(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')),
+                                  _mm_cmpeq_epi8(folded, _mm_set1_epi8('}')))));
+  }
+#endif
+};
+
+// The first index from `at` below `size` whose byte Bytes::matches, `size` when there is none.
+template <typename Bytes>
+std::size_t find_first(const char* text, std::size_t at, std::size_t size) {
+#if defined(__SSE2__)
+  constexpr std::size_t kBlock = 16;
+  for (; at + kBlock <= size; at += kBlock) {
+    const int found = Bytes::mask(_mm_loadu_si128(reinterpret_cast<const __m128i*>(text + at)));
+    if (found != 0)
+      return at + static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(found)));
+  }
+#endif
+  while (at < size && !Bytes::matches(text[at]))
+    ++at;
+  return at;
 }
 
 }  // namespace
@@ -76,39 +124,19 @@ void ChromeEventWindows::scan(std::size_t from) {
         ++at;
         continue;
       }
-      // Only a quote or a backslash matters inside a string. Most strings are short keys, looked
-      // through here; memchr takes over for the long call-stack strings of Kineto traces.
-      const std::size_t short_end = std::min(size, at + kShortString);
-      while (at < short_end && text[at] != '"' && text[at] != '\\')
-        ++at;
+      at = find_first<QuoteOrBackslash>(text, at, size);
       if (at == size) break;
-      if (at < short_end) {
-        if (text[at] == '\\') {
-          escaped_ = true;
-          ++at;
-          continue;
-        }
-        close_string(at);
-        ++at;
-        continue;
-      }
-      const char* const quote = static_cast<const char*>(std::memchr(text + at, '"', size - at));
-      const std::size_t quote_at = quote == nullptr ? size : static_cast<std::size_t>(quote - text);
-      const char* const backslash =
-          static_cast<const char*>(std::memchr(text + at, '\\', quote_at - at));
-      if (backslash != nullptr) {
+      if (text[at] == '\\') {
         escaped_ = true;
-        at = static_cast<std::size_t>(backslash - text) + 1;
-        continue;
+      } else {
+        close_string(at);
       }
-      if (quote == nullptr) {
-        at = size;
-        break;
-      }
-      at = quote_at;
-      close_string(at);
       ++at;
       continue;
+    }
+    if (part_ == Part::kEvents && depth_ > events_depth_) {
+      at = find_first<QuoteOrBracket>(text, at, size);
+      if (at == size) break;
     }
     const char c = text[at];
     switch (kCharClass[static_cast<unsigned char>(c)]) {
