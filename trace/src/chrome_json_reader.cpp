@@ -66,7 +66,7 @@ class ChromeImporter {
  private:
   void read_top_level(const std::string& members);
   // Returns the number of events the window held.
-  std::size_t read_window(const ChromeEventWindow& window);
+  std::size_t read_window(const ParsedEventWindow& parsed);
   void read_event(const RawEvent& event);
   void add_span(const RawEvent& event, TimeNs start, TimeNs end);
   void add_instant(const RawEvent& event, TimeNs time);
@@ -100,9 +100,8 @@ class ChromeImporter {
   std::vector<PendingFlowEnd> flow_ends_;
 
   SpanRecord span_;  // reused so per-event argument vectors keep their capacity
-  // One window's document at a time; a begin event waiting for its end is kept as its own text
-  // and parsed again, alone, when matched.
-  dom::parser window_parser_;
+  // A begin event waiting for its end is kept as its own text (the window's document is gone by
+  // then) and parsed again, alone, when matched.
   dom::parser event_parser_;
   dom::parser members_parser_;
 };
@@ -549,14 +548,9 @@ void ChromeImporter::finish_flows() {
   }
 }
 
-std::size_t ChromeImporter::read_window(const ChromeEventWindow& window) {
-  dom::element root;
-  if (const auto error = window_parser_.parse(window.text.data(), window.size, false).get(root);
-      error != simdjson::SUCCESS) {
-    throw FormatError(source_, window.offset,
-                      std::string("not valid JSON: ") + simdjson::error_message(error));
-  }
-  const dom::array events = array_of(root);
+std::size_t ChromeImporter::read_window(const ParsedEventWindow& parsed) {
+  const ChromeEventWindow& window = parsed.window;
+  const dom::array events = parsed.events;
   // Names and sort orders are best known before a window's tracks are created (the rest arrive
   // in later windows and are applied at the end); this pass only looks up each event's phase and
   // whether its time is beyond a double's nanoseconds, which is cheap next to reading all its
@@ -597,16 +591,17 @@ Trace ChromeImporter::import(ChromeEventWindows& windows, const LoadProgressCall
   TimeNs base_during_events = 0;
   {
     ChromeWindowPipeline pipeline(windows, /*background=*/true);
-    const ChromeEventWindow* window = pipeline.next();
+    const ParsedEventWindow* parsed = pipeline.next();
     read_top_level(windows.members_before());
     base_during_events = base_time_;
-    for (; window != nullptr; window = pipeline.next()) {
-      events_read_ += read_window(*window);
-      if (progress) progress({window->input_offset, windows.source().input_size(), events_read_});
+    for (; parsed != nullptr; parsed = pipeline.next()) {
+      events_read_ += read_window(*parsed);
+      if (progress) {
+        progress({parsed->window.input_offset, windows.source().input_size(), events_read_});
+      }
     }
   }
-  // The window buffers are gone; the parser's go too, before finalize needs the memory.
-  window_parser_ = dom::parser{};
+  // The window buffers and their parsers are gone here, before finalize needs the memory.
   // Kineto writes baseTimeNanoseconds after the events: the times read relative to the base
   // known then move by what the members after them add.
   read_top_level(windows.members_after());

@@ -1,5 +1,9 @@
 #include "chrome_window_pipeline.h"
 
+#include <string>
+
+#include "tscope/trace/errors.h"
+
 namespace tscope::trace::chrome_json {
 namespace {
 
@@ -9,7 +13,7 @@ constexpr std::size_t kBuffers = 3;
 
 ChromeWindowPipeline::ChromeWindowPipeline(ChromeEventWindows& windows, bool background)
     : windows_(windows), buffers_(kBuffers) {
-  for (ChromeEventWindow& buffer : buffers_)
+  for (ParsedEventWindow& buffer : buffers_)
     free_.push_back(&buffer);
   if (background && std::thread::hardware_concurrency() > 1) {
     reader_ = std::thread([this] { read_ahead(); });
@@ -26,10 +30,24 @@ ChromeWindowPipeline::~ChromeWindowPipeline() {
   reader_.join();
 }
 
+bool ChromeWindowPipeline::fill(ParsedEventWindow& buffer) {
+  ChromeEventWindow& window = buffer.window;
+  if (!windows_.next(window)) return false;
+  simdjson::dom::element root;
+  if (const auto error = buffer.parser.parse(window.text.data(), window.size, false).get(root);
+      error != simdjson::SUCCESS) {
+    throw FormatError(windows_.source().source_name(), window.offset,
+                      std::string("not valid JSON: ") + simdjson::error_message(error));
+  }
+  // A window is "[" + events + "]", so its root is an array.
+  buffer.events = root.get_array().value_unsafe();
+  return true;
+}
+
 void ChromeWindowPipeline::read_ahead() {
   try {
     for (;;) {
-      ChromeEventWindow* buffer = nullptr;
+      ParsedEventWindow* buffer = nullptr;
       {
         std::unique_lock lock(mutex_);
         changed_.wait(lock, [&] { return stopping_ || !free_.empty(); });
@@ -37,7 +55,7 @@ void ChromeWindowPipeline::read_ahead() {
         buffer = free_.front();
         free_.pop_front();
       }
-      const bool more = windows_.next(*buffer);
+      const bool more = fill(*buffer);
       {
         const std::lock_guard lock(mutex_);
         if (more) {
@@ -60,10 +78,10 @@ void ChromeWindowPipeline::read_ahead() {
   }
 }
 
-const ChromeEventWindow* ChromeWindowPipeline::next() {
+const ParsedEventWindow* ChromeWindowPipeline::next() {
   if (!reader_.joinable()) {
-    ChromeEventWindow& buffer = buffers_.front();
-    return windows_.next(buffer) ? &buffer : nullptr;
+    ParsedEventWindow& buffer = buffers_.front();
+    return fill(buffer) ? &buffer : nullptr;
   }
   std::unique_lock lock(mutex_);
   if (in_use_ != nullptr) {
