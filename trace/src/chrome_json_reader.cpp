@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <limits>
 #include <map>
 #include <string>
@@ -14,7 +13,6 @@
 
 #include "chrome_byte_source.h"
 #include "chrome_event_windows.h"
-#include "chrome_exact_times.h"
 #include "chrome_flow_binder.h"
 #include "chrome_json_values.h"
 #include "chrome_raw_event.h"
@@ -549,39 +547,20 @@ void ChromeImporter::finish_flows() {
 }
 
 std::size_t ChromeImporter::read_window(const ParsedEventWindow& parsed) {
-  const ChromeEventWindow& window = parsed.window;
-  const dom::array events = parsed.events;
   // Names and sort orders are best known before a window's tracks are created (the rest arrive
-  // in later windows and are applied at the end); this pass only looks up each event's phase and
-  // whether its time is beyond a double's nanoseconds, which is cheap next to reading all its
-  // fields.
-  bool needs_time_text = false;
-  for (const dom::element element : events) {
-    if (element.type() != dom::element_type::OBJECT) continue;
-    const dom::object object = object_of(element);
-    dom::element ts_value;
-    if (!needs_time_text && object.at_key("ts").get(ts_value) == simdjson::SUCCESS &&
-        ts_value.type() == dom::element_type::DOUBLE) {
-      needs_time_text = !(std::abs(ts_value.get_double().value_unsafe()) < kExactDoubleMicros);
-    }
-    dom::element phase_value;
-    if (object.at_key("ph").get(phase_value) != simdjson::SUCCESS) continue;
-    if (as_string(phase_value) == "M") tracks_.read_metadata_event(read_fields(object));
-  }
-  const ChromeEventTimeTokens time_text =
-      needs_time_text
-          ? ChromeEventTimeTokens::read(window.text.data(), window.size, window.text.size())
-          : ChromeEventTimeTokens{};
+  // in later windows and are applied at the end).
+  for (const dom::object metadata : parsed.metadata_events)
+    tracks_.read_metadata_event(read_fields(metadata));
   std::size_t index = 0;
-  for (const dom::element element : events) {
+  for (const dom::element element : parsed.events) {
     const std::size_t event_index = index++;
     if (element.type() != dom::element_type::OBJECT) {
       ++skipped_events_;
       continue;
     }
     RawEvent event = read_fields(object_of(element));
-    event.ts_text = time_text.ts(event_index);
-    event.dur_text = time_text.dur(event_index);
+    event.ts_text = parsed.time_text.ts(event_index);
+    event.dur_text = parsed.time_text.dur(event_index);
     read_event(event);
   }
   return index;

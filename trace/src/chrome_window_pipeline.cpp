@@ -1,9 +1,5 @@
 #include "chrome_window_pipeline.h"
 
-#include <string>
-
-#include "tscope/trace/errors.h"
-
 namespace tscope::trace::chrome_json {
 namespace {
 
@@ -31,16 +27,8 @@ ChromeWindowPipeline::~ChromeWindowPipeline() {
 }
 
 bool ChromeWindowPipeline::fill(ParsedEventWindow& buffer) {
-  ChromeEventWindow& window = buffer.window;
-  if (!windows_.next(window)) return false;
-  simdjson::dom::element root;
-  if (const auto error = buffer.parser.parse(window.text.data(), window.size, false).get(root);
-      error != simdjson::SUCCESS) {
-    throw FormatError(windows_.source().source_name(), window.offset,
-                      std::string("not valid JSON: ") + simdjson::error_message(error));
-  }
-  // A window is "[" + events + "]", so its root is an array.
-  buffer.events = root.get_array().value_unsafe();
+  if (!windows_.next(buffer.window)) return false;
+  parse_event_window(buffer, windows_.source().source_name());
   return true;
 }
 

@@ -1,11 +1,9 @@
 #pragma once
 // Overlaps reading with model building: where a second core exists, a background thread reads
-// (and inflates) the text, cuts it into windows and parses each into simdjson's DOM while the
+// (and inflates) the text, cuts it into windows and parses each (chrome_parsed_window.h) while the
 // importer turns the previous ones into events. Windows are handed over through a short queue of
 // reused buffers (each with its own parser, whose memory is reused too), a lock per window and
 // never per event; an error of the reading thread is rethrown to the importer in file order.
-
-#include <simdjson.h>
 
 #include <condition_variable>
 #include <deque>
@@ -14,16 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "chrome_event_windows.h"
+#include "chrome_parsed_window.h"
 
 namespace tscope::trace::chrome_json {
-
-// A window of events and its parsed document; `events` views `parser`'s memory.
-struct ParsedEventWindow {
-  ChromeEventWindow window;
-  simdjson::dom::parser parser;
-  simdjson::dom::array events;
-};
 
 class ChromeWindowPipeline {
  public:
