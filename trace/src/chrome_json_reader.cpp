@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <limits>
 #include <map>
@@ -17,6 +18,7 @@
 #include "chrome_json_values.h"
 #include "chrome_raw_event.h"
 #include "chrome_span_pairs.h"
+#include "chrome_text_cache.h"
 #include "chrome_track_map.h"
 #include "chrome_window_pipeline.h"
 #include "tscope/trace/chrome_kineto_names.h"
@@ -33,6 +35,65 @@ bool is_gpu_row(Category category) {
   return category == Category::kKernel || category == Category::kMemcpy ||
          category == Category::kMemset || category == Category::kGpuUserAnnotation ||
          category == Category::kSynchronization;
+}
+
+// The args of a span that become structured fields; kOther stays an arg.
+enum class SpanArgKey : std::uint8_t {
+  kOther,
+  kCorrelation,
+  kExternalId,
+  kGrid,
+  kBlock,
+  kRegistersPerThread,
+  kSharedMemory,
+  kStaticSharedMemory,
+  kDynamicSharedMemory,
+  kDevice,
+  kStream,
+  kBytes,
+  kCopyKind,
+  kSourceMemory,
+  kDestinationMemory,
+  kInputDims,
+  kFlops,
+  kBytesRead,
+  kBytesWritten,
+  kTensorsRead,
+  kTensorsWritten,
+};
+
+SpanArgKey span_arg_key(std::string_view key) {
+  struct KeyName {
+    std::string_view key;
+    SpanArgKey meaning;
+  };
+  static constexpr std::array kKeys{
+      KeyName{"correlation", SpanArgKey::kCorrelation},
+      KeyName{"External id", SpanArgKey::kExternalId},
+      KeyName{"external id", SpanArgKey::kExternalId},
+      KeyName{"grid", SpanArgKey::kGrid},
+      KeyName{"block", SpanArgKey::kBlock},
+      KeyName{"registers per thread", SpanArgKey::kRegistersPerThread},
+      KeyName{"shared memory", SpanArgKey::kSharedMemory},
+      KeyName{"static shared memory", SpanArgKey::kStaticSharedMemory},
+      KeyName{"dynamic shared memory", SpanArgKey::kDynamicSharedMemory},
+      KeyName{"device", SpanArgKey::kDevice},
+      KeyName{"stream", SpanArgKey::kStream},
+      KeyName{"bytes", SpanArgKey::kBytes},
+      KeyName{"copy kind", SpanArgKey::kCopyKind},
+      KeyName{"src memory", SpanArgKey::kSourceMemory},
+      KeyName{"dst memory", SpanArgKey::kDestinationMemory},
+      KeyName{"Input Dims", SpanArgKey::kInputDims},
+      KeyName{"flops", SpanArgKey::kFlops},
+      KeyName{"bytes read", SpanArgKey::kBytesRead},
+      KeyName{"bytes written", SpanArgKey::kBytesWritten},
+      KeyName{"tensors read", SpanArgKey::kTensorsRead},
+      KeyName{"tensors written", SpanArgKey::kTensorsWritten},
+  };
+  for (const KeyName& entry : kKeys) {
+    if (entry.key == key) return entry.meaning;
+  }
+  return SpanArgKey::kOther;
 }
 
 struct PendingFlowEnd {
@@ -79,6 +140,10 @@ class ChromeImporter {
 
   std::optional<TimeNs> time_of(const std::optional<dom::element>& value,
                                 std::string_view text) const;
+  StringId intern(std::string_view text) {
+    return string_ids_.find_or_make(
+        text, [this](std::string_view fresh) { return builder_.intern(fresh); });
+  }
   void fill_span(const RawEvent& event, Category category);
   void append_scalar_arg(std::string_view key, dom::element value, std::vector<Arg>& args);
   void keep_chrome_category(const RawEvent& event, Category category, std::vector<Arg>& args);
@@ -96,6 +161,10 @@ class ChromeImporter {
   std::map<RowId, std::vector<BeginEnd>> begin_ends_;
   std::map<AsyncKey, std::vector<BeginEnd>> async_ends_;
   std::vector<PendingFlowEnd> flow_ends_;
+
+  // Every string of the events goes to the builder's table through string_ids_.
+  ChromeTextCache<StringId> string_ids_;
+  ChromeTextCache<SpanArgKey> span_arg_keys_;
 
   SpanRecord span_;  // reused so per-event argument vectors keep their capacity
   // A begin event waiting for its end is kept as its own text (the window's document is gone by
@@ -169,7 +238,7 @@ void ChromeImporter::read_top_level(const std::string& members) {
 }
 
 void ChromeImporter::fill_span(const RawEvent& event, Category category) {
-  span_.name = builder_.intern(event.name);
+  span_.name = intern(event.name);
   span_.category = category;
   span_.correlation_id = 0;
   span_.external_correlation_id = 0;
@@ -190,64 +259,86 @@ void ChromeImporter::fill_span(const RawEvent& event, Category category) {
     const std::string_view key = field.key;
     const dom::element value = field.value;
     const auto integer = [&] { return as_integer(value); };
-    if (key == "correlation") {
-      span_.correlation_id = static_cast<std::uint32_t>(non_negative(integer()));
-    } else if (key == "External id" || key == "external id") {
-      span_.external_correlation_id = non_negative(integer());
-    } else if (key == "grid") {
-      kernel.grid = dim3(value);
-    } else if (key == "block") {
-      kernel.block = dim3(value);
-    } else if (key == "registers per thread") {
-      kernel.registers_per_thread = static_cast<std::uint32_t>(non_negative(integer()));
-    } else if (key == "shared memory") {
-      shared_total = non_negative(integer());
-    } else if (key == "static shared memory") {
-      kernel.static_shared_bytes = static_cast<std::uint32_t>(non_negative(integer()));
-    } else if (key == "dynamic shared memory") {
-      kernel.dynamic_shared_bytes = static_cast<std::uint32_t>(non_negative(integer()));
-    } else if (key == "device") {
-      kernel.device = static_cast<std::int32_t>(integer().value_or(-1));
-    } else if (key == "stream") {
-      kernel.stream = integer().value_or(-1);
-    } else if (key == "bytes") {
-      copy.bytes = non_negative(integer());
-    } else if (key == "copy kind") {
-      copy.direction =
-          enum_from_string<CopyDirection, 6>(as_string(value)).value_or(CopyDirection::kUnknown);
-    } else if (key == "src memory") {
-      copy.source =
-          enum_from_string<MemoryKind, 5>(as_string(value)).value_or(MemoryKind::kUnknown);
-    } else if (key == "dst memory") {
-      copy.destination =
-          enum_from_string<MemoryKind, 5>(as_string(value)).value_or(MemoryKind::kUnknown);
-    } else if (key == "Input Dims") {
-      has_op = true;
-      if (value.type() != dom::element_type::ARRAY) continue;
-      for (const dom::element input : array_of(value)) {
-        auto& shape = op.input_shapes.emplace_back();
-        if (input.type() != dom::element_type::ARRAY) continue;
-        for (const dom::element extent : array_of(input)) {
-          if (const auto number = as_integer(extent)) shape.push_back(*number);
+    switch (span_arg_keys_.find_or_make(key, span_arg_key)) {
+      case SpanArgKey::kCorrelation:
+        span_.correlation_id = static_cast<std::uint32_t>(non_negative(integer()));
+        break;
+      case SpanArgKey::kExternalId:
+        span_.external_correlation_id = non_negative(integer());
+        break;
+      case SpanArgKey::kGrid:
+        kernel.grid = dim3(value);
+        break;
+      case SpanArgKey::kBlock:
+        kernel.block = dim3(value);
+        break;
+      case SpanArgKey::kRegistersPerThread:
+        kernel.registers_per_thread = static_cast<std::uint32_t>(non_negative(integer()));
+        break;
+      case SpanArgKey::kSharedMemory:
+        shared_total = non_negative(integer());
+        break;
+      case SpanArgKey::kStaticSharedMemory:
+        kernel.static_shared_bytes = static_cast<std::uint32_t>(non_negative(integer()));
+        break;
+      case SpanArgKey::kDynamicSharedMemory:
+        kernel.dynamic_shared_bytes = static_cast<std::uint32_t>(non_negative(integer()));
+        break;
+      case SpanArgKey::kDevice:
+        kernel.device = static_cast<std::int32_t>(integer().value_or(-1));
+        break;
+      case SpanArgKey::kStream:
+        kernel.stream = integer().value_or(-1);
+        break;
+      case SpanArgKey::kBytes:
+        copy.bytes = non_negative(integer());
+        break;
+      case SpanArgKey::kCopyKind:
+        copy.direction =
+            enum_from_string<CopyDirection, 6>(as_string(value)).value_or(CopyDirection::kUnknown);
+        break;
+      case SpanArgKey::kSourceMemory:
+        copy.source =
+            enum_from_string<MemoryKind, 5>(as_string(value)).value_or(MemoryKind::kUnknown);
+        break;
+      case SpanArgKey::kDestinationMemory:
+        copy.destination =
+            enum_from_string<MemoryKind, 5>(as_string(value)).value_or(MemoryKind::kUnknown);
+        break;
+      case SpanArgKey::kInputDims:
+        has_op = true;
+        if (value.type() != dom::element_type::ARRAY) break;
+        for (const dom::element input : array_of(value)) {
+          auto& shape = op.input_shapes.emplace_back();
+          if (input.type() != dom::element_type::ARRAY) continue;
+          for (const dom::element extent : array_of(input)) {
+            if (const auto number = as_integer(extent)) shape.push_back(*number);
+          }
         }
-      }
-    } else if (key == "flops") {
-      op.flops = non_negative(integer());
-      has_op = true;
-    } else if (key == "bytes read") {
-      op.bytes_read = non_negative(integer());
-      has_op = true;
-    } else if (key == "bytes written") {
-      op.bytes_written = non_negative(integer());
-      has_op = true;
-    } else if (key == "tensors read") {
-      op.tensors_read = id_list(value);
-      has_op = true;
-    } else if (key == "tensors written") {
-      op.tensors_written = id_list(value);
-      has_op = true;
-    } else {
-      append_scalar_arg(key, value, span_.args);
+        break;
+      case SpanArgKey::kFlops:
+        op.flops = non_negative(integer());
+        has_op = true;
+        break;
+      case SpanArgKey::kBytesRead:
+        op.bytes_read = non_negative(integer());
+        has_op = true;
+        break;
+      case SpanArgKey::kBytesWritten:
+        op.bytes_written = non_negative(integer());
+        has_op = true;
+        break;
+      case SpanArgKey::kTensorsRead:
+        op.tensors_read = id_list(value);
+        has_op = true;
+        break;
+      case SpanArgKey::kTensorsWritten:
+        op.tensors_written = id_list(value);
+        has_op = true;
+        break;
+      case SpanArgKey::kOther:
+        append_scalar_arg(key, value, span_.args);
+        break;
     }
   }
   if (category == Category::kKernel) {
@@ -278,24 +369,24 @@ void ChromeImporter::keep_chrome_category(const RawEvent& event, Category catego
   if (category != Category::kOther || event.cat.empty() || event.cat == chrome_category(category)) {
     return;
   }
-  args.push_back({builder_.intern(kChromeCategoryArg), StringArg{builder_.intern(event.cat)}});
+  args.push_back({intern(kChromeCategoryArg), StringArg{intern(event.cat)}});
 }
 
 void ChromeImporter::append_scalar_arg(std::string_view key, dom::element value,
                                        std::vector<Arg>& args) {
   switch (value.type()) {
     case dom::element_type::INT64:
-      args.push_back({builder_.intern(key), value.get_int64().value_unsafe()});
+      args.push_back({intern(key), value.get_int64().value_unsafe()});
       break;
     case dom::element_type::UINT64:
     case dom::element_type::DOUBLE:
-      args.push_back({builder_.intern(key), *as_double(value)});
+      args.push_back({intern(key), *as_double(value)});
       break;
     case dom::element_type::STRING:
-      args.push_back({builder_.intern(key), StringArg{builder_.intern(as_string(value))}});
+      args.push_back({intern(key), StringArg{intern(as_string(value))}});
       break;
     case dom::element_type::BOOL:
-      args.push_back({builder_.intern(key), std::int64_t{value.get_bool().value_unsafe()}});
+      args.push_back({intern(key), std::int64_t{value.get_bool().value_unsafe()}});
       break;
     default:
       break;  // nested objects and arrays have no place in the model
@@ -333,13 +424,12 @@ void ChromeImporter::add_span(const RawEvent& event, TimeNs start, TimeNs end) {
 void ChromeImporter::add_instant(const RawEvent& event, TimeNs time) {
   InstantRecord instant;
   instant.time = time;
-  instant.name = builder_.intern(event.name);
+  instant.name = intern(event.name);
   instant.category = category_from_chrome(event.cat, event.name);
   keep_chrome_category(event, instant.category, instant.args);
   // Thread scope is the default; a process or global instant says so.
   if (event.scope == "g" || event.scope == "p") {
-    instant.args.push_back(
-        {builder_.intern(kChromeScopeArg), StringArg{builder_.intern(event.scope)}});
+    instant.args.push_back({intern(kChromeScopeArg), StringArg{intern(event.scope)}});
   }
   if (event.args) {
     for (const dom::key_value_pair field : *event.args) {
@@ -374,10 +464,10 @@ void ChromeImporter::add_memory_event(const RawEvent& event, TimeNs time) {
     return value ? as_string(*value) : std::string_view{};
   };
   if (const std::string_view op = text(kMemoryOpArg); !op.empty()) {
-    record.owner_op = builder_.intern(op);
+    record.owner_op = intern(op);
   }
   if (const std::string_view scope = text(kMemoryScopeArg); !scope.empty()) {
-    record.scope = builder_.intern(scope);
+    record.scope = intern(scope);
   }
   const RowId row = tracks_.row_of(event);
   std::string pool(text(kMemoryPoolArg));
