@@ -17,7 +17,7 @@ namespace tscope::trace::chrome_json {
 namespace {
 
 // The text is read in chunks of this size; a window is handed out once it holds window_bytes.
-constexpr std::size_t kReadChunk = std::size_t{1} << 20;
+constexpr std::size_t kReadChunk = std::size_t{256} << 10;
 
 enum CharClass : std::uint8_t { kPlain, kSpace, kQuote, kOpen, kClose, kComma, kColon };
 

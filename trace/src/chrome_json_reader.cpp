@@ -96,16 +96,17 @@ SpanArgKey span_arg_key(std::string_view key) {
   return SpanArgKey::kOther;
 }
 
+// Fields ordered largest first: one is kept for every flow event of the file.
 struct PendingFlowEnd {
-  FlowKind kind = FlowKind::kOther;
   std::uint64_t id = 0;
   // What tied the ends, when the writer says ("correlation" in our export's flow args): our
   // arrows each have their own id, while a launch that feeds several kernels has one correlation.
   std::optional<std::uint64_t> correlation;
-  bool is_start = true;
-  bool binds_to_next = false;
   RowId row;
   TimeNs time = 0;
+  FlowKind kind = FlowKind::kOther;
+  bool is_start = true;
+  bool binds_to_next = false;
 };
 
 // Chrome pairs the ends of an async span by category and id within a process.
