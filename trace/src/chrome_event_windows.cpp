@@ -85,7 +85,82 @@ std::size_t find_first(const char* text, std::size_t at, std::size_t size) {
   return at;
 }
 
+// Inside an event the scan goes 64 bytes at a time, as bit masks (bit i for byte i): which bytes
+// are quotes, backslashes, opening and closing brackets.
+constexpr std::size_t kBlockBytes = 64;
+
+struct BlockMasks {
+  std::uint64_t quote = 0;
+  std::uint64_t backslash = 0;
+  std::uint64_t open = 0;
+  std::uint64_t close = 0;
+};
+
+BlockMasks block_masks(const char* bytes) {
+  BlockMasks masks;
+#if defined(__SSE2__)
+  constexpr int kLane = 16;
+  for (int lane = 0; lane < static_cast<int>(kBlockBytes) / kLane; ++lane) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + lane * kLane));
+    const __m128i folded = _mm_or_si128(block, _mm_set1_epi8(0x20));
+    const auto bits = [&](__m128i equal) {
+      return static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(equal)))
+             << (lane * kLane);
+    };
+    masks.quote |= bits(_mm_cmpeq_epi8(block, _mm_set1_epi8('"')));
+    masks.backslash |= bits(_mm_cmpeq_epi8(block, _mm_set1_epi8('\\')));
+    masks.open |= bits(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')));
+    masks.close |= bits(_mm_cmpeq_epi8(folded, _mm_set1_epi8('}')));
+  }
+#else
+  for (std::size_t index = 0; index < kBlockBytes; ++index) {
+    const std::uint64_t bit = std::uint64_t{1} << index;
+    const char c = bytes[index];
+    const char folded = static_cast<char>(c | 0x20);
+    if (c == '"') masks.quote |= bit;
+    if (c == '\\') masks.backslash |= bit;
+    if (folded == '{') masks.open |= bit;
+    if (folded == '}') masks.close |= bit;
+  }
+#endif
+  return masks;
+}
+
+// Bit i becomes the parity of bits 0..i: with quotes in, the bytes from an opening quote up to
+// (not including) its closing one.
+std::uint64_t prefix_xor(std::uint64_t bits) {
+  for (int shift = 1; shift < 64; shift *= 2)
+    bits ^= bits << shift;
+  return bits;
+}
+
 }  // namespace
+
+std::size_t ChromeEventWindows::scan_event_block(std::size_t at) {
+  const BlockMasks masks = block_masks(pending_.data() + at);
+  // An escape may hide a quote; such a block goes byte by byte.
+  if (masks.backslash != 0) return at;
+  std::uint64_t strings = prefix_xor(masks.quote);
+  if (in_string_) strings = ~strings;
+  for (std::uint64_t brackets = (masks.open | masks.close) & ~strings; brackets != 0;
+       brackets &= brackets - 1) {
+    const int bit = std::countr_zero(brackets);
+    if ((masks.open >> bit) & 1) {
+      ++depth_;
+      continue;
+    }
+    --depth_;
+    if (depth_ == events_depth_) {
+      // An event ends; what lies between events goes byte by byte.
+      last_event_end_ = at + static_cast<std::size_t>(bit) + 1;
+      has_whole_event_ = true;
+      in_string_ = false;
+      return last_event_end_;
+    }
+  }
+  in_string_ = (strings >> (kBlockBytes - 1)) & 1;
+  return at + kBlockBytes;
+}
 
 ChromeEventWindows::ChromeEventWindows(ChromeByteSource& source, std::size_t window_bytes)
     : source_(source), window_bytes_(window_bytes) {}
@@ -117,7 +192,18 @@ void ChromeEventWindows::scan(std::size_t from) {
   const char* const text = pending_.data();
   const std::size_t size = pending_.size();
   std::size_t at = from;
+  // After a block with a backslash, its bytes are looked at one by one up to here.
+  std::size_t bytewise_until = 0;
   while (at < size && part_ != Part::kDone) {
+    if (part_ == Part::kEvents && depth_ > events_depth_ && !escaped_ && at >= bytewise_until &&
+        at + kBlockBytes <= size) {
+      const std::size_t next = scan_event_block(at);
+      if (next != at) {
+        at = next;
+        continue;
+      }
+      bytewise_until = at + kBlockBytes;
+    }
     if (in_string_) {
       if (escaped_) {
         escaped_ = false;

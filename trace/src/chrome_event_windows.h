@@ -49,6 +49,9 @@ class ChromeEventWindows {
 
   bool fill();
   void scan(std::size_t from);
+  // Scans the 64 bytes at `at` inside an event; returns where the scan goes on (after the block,
+  // or after an event that ends in it), or `at` itself when the block needs the byte-wise scan.
+  std::size_t scan_event_block(std::size_t at);
   void close_string(std::size_t quote);
   void finish_at_end_of_text();
   void read_to_end();
