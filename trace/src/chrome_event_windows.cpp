@@ -167,12 +167,16 @@ ChromeEventWindows::ChromeEventWindows(ChromeByteSource& source, std::size_t win
 
 bool ChromeEventWindows::fill() {
   if (end_of_text_) return false;
-  const std::size_t before = pending_.size();
-  if (source_.read(pending_, kReadChunk) == 0) {
+  const std::size_t before = pending_size_;
+  // The buffer only grows, so reads land in memory already there instead of being zeroed first.
+  if (pending_.size() < before + kReadChunk) pending_.resize(before + kReadChunk);
+  const std::size_t count = source_.read(pending_.data() + before, kReadChunk);
+  if (count == 0) {
     end_of_text_ = true;
     return false;
   }
-  consumed_ += pending_.size() - before;
+  pending_size_ += count;
+  consumed_ += count;
   scan(before);
   return true;
 }
@@ -190,7 +194,7 @@ void ChromeEventWindows::close_string(std::size_t quote) {
 
 void ChromeEventWindows::scan(std::size_t from) {
   const char* const text = pending_.data();
-  const std::size_t size = pending_.size();
+  const std::size_t size = pending_size_;
   std::size_t at = from;
   // After a block with a backslash, its bytes are looked at one by one up to here.
   std::size_t bytewise_until = 0;
@@ -350,7 +354,8 @@ bool ChromeEventWindows::next(ChromeEventWindow& window) {
   handed_out_events_ = true;
   if (!windows_done_) {
     // Keep only the text after the last whole event; the next window starts there.
-    pending_.erase(0, end);
+    std::memmove(pending_.data(), pending_.data() + end, pending_size_ - end);
+    pending_size_ -= end;
     pending_base_ += end;
     events_begin_ = 0;
     last_event_end_ = 0;
@@ -370,9 +375,9 @@ void ChromeEventWindows::read_to_end() {
     after_begin_ = after_end_ = 0;
   } else if (part_ == Part::kDone && root_end_ != 0) {
     after_end_ = root_end_ - 1;  // without the root's closing '}'
-    for (std::size_t at = root_end_; at < pending_.size(); ++at) {
+    for (std::size_t at = root_end_; at < pending_size_; ++at) {
       if (!is_space(pending_[at])) {
-        lost_bytes_ = pending_.size() - root_end_;
+        lost_bytes_ = pending_size_ - root_end_;
         break;
       }
     }

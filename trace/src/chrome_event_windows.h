@@ -59,8 +59,10 @@ class ChromeEventWindows {
   ChromeByteSource& source_;
   std::size_t window_bytes_;
 
-  // Text read but not yet handed out; pending_[0] is the text's byte pending_base_.
+  // Text read but not yet handed out, the first pending_size_ bytes of pending_; pending_[0] is
+  // the text's byte pending_base_.
   std::string pending_;
+  std::size_t pending_size_ = 0;
   std::uint64_t pending_base_ = 0;
   std::uint64_t consumed_ = 0;
   bool end_of_text_ = false;
