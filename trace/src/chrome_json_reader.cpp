@@ -7,7 +7,9 @@
 #include <charconv>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -137,6 +139,7 @@ class ChromeImporter {
   RawEvent replay(const BeginEnd& begin);
   void match_begin_end();
   void match_async();
+  // Binds the flow ends to spans and pairs them into flows; frees what binding needed.
   void finish_flows();
 
   std::optional<TimeNs> time_of(const std::optional<dom::element>& value,
@@ -609,31 +612,63 @@ void ChromeImporter::match_async() {
 }
 
 void ChromeImporter::finish_flows() {
-  if (flow_ends_.empty()) return;
-  for (auto& [row, spans] : row_spans_)
-    spans.prepare();
-  struct Ends {
-    std::vector<EventRef> starts;
-    std::vector<EventRef> finishes;
-    std::optional<std::uint64_t> correlation;
+  // Each end bound to its span, in one flat vector sorted by kind and id: a trace has an id for
+  // every kernel launch, too many for a map node and two vectors each.
+  struct BoundEnd {
+    std::uint64_t id = 0;
+    std::uint64_t packed_ref = 0;
+    std::uint64_t correlation = 0;
+    std::uint32_t sequence = 0;
+    FlowKind kind = FlowKind::kOther;
+    bool is_start = true;
+    bool has_correlation = false;
   };
-  std::map<std::pair<FlowKind, std::uint64_t>, Ends> by_id;
-  for (const PendingFlowEnd& end : flow_ends_) {
-    const auto spans = row_spans_.find(end.row);
-    if (spans == row_spans_.end()) continue;  // nothing on that row to bind to
-    const auto bound =
-        end.binds_to_next ? spans->second.next(end.time) : spans->second.enclosing(end.time);
-    if (!bound) continue;
-    Ends& ends = by_id[{end.kind, end.id}];
-    (end.is_start ? ends.starts : ends.finishes).push_back(*bound);
-    if (end.correlation) ends.correlation = end.correlation;
-  }
-  for (const auto& [key, ends] : by_id) {
-    const std::size_t pairs = std::min(ends.starts.size(), ends.finishes.size());
-    for (std::size_t pair = 0; pair < pairs; ++pair) {
-      builder_.add_flow({key.first, ends.correlation.value_or(key.second), ends.starts[pair],
-                         ends.finishes[pair]});
+  std::vector<BoundEnd> bound;
+  if (!flow_ends_.empty()) {
+    for (auto& [row, spans] : row_spans_)
+      spans.prepare();
+    bound.reserve(flow_ends_.size());
+    for (const PendingFlowEnd& end : flow_ends_) {
+      const auto spans = row_spans_.find(end.row);
+      if (spans == row_spans_.end()) continue;  // nothing on that row to bind to
+      const auto span =
+          end.binds_to_next ? spans->second.next(end.time) : spans->second.enclosing(end.time);
+      if (!span) continue;
+      bound.push_back({end.id, span->pack(), end.correlation.value_or(0),
+                       static_cast<std::uint32_t>(bound.size()), end.kind, end.is_start,
+                       end.correlation.has_value()});
     }
+  }
+  // The spans and ends are no longer needed; the flows come next.
+  row_spans_ = {};
+  flow_ends_ = {};
+  std::sort(bound.begin(), bound.end(), [](const BoundEnd& a, const BoundEnd& b) {
+    return std::tie(a.kind, a.id, a.sequence) < std::tie(b.kind, b.id, b.sequence);
+  });
+  for (std::size_t first = 0; first < bound.size();) {
+    std::size_t last = first;
+    std::optional<std::uint64_t> correlation;
+    while (last < bound.size() && bound[last].kind == bound[first].kind &&
+           bound[last].id == bound[first].id) {
+      if (bound[last].has_correlation) correlation = bound[last].correlation;
+      ++last;
+    }
+    // The n-th start of an id pairs with its n-th finish, in file order.
+    std::size_t start = first;
+    std::size_t finish = first;
+    for (;;) {
+      while (start < last && !bound[start].is_start)
+        ++start;
+      while (finish < last && bound[finish].is_start)
+        ++finish;
+      if (start == last || finish == last) break;
+      builder_.add_flow({bound[first].kind, correlation.value_or(bound[first].id),
+                         EventRef::unpack(bound[start].packed_ref),
+                         EventRef::unpack(bound[finish].packed_ref)});
+      ++start;
+      ++finish;
+    }
+    first = last;
   }
 }
 
@@ -678,8 +713,6 @@ Trace ChromeImporter::import(ChromeEventWindows& windows, const LoadProgressCall
   match_begin_end();
   match_async();
   finish_flows();
-  row_spans_ = {};
-  flow_ends_ = {};
   tracks_.apply_names();
   if (base_time_ != base_during_events) builder_.shift_times(base_time_ - base_during_events);
 
