@@ -5,11 +5,11 @@
 
 #include <benchmark/benchmark.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
 
+#include "large_trace_path.h"
 #include "process_memory.h"
 #include "tscope/gui/lane_layout.h"
 #include "tscope/gui/memory_footprint.h"
@@ -24,8 +24,7 @@ std::filesystem::path trace_path(std::int64_t which) {
     return std::filesystem::path(TSCOPE_SHARED_DATA_DIR) /
            "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz";
   }
-  const char* large = std::getenv("TSCOPE_LARGE_TRACE");
-  return large != nullptr ? large : "/tmp/tscope_large_kineto.json";
+  return bench::large_kineto_trace_path();
 }
 
 void BM_RealTraceMemoryPerEvent(benchmark::State& state) {

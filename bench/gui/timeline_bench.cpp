@@ -1,7 +1,9 @@
 // The viewer's frame building, headless: CPU time to build one timeline frame (visible ranges by
 // binary search, folding, ruler, plots) for 1M and 10M events at full view, mid zoom and deep
-// zoom, against a budget of 8 ms; and memory per loaded event (trace plus viewer indexes)
-// against a budget of 32 bytes, counted from capacities and cross-checked with resident memory.
+// zoom, against a budget of 8 ms, and the same for the large Kineto trace of
+// bench/trace/large_kineto_trace.cpp when it was generated; and memory per loaded event (trace
+// plus viewer indexes) against a budget of 32 bytes, counted from capacities and cross-checked
+// with resident memory.
 
 #include <benchmark/benchmark.h>
 
@@ -11,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "large_trace_path.h"
 #include "timeline_trace.h"
 #include "tscope/gui/lane_layout.h"
 #include "tscope/gui/memory_footprint.h"
@@ -63,14 +66,13 @@ gui::TimeRange range_at_zoom(const trace::Trace& trace, std::int64_t zoom) {
   return {middle - shown / 2, middle + shown / 2};
 }
 
-void BM_BuildFrame(benchmark::State& state) {
-  const LoadedTimeline& loaded = timeline_of(state.range(0));
+void build_frames(benchmark::State& state, const LoadedTimeline& loaded, std::int64_t zoom) {
   const gui::ScreenRect screen =
       gui::layout_window(gui::kScreenshotWidth, gui::kScreenshotHeight).timeline;
   gui::FrameRequest request;
   request.trace = &loaded.trace;
   request.layout = loaded.layout.get();
-  request.view = gui::TimeView(range_at_zoom(loaded.trace, state.range(1)), screen.x, screen.width);
+  request.view = gui::TimeView(range_at_zoom(loaded.trace, zoom), screen.x, screen.width);
   request.area = {screen.y, screen.bottom(), 0};
   request.origin = loaded.trace.begin_time();
   gui::TimelineFrame frame;
@@ -85,9 +87,33 @@ void BM_BuildFrame(benchmark::State& state) {
   state.counters["folded_boxes"] = static_cast<double>(folded);
   state.counters["rects"] = static_cast<double>(frame.rects.size());
 }
+
+void BM_BuildFrame(benchmark::State& state) {
+  build_frames(state, timeline_of(state.range(0)), state.range(1));
+}
 BENCHMARK(BM_BuildFrame)
     ->ArgNames({"events", "zoom"})
     ->ArgsProduct({{1'000'000, 10'000'000}, {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond);
+
+// The large Kineto trace of bench/trace/large_kineto_trace.cpp, opened as `tscope view` opens it.
+void BM_BuildFrameLargeKineto(benchmark::State& state) {
+  static LoadedTimeline loaded;
+  if (!loaded.layout) {
+    const std::filesystem::path path = bench::large_kineto_trace_path();
+    if (!std::filesystem::exists(path)) return state.SkipWithError("run large_kineto_trace first");
+    const std::uint64_t before = resident_bytes();
+    loaded.trace = trace::load_trace(path);
+    loaded.layout = std::make_unique<gui::LaneLayout>(loaded.trace);
+    loaded.resident = resident_bytes() - before;
+  }
+  build_frames(state, loaded, state.range(0));
+  state.counters["events"] =
+      static_cast<double>(gui::memory_footprint(loaded.trace, *loaded.layout).events);
+}
+BENCHMARK(BM_BuildFrameLargeKineto)
+    ->ArgName("zoom")
+    ->DenseRange(0, 2)
     ->Unit(benchmark::kMillisecond);
 
 void BM_MemoryPerEvent(benchmark::State& state) {

@@ -9,23 +9,19 @@
 #include <benchmark/benchmark.h>
 #include <simdjson.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
+#include "large_trace_path.h"
 #include "process_memory.h"
 #include "tscope/trace/chrome_json_reader.h"
 
 namespace tscope::trace::bench {
 namespace {
 
+using tscope::bench::large_kineto_trace_path;
 using tscope::bench::reset_peak_resident;
 using tscope::bench::status_bytes;
-
-std::filesystem::path large_trace_path() {
-  const char* path = std::getenv("TSCOPE_LARGE_TRACE");
-  return path != nullptr ? path : "/tmp/tscope_large_kineto.json";
-}
 
 void report(benchmark::State& state, std::uint64_t file_bytes, std::uint64_t peak_bytes) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * file_bytes));
@@ -38,7 +34,7 @@ void report(benchmark::State& state, std::uint64_t file_bytes, std::uint64_t pea
 // The reference: load the file and parse it into simdjson's DOM, a fresh parser each time as a
 // command-line tool that opens one trace would.
 void BM_LargeSimdjsonDomParse(benchmark::State& state) {
-  const auto path = large_trace_path();
+  const auto path = large_kineto_trace_path();
   if (!std::filesystem::exists(path)) return state.SkipWithError("run large_kineto_trace first");
   std::uint64_t peak = 0;
   for (auto _ : state) {
@@ -65,7 +61,7 @@ BENCHMARK(BM_LargeSimdjsonDomParse)
     ->Iterations(1);
 
 void BM_LargeChromeJsonImport(benchmark::State& state) {
-  const auto path = large_trace_path();
+  const auto path = large_kineto_trace_path();
   if (!std::filesystem::exists(path)) return state.SkipWithError("run large_kineto_trace first");
   std::uint64_t peak = 0;
   std::uint64_t events = 0;

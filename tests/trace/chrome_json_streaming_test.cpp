@@ -104,6 +104,33 @@ TEST(ChromeJsonStreamingTest, StringsHoldingBracketsAndQuotesDoNotCutAnEvent) {
   EXPECT_EQ(trace.string(trace.track(0).spans().name.at(1)), "b\\");
 }
 
+TEST(ChromeJsonStreamingTest, BracketsQuotesAndEscapesAtEveryOffsetOfLongEventsKeepEachEvent) {
+  // Events long enough for the scan's 64-byte blocks, whose strings put brackets, escaped quotes
+  // and backslashes at every offset of a block, and whose args nest objects and arrays.
+  std::string json = "[";
+  std::vector<std::string> names;
+  for (int event = 0; event < 300; ++event) {
+    const std::string padding(static_cast<std::size_t>(event % 67), 'x');
+    const bool escaped = event % 3 == 0;
+    names.push_back(padding + "]}[{" + (escaped ? "\"\\" : "") + padding);
+    if (event != 0) json += event % 2 == 0 ? ",\n" : ",";
+    json += R"({"ph":"X","name":")" + padding + "]}[{" + (escaped ? R"(\"\\)" : "") + padding +
+            R"(","pid":1,"tid":1,"ts":)" + std::to_string(event * 10) +
+            R"(,"dur":1,"args":{"nested":{"list":[1,{"text":"}]"},[]],"more":")" + padding +
+            R"("}}})";
+  }
+  json += "]";
+  const ChromeJsonInput input = ChromeJsonInput::from_bytes(json, "blocks.json");
+  for (const std::size_t window : {std::size_t{1}, std::size_t{100}, json.size() + 1}) {
+    const Trace trace = read_in_windows(input, window);
+    ASSERT_EQ(trace.counts().spans, names.size()) << window;
+    const SpanColumns& spans = trace.track(0).spans();
+    for (std::size_t span = 0; span < names.size(); ++span) {
+      EXPECT_EQ(trace.string(spans.name.at(span)), names[span]) << window << " " << span;
+    }
+  }
+}
+
 TEST(ChromeJsonStreamingTest, ProgressCountsTheFileBytesAndEventsAsTheReadGoes) {
   const auto path = shared_data_path(
       "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
@@ -113,7 +140,7 @@ TEST(ChromeJsonStreamingTest, ProgressCountsTheFileBytesAndEventsAsTheReadGoes) 
   options.window_bytes = 1 << 20;
   options.progress = [&](const LoadProgress& progress) { reports.push_back(progress); };
   read_chrome_json(path, options);
-  // 35 MB of text in windows of 1 MiB and up to one read chunk (1 MiB) more.
+  // 35 MB of text in windows of 1 MiB and up to one read chunk (256 KiB) more.
   ASSERT_GE(reports.size(), 17u);
   for (std::size_t index = 1; index < reports.size(); ++index) {
     EXPECT_GE(reports[index].bytes_read, reports[index - 1].bytes_read);

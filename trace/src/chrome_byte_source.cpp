@@ -108,24 +108,21 @@ void ChromeByteSource::check_limit(std::size_t produced) {
             : "file is larger than the limit of " + std::to_string(max_bytes_) + " bytes");
 }
 
-std::size_t ChromeByteSource::read(std::string& out, std::size_t capacity) {
+std::size_t ChromeByteSource::read(char* out, std::size_t capacity) {
   if (gzip_) return inflate_into(out, capacity);
-  const std::size_t old_size = out.size();
-  out.resize(old_size + capacity);
   std::size_t count = 0;
   // open_file read the first chunk to sniff gzip; hand it out before reading on.
   if (compressed_begin_ < compressed_end_) {
     count = std::min(capacity, compressed_end_ - compressed_begin_);
-    std::memcpy(out.data() + old_size, compressed_.data() + compressed_begin_, count);
+    std::memcpy(out, compressed_.data() + compressed_begin_, count);
     compressed_begin_ += count;
   }
-  if (count < capacity) count += read_input(out.data() + old_size + count, capacity - count);
-  out.resize(old_size + count);
+  if (count < capacity) count += read_input(out + count, capacity - count);
   check_limit(count);
   return count;
 }
 
-std::size_t ChromeByteSource::inflate_into(std::string& out, std::size_t capacity) {
+std::size_t ChromeByteSource::inflate_into(char* out, std::size_t capacity) {
   if (gzip_ended_) return 0;
   if (!stream_) {
     stream_ = std::make_unique<z_stream>();
@@ -135,8 +132,6 @@ std::size_t ChromeByteSource::inflate_into(std::string& out, std::size_t capacit
       throw FormatError(source_name_, 0, "cannot initialise zlib");
     }
   }
-  const std::size_t old_size = out.size();
-  out.resize(old_size + capacity);
   std::size_t produced = 0;
   // zlib counts in 32-bit units; chunks stay far below that.
   const std::size_t slice = std::min<std::size_t>(capacity, std::numeric_limits<uInt>::max() / 2);
@@ -148,7 +143,7 @@ std::size_t ChromeByteSource::inflate_into(std::string& out, std::size_t capacit
     const std::size_t available = compressed_end_ - compressed_begin_;
     stream_->next_in = compressed_.data() + compressed_begin_;
     stream_->avail_in = static_cast<uInt>(available);
-    stream_->next_out = reinterpret_cast<Bytef*>(out.data() + old_size + produced);
+    stream_->next_out = reinterpret_cast<Bytef*>(out + produced);
     stream_->avail_out = static_cast<uInt>(slice - produced);
     const int status = inflate(stream_.get(), Z_NO_FLUSH);
     compressed_begin_ += available - stream_->avail_in;
@@ -178,7 +173,6 @@ std::size_t ChromeByteSource::inflate_into(std::string& out, std::size_t capacit
           std::string("gzip: ") + (stream_->msg != nullptr ? stream_->msg : "corrupt gzip data"));
     }
   }
-  out.resize(old_size + produced);
   check_limit(produced);
   return produced;
 }

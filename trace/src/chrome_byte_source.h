@@ -34,10 +34,10 @@ class ChromeByteSource {
   ChromeByteSource& operator=(ChromeByteSource&&) noexcept;
   ~ChromeByteSource();
 
-  // Appends up to `capacity` more bytes of text to `out`; returns how many, 0 at the end.
+  // Writes up to `capacity` more bytes of text to `out`; returns how many, 0 at the end.
   // Throws IoError for a failing read and FormatError (with the compressed offset) for a damaged
   // gzip stream or text beyond max_bytes.
-  std::size_t read(std::string& out, std::size_t capacity);
+  std::size_t read(char* out, std::size_t capacity);
 
   const std::string& source_name() const { return source_name_; }
   // Bytes of the file (compressed, for gzip) consumed so far, and the file's size when known.
@@ -47,7 +47,7 @@ class ChromeByteSource {
  private:
   ChromeByteSource() = default;
   std::size_t read_input(char* out, std::size_t capacity);
-  std::size_t inflate_into(std::string& out, std::size_t capacity);
+  std::size_t inflate_into(char* out, std::size_t capacity);
   void check_limit(std::size_t produced);
 
   std::string source_name_;

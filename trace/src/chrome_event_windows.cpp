@@ -4,7 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "tscope/trace/errors.h"
 
@@ -12,9 +17,7 @@ namespace tscope::trace::chrome_json {
 namespace {
 
 // The text is read in chunks of this size; a window is handed out once it holds window_bytes.
-constexpr std::size_t kReadChunk = std::size_t{1} << 20;
-// Strings up to this long are looked through byte by byte, longer ones with memchr.
-constexpr std::size_t kShortString = 24;
+constexpr std::size_t kReadChunk = std::size_t{256} << 10;
 
 enum CharClass : std::uint8_t { kPlain, kSpace, kQuote, kOpen, kClose, kComma, kColon };
 
@@ -37,19 +40,143 @@ bool is_space(char c) {
   return kCharClass[static_cast<unsigned char>(c)] == kSpace;
 }
 
+// The scan looks at every byte of the file, so it skips sixteen at a time to the next byte that
+// can matter: inside a string a quote or a backslash, inside an event a quote or a bracket (commas,
+// colons and values change nothing there). '[' and '{', ']' and '}' differ only in bit 0x20.
+struct QuoteOrBackslash {
+  static bool matches(char c) { return c == '"' || c == '\\'; }
+#if defined(__SSE2__)
+  static int mask(__m128i block) {
+    return _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8('"')),
+                                          _mm_cmpeq_epi8(block, _mm_set1_epi8('\\'))));
+  }
+#endif
+};
+
+struct QuoteOrBracket {
+  static bool matches(char c) {
+    const char folded = static_cast<char>(c | 0x20);
+    return c == '"' || folded == '{' || folded == '}';
+  }
+#if defined(__SSE2__)
+  static int mask(__m128i block) {
+    const __m128i folded = _mm_or_si128(block, _mm_set1_epi8(0x20));
+    return _mm_movemask_epi8(
+        _mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8('"')),
+                     _mm_or_si128(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')),
+                                  _mm_cmpeq_epi8(folded, _mm_set1_epi8('}')))));
+  }
+#endif
+};
+
+// The first index from `at` below `size` whose byte Bytes::matches, `size` when there is none.
+template <typename Bytes>
+std::size_t find_first(const char* text, std::size_t at, std::size_t size) {
+#if defined(__SSE2__)
+  constexpr std::size_t kBlock = 16;
+  for (; at + kBlock <= size; at += kBlock) {
+    const int found = Bytes::mask(_mm_loadu_si128(reinterpret_cast<const __m128i*>(text + at)));
+    if (found != 0)
+      return at + static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(found)));
+  }
+#endif
+  while (at < size && !Bytes::matches(text[at]))
+    ++at;
+  return at;
+}
+
+// Inside an event the scan goes 64 bytes at a time, as bit masks (bit i for byte i): which bytes
+// are quotes, backslashes, opening and closing brackets.
+constexpr std::size_t kBlockBytes = 64;
+
+struct BlockMasks {
+  std::uint64_t quote = 0;
+  std::uint64_t backslash = 0;
+  std::uint64_t open = 0;
+  std::uint64_t close = 0;
+};
+
+BlockMasks block_masks(const char* bytes) {
+  BlockMasks masks;
+#if defined(__SSE2__)
+  constexpr int kLane = 16;
+  for (int lane = 0; lane < static_cast<int>(kBlockBytes) / kLane; ++lane) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + lane * kLane));
+    const __m128i folded = _mm_or_si128(block, _mm_set1_epi8(0x20));
+    const auto bits = [&](__m128i equal) {
+      return static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(equal)))
+             << (lane * kLane);
+    };
+    masks.quote |= bits(_mm_cmpeq_epi8(block, _mm_set1_epi8('"')));
+    masks.backslash |= bits(_mm_cmpeq_epi8(block, _mm_set1_epi8('\\')));
+    masks.open |= bits(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')));
+    masks.close |= bits(_mm_cmpeq_epi8(folded, _mm_set1_epi8('}')));
+  }
+#else
+  for (std::size_t index = 0; index < kBlockBytes; ++index) {
+    const std::uint64_t bit = std::uint64_t{1} << index;
+    const char c = bytes[index];
+    const char folded = static_cast<char>(c | 0x20);
+    if (c == '"') masks.quote |= bit;
+    if (c == '\\') masks.backslash |= bit;
+    if (folded == '{') masks.open |= bit;
+    if (folded == '}') masks.close |= bit;
+  }
+#endif
+  return masks;
+}
+
+// Bit i becomes the parity of bits 0..i: with quotes in, the bytes from an opening quote up to
+// (not including) its closing one.
+std::uint64_t prefix_xor(std::uint64_t bits) {
+  for (int shift = 1; shift < 64; shift *= 2)
+    bits ^= bits << shift;
+  return bits;
+}
+
 }  // namespace
+
+std::size_t ChromeEventWindows::scan_event_block(std::size_t at) {
+  const BlockMasks masks = block_masks(pending_.data() + at);
+  // An escape may hide a quote; such a block goes byte by byte.
+  if (masks.backslash != 0) return at;
+  std::uint64_t strings = prefix_xor(masks.quote);
+  if (in_string_) strings = ~strings;
+  for (std::uint64_t brackets = (masks.open | masks.close) & ~strings; brackets != 0;
+       brackets &= brackets - 1) {
+    const int bit = std::countr_zero(brackets);
+    if ((masks.open >> bit) & 1) {
+      ++depth_;
+      continue;
+    }
+    --depth_;
+    if (depth_ == events_depth_) {
+      // An event ends; what lies between events goes byte by byte.
+      last_event_end_ = at + static_cast<std::size_t>(bit) + 1;
+      has_whole_event_ = true;
+      in_string_ = false;
+      return last_event_end_;
+    }
+  }
+  in_string_ = (strings >> (kBlockBytes - 1)) & 1;
+  return at + kBlockBytes;
+}
 
 ChromeEventWindows::ChromeEventWindows(ChromeByteSource& source, std::size_t window_bytes)
     : source_(source), window_bytes_(window_bytes) {}
 
 bool ChromeEventWindows::fill() {
   if (end_of_text_) return false;
-  const std::size_t before = pending_.size();
-  if (source_.read(pending_, kReadChunk) == 0) {
+  const std::size_t before = pending_size_;
+  // The buffer only grows, so reads land in memory already there instead of being zeroed first.
+  if (pending_.size() < before + kReadChunk) pending_.resize(before + kReadChunk);
+  const std::size_t count = source_.read(pending_.data() + before, kReadChunk);
+  if (count == 0) {
     end_of_text_ = true;
     return false;
   }
-  consumed_ += pending_.size() - before;
+  pending_size_ += count;
+  consumed_ += count;
   scan(before);
   return true;
 }
@@ -67,48 +194,39 @@ void ChromeEventWindows::close_string(std::size_t quote) {
 
 void ChromeEventWindows::scan(std::size_t from) {
   const char* const text = pending_.data();
-  const std::size_t size = pending_.size();
+  const std::size_t size = pending_size_;
   std::size_t at = from;
+  // After a block with a backslash, its bytes are looked at one by one up to here.
+  std::size_t bytewise_until = 0;
   while (at < size && part_ != Part::kDone) {
+    if (part_ == Part::kEvents && depth_ > events_depth_ && !escaped_ && at >= bytewise_until &&
+        at + kBlockBytes <= size) {
+      const std::size_t next = scan_event_block(at);
+      if (next != at) {
+        at = next;
+        continue;
+      }
+      bytewise_until = at + kBlockBytes;
+    }
     if (in_string_) {
       if (escaped_) {
         escaped_ = false;
         ++at;
         continue;
       }
-      // Only a quote or a backslash matters inside a string. Most strings are short keys, looked
-      // through here; memchr takes over for the long call-stack strings of Kineto traces.
-      const std::size_t short_end = std::min(size, at + kShortString);
-      while (at < short_end && text[at] != '"' && text[at] != '\\')
-        ++at;
+      at = find_first<QuoteOrBackslash>(text, at, size);
       if (at == size) break;
-      if (at < short_end) {
-        if (text[at] == '\\') {
-          escaped_ = true;
-          ++at;
-          continue;
-        }
-        close_string(at);
-        ++at;
-        continue;
-      }
-      const char* const quote = static_cast<const char*>(std::memchr(text + at, '"', size - at));
-      const std::size_t quote_at = quote == nullptr ? size : static_cast<std::size_t>(quote - text);
-      const char* const backslash =
-          static_cast<const char*>(std::memchr(text + at, '\\', quote_at - at));
-      if (backslash != nullptr) {
+      if (text[at] == '\\') {
         escaped_ = true;
-        at = static_cast<std::size_t>(backslash - text) + 1;
-        continue;
+      } else {
+        close_string(at);
       }
-      if (quote == nullptr) {
-        at = size;
-        break;
-      }
-      at = quote_at;
-      close_string(at);
       ++at;
       continue;
+    }
+    if (part_ == Part::kEvents && depth_ > events_depth_) {
+      at = find_first<QuoteOrBracket>(text, at, size);
+      if (at == size) break;
     }
     const char c = text[at];
     switch (kCharClass[static_cast<unsigned char>(c)]) {
@@ -236,7 +354,8 @@ bool ChromeEventWindows::next(ChromeEventWindow& window) {
   handed_out_events_ = true;
   if (!windows_done_) {
     // Keep only the text after the last whole event; the next window starts there.
-    pending_.erase(0, end);
+    std::memmove(pending_.data(), pending_.data() + end, pending_size_ - end);
+    pending_size_ -= end;
     pending_base_ += end;
     events_begin_ = 0;
     last_event_end_ = 0;
@@ -256,9 +375,9 @@ void ChromeEventWindows::read_to_end() {
     after_begin_ = after_end_ = 0;
   } else if (part_ == Part::kDone && root_end_ != 0) {
     after_end_ = root_end_ - 1;  // without the root's closing '}'
-    for (std::size_t at = root_end_; at < pending_.size(); ++at) {
+    for (std::size_t at = root_end_; at < pending_size_; ++at) {
       if (!is_space(pending_[at])) {
-        lost_bytes_ = pending_.size() - root_end_;
+        lost_bytes_ = pending_size_ - root_end_;
         break;
       }
     }

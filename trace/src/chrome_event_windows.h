@@ -49,6 +49,9 @@ class ChromeEventWindows {
 
   bool fill();
   void scan(std::size_t from);
+  // Scans the 64 bytes at `at` inside an event; returns where the scan goes on (after the block,
+  // or after an event that ends in it), or `at` itself when the block needs the byte-wise scan.
+  std::size_t scan_event_block(std::size_t at);
   void close_string(std::size_t quote);
   void finish_at_end_of_text();
   void read_to_end();
@@ -56,8 +59,10 @@ class ChromeEventWindows {
   ChromeByteSource& source_;
   std::size_t window_bytes_;
 
-  // Text read but not yet handed out; pending_[0] is the text's byte pending_base_.
+  // Text read but not yet handed out, the first pending_size_ bytes of pending_; pending_[0] is
+  // the text's byte pending_base_.
   std::string pending_;
+  std::size_t pending_size_ = 0;
   std::uint64_t pending_base_ = 0;
   std::uint64_t consumed_ = 0;
   bool end_of_text_ = false;

@@ -6,7 +6,7 @@
 namespace tscope::trace {
 
 void ChromeFlowBinder::add_span(TimeNs start, TimeNs end, EventRef ref) {
-  spans_.push_back({start, end, ref});
+  spans_.push_back({start, end, ref.pack()});
 }
 
 void ChromeFlowBinder::prepare() {
@@ -33,13 +33,13 @@ std::optional<EventRef> ChromeFlowBinder::enclosing(TimeNs time) const {
   const std::size_t last = static_cast<std::size_t>(after - spans_.begin()) - 1;
   // Rightmost leaf in [0, last] whose end reaches `time`: climb from the leaf, then descend.
   std::size_t node = leaves_ + last;
-  if (max_end_[node] >= time) return spans_[last].ref;
+  if (max_end_[node] >= time) return EventRef::unpack(spans_[last].packed_ref);
   while (node > 1) {
     if (node % 2 == 1 && max_end_[node - 1] >= time) {
       node -= 1;
       while (node < leaves_)
         node = max_end_[2 * node + 1] >= time ? 2 * node + 1 : 2 * node;
-      return spans_[node - leaves_].ref;
+      return EventRef::unpack(spans_[node - leaves_].packed_ref);
     }
     node /= 2;
   }
@@ -50,7 +50,7 @@ std::optional<EventRef> ChromeFlowBinder::next(TimeNs time) const {
   const auto found = std::lower_bound(spans_.begin(), spans_.end(), time,
                                       [](const Entry& entry, TimeNs t) { return entry.start < t; });
   if (found == spans_.end()) return std::nullopt;
-  return found->ref;
+  return EventRef::unpack(found->packed_ref);
 }
 
 }  // namespace tscope::trace

@@ -14,8 +14,14 @@ using chrome_json::ChromeByteSource;
 std::string read_all(ChromeByteSource source) {
   constexpr std::size_t kChunk = std::size_t{1} << 22;
   std::string text;
-  while (source.read(text, kChunk) != 0) {
+  std::size_t size = 0;
+  for (;;) {
+    text.resize(size + kChunk);
+    const std::size_t count = source.read(text.data() + size, kChunk);
+    size += count;
+    if (count == 0) break;
   }
+  text.resize(size);
   return text;
 }
 

@@ -3,22 +3,24 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
-#include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "chrome_byte_source.h"
 #include "chrome_event_windows.h"
-#include "chrome_exact_times.h"
 #include "chrome_flow_binder.h"
 #include "chrome_json_values.h"
 #include "chrome_raw_event.h"
 #include "chrome_span_pairs.h"
+#include "chrome_text_cache.h"
 #include "chrome_track_map.h"
 #include "chrome_window_pipeline.h"
 #include "tscope/trace/chrome_kineto_names.h"
@@ -37,16 +39,76 @@ bool is_gpu_row(Category category) {
          category == Category::kSynchronization;
 }
 
+// The args of a span that become structured fields; kOther stays an arg.
+enum class SpanArgKey : std::uint8_t {
+  kOther,
+  kCorrelation,
+  kExternalId,
+  kGrid,
+  kBlock,
+  kRegistersPerThread,
+  kSharedMemory,
+  kStaticSharedMemory,
+  kDynamicSharedMemory,
+  kDevice,
+  kStream,
+  kBytes,
+  kCopyKind,
+  kSourceMemory,
+  kDestinationMemory,
+  kInputDims,
+  kFlops,
+  kBytesRead,
+  kBytesWritten,
+  kTensorsRead,
+  kTensorsWritten,
+};
+
+SpanArgKey span_arg_key(std::string_view key) {
+  struct KeyName {
+    std::string_view key;
+    SpanArgKey meaning;
+  };
+  static constexpr std::array kKeys{
+      KeyName{"correlation", SpanArgKey::kCorrelation},
+      KeyName{"External id", SpanArgKey::kExternalId},
+      KeyName{"external id", SpanArgKey::kExternalId},
+      KeyName{"grid", SpanArgKey::kGrid},
+      KeyName{"block", SpanArgKey::kBlock},
+      KeyName{"registers per thread", SpanArgKey::kRegistersPerThread},
+      KeyName{"shared memory", SpanArgKey::kSharedMemory},
+      KeyName{"static shared memory", SpanArgKey::kStaticSharedMemory},
+      KeyName{"dynamic shared memory", SpanArgKey::kDynamicSharedMemory},
+      KeyName{"device", SpanArgKey::kDevice},
+      KeyName{"stream", SpanArgKey::kStream},
+      KeyName{"bytes", SpanArgKey::kBytes},
+      KeyName{"copy kind", SpanArgKey::kCopyKind},
+      KeyName{"src memory", SpanArgKey::kSourceMemory},
+      KeyName{"dst memory", SpanArgKey::kDestinationMemory},
+      KeyName{"Input Dims", SpanArgKey::kInputDims},
+      KeyName{"flops", SpanArgKey::kFlops},
+      KeyName{"bytes read", SpanArgKey::kBytesRead},
+      KeyName{"bytes written", SpanArgKey::kBytesWritten},
+      KeyName{"tensors read", SpanArgKey::kTensorsRead},
+      KeyName{"tensors written", SpanArgKey::kTensorsWritten},
+  };
+  for (const KeyName& entry : kKeys) {
+    if (entry.key == key) return entry.meaning;
+  }
+  return SpanArgKey::kOther;
+}
+
+// Fields ordered largest first: one is kept for every flow event of the file.
 struct PendingFlowEnd {
-  FlowKind kind = FlowKind::kOther;
   std::uint64_t id = 0;
   // What tied the ends, when the writer says ("correlation" in our export's flow args): our
   // arrows each have their own id, while a launch that feeds several kernels has one correlation.
   std::optional<std::uint64_t> correlation;
-  bool is_start = true;
-  bool binds_to_next = false;
   RowId row;
   TimeNs time = 0;
+  FlowKind kind = FlowKind::kOther;
+  bool is_start = true;
+  bool binds_to_next = false;
 };
 
 // Chrome pairs the ends of an async span by category and id within a process.
@@ -66,7 +128,7 @@ class ChromeImporter {
  private:
   void read_top_level(const std::string& members);
   // Returns the number of events the window held.
-  std::size_t read_window(const ChromeEventWindow& window);
+  std::size_t read_window(const ParsedEventWindow& parsed);
   void read_event(const RawEvent& event);
   void add_span(const RawEvent& event, TimeNs start, TimeNs end);
   void add_instant(const RawEvent& event, TimeNs time);
@@ -77,10 +139,15 @@ class ChromeImporter {
   RawEvent replay(const BeginEnd& begin);
   void match_begin_end();
   void match_async();
+  // Binds the flow ends to spans and pairs them into flows; frees what binding needed.
   void finish_flows();
 
   std::optional<TimeNs> time_of(const std::optional<dom::element>& value,
                                 std::string_view text) const;
+  StringId intern(std::string_view text) {
+    return string_ids_.find_or_make(
+        text, [this](std::string_view fresh) { return builder_.intern(fresh); });
+  }
   void fill_span(const RawEvent& event, Category category);
   void append_scalar_arg(std::string_view key, dom::element value, std::vector<Arg>& args);
   void keep_chrome_category(const RawEvent& event, Category category, std::vector<Arg>& args);
@@ -99,10 +166,13 @@ class ChromeImporter {
   std::map<AsyncKey, std::vector<BeginEnd>> async_ends_;
   std::vector<PendingFlowEnd> flow_ends_;
 
+  // Every string of the events goes to the builder's table through string_ids_.
+  ChromeTextCache<StringId> string_ids_;
+  ChromeTextCache<SpanArgKey> span_arg_keys_;
+
   SpanRecord span_;  // reused so per-event argument vectors keep their capacity
-  // One window's document at a time; a begin event waiting for its end is kept as its own text
-  // and parsed again, alone, when matched.
-  dom::parser window_parser_;
+  // A begin event waiting for its end is kept as its own text (the window's document is gone by
+  // then) and parsed again, alone, when matched.
   dom::parser event_parser_;
   dom::parser members_parser_;
 };
@@ -172,7 +242,7 @@ void ChromeImporter::read_top_level(const std::string& members) {
 }
 
 void ChromeImporter::fill_span(const RawEvent& event, Category category) {
-  span_.name = builder_.intern(event.name);
+  span_.name = intern(event.name);
   span_.category = category;
   span_.correlation_id = 0;
   span_.external_correlation_id = 0;
@@ -193,64 +263,86 @@ void ChromeImporter::fill_span(const RawEvent& event, Category category) {
     const std::string_view key = field.key;
     const dom::element value = field.value;
     const auto integer = [&] { return as_integer(value); };
-    if (key == "correlation") {
-      span_.correlation_id = static_cast<std::uint32_t>(non_negative(integer()));
-    } else if (key == "External id" || key == "external id") {
-      span_.external_correlation_id = non_negative(integer());
-    } else if (key == "grid") {
-      kernel.grid = dim3(value);
-    } else if (key == "block") {
-      kernel.block = dim3(value);
-    } else if (key == "registers per thread") {
-      kernel.registers_per_thread = static_cast<std::uint32_t>(non_negative(integer()));
-    } else if (key == "shared memory") {
-      shared_total = non_negative(integer());
-    } else if (key == "static shared memory") {
-      kernel.static_shared_bytes = static_cast<std::uint32_t>(non_negative(integer()));
-    } else if (key == "dynamic shared memory") {
-      kernel.dynamic_shared_bytes = static_cast<std::uint32_t>(non_negative(integer()));
-    } else if (key == "device") {
-      kernel.device = static_cast<std::int32_t>(integer().value_or(-1));
-    } else if (key == "stream") {
-      kernel.stream = integer().value_or(-1);
-    } else if (key == "bytes") {
-      copy.bytes = non_negative(integer());
-    } else if (key == "copy kind") {
-      copy.direction =
-          enum_from_string<CopyDirection, 6>(as_string(value)).value_or(CopyDirection::kUnknown);
-    } else if (key == "src memory") {
-      copy.source =
-          enum_from_string<MemoryKind, 5>(as_string(value)).value_or(MemoryKind::kUnknown);
-    } else if (key == "dst memory") {
-      copy.destination =
-          enum_from_string<MemoryKind, 5>(as_string(value)).value_or(MemoryKind::kUnknown);
-    } else if (key == "Input Dims") {
-      has_op = true;
-      if (value.type() != dom::element_type::ARRAY) continue;
-      for (const dom::element input : array_of(value)) {
-        auto& shape = op.input_shapes.emplace_back();
-        if (input.type() != dom::element_type::ARRAY) continue;
-        for (const dom::element extent : array_of(input)) {
-          if (const auto number = as_integer(extent)) shape.push_back(*number);
+    switch (span_arg_keys_.find_or_make(key, span_arg_key)) {
+      case SpanArgKey::kCorrelation:
+        span_.correlation_id = static_cast<std::uint32_t>(non_negative(integer()));
+        break;
+      case SpanArgKey::kExternalId:
+        span_.external_correlation_id = non_negative(integer());
+        break;
+      case SpanArgKey::kGrid:
+        kernel.grid = dim3(value);
+        break;
+      case SpanArgKey::kBlock:
+        kernel.block = dim3(value);
+        break;
+      case SpanArgKey::kRegistersPerThread:
+        kernel.registers_per_thread = static_cast<std::uint32_t>(non_negative(integer()));
+        break;
+      case SpanArgKey::kSharedMemory:
+        shared_total = non_negative(integer());
+        break;
+      case SpanArgKey::kStaticSharedMemory:
+        kernel.static_shared_bytes = static_cast<std::uint32_t>(non_negative(integer()));
+        break;
+      case SpanArgKey::kDynamicSharedMemory:
+        kernel.dynamic_shared_bytes = static_cast<std::uint32_t>(non_negative(integer()));
+        break;
+      case SpanArgKey::kDevice:
+        kernel.device = static_cast<std::int32_t>(integer().value_or(-1));
+        break;
+      case SpanArgKey::kStream:
+        kernel.stream = integer().value_or(-1);
+        break;
+      case SpanArgKey::kBytes:
+        copy.bytes = non_negative(integer());
+        break;
+      case SpanArgKey::kCopyKind:
+        copy.direction =
+            enum_from_string<CopyDirection, 6>(as_string(value)).value_or(CopyDirection::kUnknown);
+        break;
+      case SpanArgKey::kSourceMemory:
+        copy.source =
+            enum_from_string<MemoryKind, 5>(as_string(value)).value_or(MemoryKind::kUnknown);
+        break;
+      case SpanArgKey::kDestinationMemory:
+        copy.destination =
+            enum_from_string<MemoryKind, 5>(as_string(value)).value_or(MemoryKind::kUnknown);
+        break;
+      case SpanArgKey::kInputDims:
+        has_op = true;
+        if (value.type() != dom::element_type::ARRAY) break;
+        for (const dom::element input : array_of(value)) {
+          auto& shape = op.input_shapes.emplace_back();
+          if (input.type() != dom::element_type::ARRAY) continue;
+          for (const dom::element extent : array_of(input)) {
+            if (const auto number = as_integer(extent)) shape.push_back(*number);
+          }
         }
-      }
-    } else if (key == "flops") {
-      op.flops = non_negative(integer());
-      has_op = true;
-    } else if (key == "bytes read") {
-      op.bytes_read = non_negative(integer());
-      has_op = true;
-    } else if (key == "bytes written") {
-      op.bytes_written = non_negative(integer());
-      has_op = true;
-    } else if (key == "tensors read") {
-      op.tensors_read = id_list(value);
-      has_op = true;
-    } else if (key == "tensors written") {
-      op.tensors_written = id_list(value);
-      has_op = true;
-    } else {
-      append_scalar_arg(key, value, span_.args);
+        break;
+      case SpanArgKey::kFlops:
+        op.flops = non_negative(integer());
+        has_op = true;
+        break;
+      case SpanArgKey::kBytesRead:
+        op.bytes_read = non_negative(integer());
+        has_op = true;
+        break;
+      case SpanArgKey::kBytesWritten:
+        op.bytes_written = non_negative(integer());
+        has_op = true;
+        break;
+      case SpanArgKey::kTensorsRead:
+        op.tensors_read = id_list(value);
+        has_op = true;
+        break;
+      case SpanArgKey::kTensorsWritten:
+        op.tensors_written = id_list(value);
+        has_op = true;
+        break;
+      case SpanArgKey::kOther:
+        append_scalar_arg(key, value, span_.args);
+        break;
     }
   }
   if (category == Category::kKernel) {
@@ -281,24 +373,24 @@ void ChromeImporter::keep_chrome_category(const RawEvent& event, Category catego
   if (category != Category::kOther || event.cat.empty() || event.cat == chrome_category(category)) {
     return;
   }
-  args.push_back({builder_.intern(kChromeCategoryArg), StringArg{builder_.intern(event.cat)}});
+  args.push_back({intern(kChromeCategoryArg), StringArg{intern(event.cat)}});
 }
 
 void ChromeImporter::append_scalar_arg(std::string_view key, dom::element value,
                                        std::vector<Arg>& args) {
   switch (value.type()) {
     case dom::element_type::INT64:
-      args.push_back({builder_.intern(key), value.get_int64().value_unsafe()});
+      args.push_back({intern(key), value.get_int64().value_unsafe()});
       break;
     case dom::element_type::UINT64:
     case dom::element_type::DOUBLE:
-      args.push_back({builder_.intern(key), *as_double(value)});
+      args.push_back({intern(key), *as_double(value)});
       break;
     case dom::element_type::STRING:
-      args.push_back({builder_.intern(key), StringArg{builder_.intern(as_string(value))}});
+      args.push_back({intern(key), StringArg{intern(as_string(value))}});
       break;
     case dom::element_type::BOOL:
-      args.push_back({builder_.intern(key), std::int64_t{value.get_bool().value_unsafe()}});
+      args.push_back({intern(key), std::int64_t{value.get_bool().value_unsafe()}});
       break;
     default:
       break;  // nested objects and arrays have no place in the model
@@ -336,13 +428,12 @@ void ChromeImporter::add_span(const RawEvent& event, TimeNs start, TimeNs end) {
 void ChromeImporter::add_instant(const RawEvent& event, TimeNs time) {
   InstantRecord instant;
   instant.time = time;
-  instant.name = builder_.intern(event.name);
+  instant.name = intern(event.name);
   instant.category = category_from_chrome(event.cat, event.name);
   keep_chrome_category(event, instant.category, instant.args);
   // Thread scope is the default; a process or global instant says so.
   if (event.scope == "g" || event.scope == "p") {
-    instant.args.push_back(
-        {builder_.intern(kChromeScopeArg), StringArg{builder_.intern(event.scope)}});
+    instant.args.push_back({intern(kChromeScopeArg), StringArg{intern(event.scope)}});
   }
   if (event.args) {
     for (const dom::key_value_pair field : *event.args) {
@@ -377,10 +468,10 @@ void ChromeImporter::add_memory_event(const RawEvent& event, TimeNs time) {
     return value ? as_string(*value) : std::string_view{};
   };
   if (const std::string_view op = text(kMemoryOpArg); !op.empty()) {
-    record.owner_op = builder_.intern(op);
+    record.owner_op = intern(op);
   }
   if (const std::string_view scope = text(kMemoryScopeArg); !scope.empty()) {
-    record.scope = builder_.intern(scope);
+    record.scope = intern(scope);
   }
   const RowId row = tracks_.row_of(event);
   std::string pool(text(kMemoryPoolArg));
@@ -521,73 +612,81 @@ void ChromeImporter::match_async() {
 }
 
 void ChromeImporter::finish_flows() {
-  if (flow_ends_.empty()) return;
-  for (auto& [row, spans] : row_spans_)
-    spans.prepare();
-  struct Ends {
-    std::vector<EventRef> starts;
-    std::vector<EventRef> finishes;
-    std::optional<std::uint64_t> correlation;
+  // Each end bound to its span, in one flat vector sorted by kind and id: a trace has an id for
+  // every kernel launch, too many for a map node and two vectors each.
+  struct BoundEnd {
+    std::uint64_t id = 0;
+    std::uint64_t packed_ref = 0;
+    std::uint64_t correlation = 0;
+    std::uint32_t sequence = 0;
+    FlowKind kind = FlowKind::kOther;
+    bool is_start = true;
+    bool has_correlation = false;
   };
-  std::map<std::pair<FlowKind, std::uint64_t>, Ends> by_id;
-  for (const PendingFlowEnd& end : flow_ends_) {
-    const auto spans = row_spans_.find(end.row);
-    if (spans == row_spans_.end()) continue;  // nothing on that row to bind to
-    const auto bound =
-        end.binds_to_next ? spans->second.next(end.time) : spans->second.enclosing(end.time);
-    if (!bound) continue;
-    Ends& ends = by_id[{end.kind, end.id}];
-    (end.is_start ? ends.starts : ends.finishes).push_back(*bound);
-    if (end.correlation) ends.correlation = end.correlation;
-  }
-  for (const auto& [key, ends] : by_id) {
-    const std::size_t pairs = std::min(ends.starts.size(), ends.finishes.size());
-    for (std::size_t pair = 0; pair < pairs; ++pair) {
-      builder_.add_flow({key.first, ends.correlation.value_or(key.second), ends.starts[pair],
-                         ends.finishes[pair]});
+  std::vector<BoundEnd> bound;
+  if (!flow_ends_.empty()) {
+    for (auto& [row, spans] : row_spans_)
+      spans.prepare();
+    bound.reserve(flow_ends_.size());
+    for (const PendingFlowEnd& end : flow_ends_) {
+      const auto spans = row_spans_.find(end.row);
+      if (spans == row_spans_.end()) continue;  // nothing on that row to bind to
+      const auto span =
+          end.binds_to_next ? spans->second.next(end.time) : spans->second.enclosing(end.time);
+      if (!span) continue;
+      bound.push_back({end.id, span->pack(), end.correlation.value_or(0),
+                       static_cast<std::uint32_t>(bound.size()), end.kind, end.is_start,
+                       end.correlation.has_value()});
     }
+  }
+  // The spans and ends are no longer needed; the flows come next.
+  row_spans_ = {};
+  flow_ends_ = {};
+  std::sort(bound.begin(), bound.end(), [](const BoundEnd& a, const BoundEnd& b) {
+    return std::tie(a.kind, a.id, a.sequence) < std::tie(b.kind, b.id, b.sequence);
+  });
+  for (std::size_t first = 0; first < bound.size();) {
+    std::size_t last = first;
+    std::optional<std::uint64_t> correlation;
+    while (last < bound.size() && bound[last].kind == bound[first].kind &&
+           bound[last].id == bound[first].id) {
+      if (bound[last].has_correlation) correlation = bound[last].correlation;
+      ++last;
+    }
+    // The n-th start of an id pairs with its n-th finish, in file order.
+    std::size_t start = first;
+    std::size_t finish = first;
+    for (;;) {
+      while (start < last && !bound[start].is_start)
+        ++start;
+      while (finish < last && bound[finish].is_start)
+        ++finish;
+      if (start == last || finish == last) break;
+      builder_.add_flow({bound[first].kind, correlation.value_or(bound[first].id),
+                         EventRef::unpack(bound[start].packed_ref),
+                         EventRef::unpack(bound[finish].packed_ref)});
+      ++start;
+      ++finish;
+    }
+    first = last;
   }
 }
 
-std::size_t ChromeImporter::read_window(const ChromeEventWindow& window) {
-  dom::element root;
-  if (const auto error = window_parser_.parse(window.text.data(), window.size, false).get(root);
-      error != simdjson::SUCCESS) {
-    throw FormatError(source_, window.offset,
-                      std::string("not valid JSON: ") + simdjson::error_message(error));
-  }
-  const dom::array events = array_of(root);
+std::size_t ChromeImporter::read_window(const ParsedEventWindow& parsed) {
   // Names and sort orders are best known before a window's tracks are created (the rest arrive
-  // in later windows and are applied at the end); this pass only looks up each event's phase and
-  // whether its time is beyond a double's nanoseconds, which is cheap next to reading all its
-  // fields.
-  bool needs_time_text = false;
-  for (const dom::element element : events) {
-    if (element.type() != dom::element_type::OBJECT) continue;
-    const dom::object object = object_of(element);
-    dom::element ts_value;
-    if (!needs_time_text && object.at_key("ts").get(ts_value) == simdjson::SUCCESS &&
-        ts_value.type() == dom::element_type::DOUBLE) {
-      needs_time_text = !(std::abs(ts_value.get_double().value_unsafe()) < kExactDoubleMicros);
-    }
-    dom::element phase_value;
-    if (object.at_key("ph").get(phase_value) != simdjson::SUCCESS) continue;
-    if (as_string(phase_value) == "M") tracks_.read_metadata_event(read_fields(object));
-  }
-  const ChromeEventTimeTokens time_text =
-      needs_time_text
-          ? ChromeEventTimeTokens::read(window.text.data(), window.size, window.text.size())
-          : ChromeEventTimeTokens{};
+  // in later windows and are applied at the end).
+  for (const dom::object metadata : parsed.metadata_events)
+    tracks_.read_metadata_event(read_fields(metadata));
   std::size_t index = 0;
-  for (const dom::element element : events) {
+  for (const dom::element element : parsed.events) {
     const std::size_t event_index = index++;
     if (element.type() != dom::element_type::OBJECT) {
       ++skipped_events_;
       continue;
     }
     RawEvent event = read_fields(object_of(element));
-    event.ts_text = time_text.ts(event_index);
-    event.dur_text = time_text.dur(event_index);
+    event.ts_text = parsed.time_text.ts(event_index);
+    event.dur_text = parsed.time_text.dur(event_index);
     read_event(event);
   }
   return index;
@@ -597,24 +696,23 @@ Trace ChromeImporter::import(ChromeEventWindows& windows, const LoadProgressCall
   TimeNs base_during_events = 0;
   {
     ChromeWindowPipeline pipeline(windows, /*background=*/true);
-    const ChromeEventWindow* window = pipeline.next();
+    const ParsedEventWindow* parsed = pipeline.next();
     read_top_level(windows.members_before());
     base_during_events = base_time_;
-    for (; window != nullptr; window = pipeline.next()) {
-      events_read_ += read_window(*window);
-      if (progress) progress({window->input_offset, windows.source().input_size(), events_read_});
+    for (; parsed != nullptr; parsed = pipeline.next()) {
+      events_read_ += read_window(*parsed);
+      if (progress) {
+        progress({parsed->window.input_offset, windows.source().input_size(), events_read_});
+      }
     }
   }
-  // The window buffers are gone; the parser's go too, before finalize needs the memory.
-  window_parser_ = dom::parser{};
+  // The window buffers and their parsers are gone here, before finalize needs the memory.
   // Kineto writes baseTimeNanoseconds after the events: the times read relative to the base
   // known then move by what the members after them add.
   read_top_level(windows.members_after());
   match_begin_end();
   match_async();
   finish_flows();
-  row_spans_ = {};
-  flow_ends_ = {};
   tracks_.apply_names();
   if (base_time_ != base_during_events) builder_.shift_times(base_time_ - base_during_events);
 

@@ -9,7 +9,7 @@ constexpr std::size_t kBuffers = 3;
 
 ChromeWindowPipeline::ChromeWindowPipeline(ChromeEventWindows& windows, bool background)
     : windows_(windows), buffers_(kBuffers) {
-  for (ChromeEventWindow& buffer : buffers_)
+  for (ParsedEventWindow& buffer : buffers_)
     free_.push_back(&buffer);
   if (background && std::thread::hardware_concurrency() > 1) {
     reader_ = std::thread([this] { read_ahead(); });
@@ -26,10 +26,16 @@ ChromeWindowPipeline::~ChromeWindowPipeline() {
   reader_.join();
 }
 
+bool ChromeWindowPipeline::fill(ParsedEventWindow& buffer) {
+  if (!windows_.next(buffer.window)) return false;
+  parse_event_window(buffer, windows_.source().source_name());
+  return true;
+}
+
 void ChromeWindowPipeline::read_ahead() {
   try {
     for (;;) {
-      ChromeEventWindow* buffer = nullptr;
+      ParsedEventWindow* buffer = nullptr;
       {
         std::unique_lock lock(mutex_);
         changed_.wait(lock, [&] { return stopping_ || !free_.empty(); });
@@ -37,7 +43,7 @@ void ChromeWindowPipeline::read_ahead() {
         buffer = free_.front();
         free_.pop_front();
       }
-      const bool more = windows_.next(*buffer);
+      const bool more = fill(*buffer);
       {
         const std::lock_guard lock(mutex_);
         if (more) {
@@ -60,10 +66,10 @@ void ChromeWindowPipeline::read_ahead() {
   }
 }
 
-const ChromeEventWindow* ChromeWindowPipeline::next() {
+const ParsedEventWindow* ChromeWindowPipeline::next() {
   if (!reader_.joinable()) {
-    ChromeEventWindow& buffer = buffers_.front();
-    return windows_.next(buffer) ? &buffer : nullptr;
+    ParsedEventWindow& buffer = buffers_.front();
+    return fill(buffer) ? &buffer : nullptr;
   }
   std::unique_lock lock(mutex_);
   if (in_use_ != nullptr) {

@@ -1,8 +1,9 @@
 #pragma once
 // Overlaps reading with model building: where a second core exists, a background thread reads
-// (and inflates) the text and cuts it into windows while the importer parses the previous ones.
-// Windows are handed over through a short queue of reused buffers, a lock per window and never
-// per event; an error of the reading thread is rethrown to the importer.
+// (and inflates) the text, cuts it into windows and parses each (chrome_parsed_window.h) while the
+// importer turns the previous ones into events. Windows are handed over through a short queue of
+// reused buffers (each with its own parser, whose memory is reused too), a lock per window and
+// never per event; an error of the reading thread is rethrown to the importer in file order.
 
 #include <condition_variable>
 #include <deque>
@@ -11,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "chrome_event_windows.h"
+#include "chrome_parsed_window.h"
 
 namespace tscope::trace::chrome_json {
 
@@ -24,21 +25,24 @@ class ChromeWindowPipeline {
   ChromeWindowPipeline& operator=(const ChromeWindowPipeline&) = delete;
 
   // The next window, or nullptr once the text is exhausted (the windows' members_after() and
-  // lost_bytes() are final then). Valid until the next call. Rethrows what the reading failed on.
-  const ChromeEventWindow* next();
+  // lost_bytes() are final then). Valid until the next call. Rethrows what the reading failed on:
+  // IoError, or FormatError naming the window's offset for text that is not JSON.
+  const ParsedEventWindow* next();
 
  private:
   void read_ahead();
+  // Cuts and parses the next window into `buffer`; false at the end of the events.
+  bool fill(ParsedEventWindow& buffer);
 
   ChromeEventWindows& windows_;
-  // Two windows in flight: one being parsed, one being read.
-  std::vector<ChromeEventWindow> buffers_;
-  ChromeEventWindow* in_use_ = nullptr;
+  // Windows in flight: one being turned into events, the others being read and parsed.
+  std::vector<ParsedEventWindow> buffers_;
+  ParsedEventWindow* in_use_ = nullptr;
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<ChromeEventWindow*> filled_;
-  std::deque<ChromeEventWindow*> free_;
+  std::deque<ParsedEventWindow*> filled_;
+  std::deque<ParsedEventWindow*> free_;
   bool finished_ = false;
   bool stopping_ = false;
   std::exception_ptr error_;

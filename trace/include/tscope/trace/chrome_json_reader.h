@@ -20,7 +20,7 @@ struct ChromeJsonReadOptions {
   std::uint64_t max_bytes = std::numeric_limits<std::uint64_t>::max();
   // Events are parsed this much text at a time: large enough that a parse costs little per byte,
   // small enough that the window and its parsed document stay in the caches.
-  std::size_t window_bytes = std::size_t{4} << 20;
+  std::size_t window_bytes = std::size_t{1} << 20;
   // Told after each window.
   LoadProgressCallback progress;
 };
