@@ -13,25 +13,37 @@ std::string site_label(const trace::Trace& trace, const AllocationSite& site) {
   return std::string(scope) + " / " + std::string(owner);
 }
 
-MemoryReplay::MemoryReplay(const trace::Trace& trace) : trace_(&trace) {
+std::vector<MemoryStep> memory_event_order(const trace::Trace& trace) {
+  std::vector<MemoryStep> order;
   for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
     const trace::MemoryColumns& memory = trace.track(track_index).memory();
     for (std::uint32_t i = 0; i < memory.size(); ++i)
-      order_.push_back({memory.time[i], track_index, i});
+      order.push_back({memory.time[i], track_index, i});
   }
-  // Each pool is time-sorted already; a stable sort keeps same-time events in recorded order.
-  std::stable_sort(order_.begin(), order_.end(),
-                   [](const MemoryStep& a, const MemoryStep& b) { return a.time < b.time; });
+  // A stable sort keeps same-time events in recorded order; a trace with one pool is in order
+  // already and needs none (the sort's buffer would double the order's memory).
+  const auto by_time = [](const MemoryStep& a, const MemoryStep& b) { return a.time < b.time; };
+  if (!std::is_sorted(order.begin(), order.end(), by_time))
+    std::stable_sort(order.begin(), order.end(), by_time);
+  return order;
 }
 
+MemoryReplay::MemoryReplay(const trace::Trace& trace, const std::vector<MemoryStep>& order)
+    : trace_(&trace), order_(&order), pools_(trace.tracks().size()) {}
+
 void MemoryReplay::advance_to(std::size_t position) {
-  position = std::min(position, order_.size());
+  position = std::min(position, order_->size());
   for (; position_ < position; ++position_) {
-    const MemoryStep& step = order_[position_];
+    const MemoryStep& step = (*order_)[position_];
     const trace::MemoryColumns& memory = trace_->track(step.track).memory();
-    auto& pool = live_[step.track];
+    PoolState& state = pools_[step.track];
+    if (state.live == nullptr) {
+      state.live = &live_[step.track];
+      state.totals = &totals_[step.track];
+    }
+    Pool& pool = *state.live;
     const std::uint64_t address = memory.address[step.index];
-    totals_[step.track] = {memory.total_allocated[step.index], memory.total_reserved[step.index]};
+    *state.totals = {memory.total_allocated[step.index], memory.total_reserved[step.index]};
     const bool is_alloc = memory.action[step.index] == trace::MemoryAction::kAlloc;
     if (address == 0) {
       const auto bytes = static_cast<std::int64_t>(memory.bytes[step.index]);
@@ -58,12 +70,13 @@ void MemoryReplay::advance_to(std::size_t position) {
 
 void MemoryReplay::advance_until(trace::TimeNs time, bool inclusive) {
   const auto end =
-      inclusive
-          ? std::upper_bound(order_.begin() + static_cast<std::ptrdiff_t>(position_), order_.end(),
-                             time, [](trace::TimeNs t, const MemoryStep& s) { return t < s.time; })
-          : std::lower_bound(order_.begin() + static_cast<std::ptrdiff_t>(position_), order_.end(),
-                             time, [](const MemoryStep& s, trace::TimeNs t) { return s.time < t; });
-  advance_to(static_cast<std::size_t>(end - order_.begin()));
+      inclusive ? std::upper_bound(order_->begin() + static_cast<std::ptrdiff_t>(position_),
+                                   order_->end(), time,
+                                   [](trace::TimeNs t, const MemoryStep& s) { return t < s.time; })
+                : std::lower_bound(order_->begin() + static_cast<std::ptrdiff_t>(position_),
+                                   order_->end(), time,
+                                   [](const MemoryStep& s, trace::TimeNs t) { return s.time < t; });
+  advance_to(static_cast<std::size_t>(end - order_->begin()));
 }
 
 std::uint64_t MemoryReplay::anonymous_bytes() const {

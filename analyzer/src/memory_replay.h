@@ -36,15 +36,20 @@ struct MemoryStep {
   std::uint32_t index = 0;
 };
 
+// Every memory event of every pool of `trace` in time order; same-time events keep their recorded
+// order. Several replays can walk one order (AnalysisContext::memory_order() holds the report's).
+std::vector<MemoryStep> memory_event_order(const trace::Trace& trace);
+
 class MemoryReplay {
  public:
-  explicit MemoryReplay(const trace::Trace& trace);
+  // `order` is memory_event_order(trace) and must outlive the replay.
+  MemoryReplay(const trace::Trace& trace, const std::vector<MemoryStep>& order);
 
-  bool empty() const { return order_.size() == 0; }
-  std::size_t event_count() const { return order_.size(); }
-  trace::TimeNs time_of(std::size_t position) const { return order_[position].time; }
+  bool empty() const { return order_->empty(); }
+  std::size_t event_count() const { return order_->size(); }
+  trace::TimeNs time_of(std::size_t position) const { return (*order_)[position].time; }
   // The memory event at `position` of the merged order.
-  const MemoryStep& event_at(std::size_t position) const { return order_[position]; }
+  const MemoryStep& event_at(std::size_t position) const { return (*order_)[position]; }
   // Applies events up to (not including) `position` of the merged order; only moves forward.
   void advance_to(std::size_t position);
   // Applies every event with time < `time` (or <= when `inclusive`).
@@ -65,8 +70,17 @@ class MemoryReplay {
   std::uint64_t reported_reserved() const;
 
  private:
+  using Pool = std::unordered_map<std::uint64_t, LiveAllocation>;
+  struct PoolState {
+    Pool* live = nullptr;  // the pool's entry of live_, made on its first event
+    std::pair<std::uint64_t, std::uint64_t>* totals = nullptr;  // its entry of totals_
+  };
+
   const trace::Trace* trace_;
-  std::vector<MemoryStep> order_;
+  const std::vector<MemoryStep>* order_;
+  // Per track: that pool's entries of live_ and totals_, found once instead of per event
+  // (entries of an unordered_map stay where they are when it grows).
+  std::vector<PoolState> pools_;
   std::size_t position_ = 0;
   std::uint64_t live_bytes_ = 0;
   std::int64_t anonymous_net_ = 0;

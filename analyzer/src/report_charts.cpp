@@ -46,7 +46,8 @@ std::vector<StepBreakdown> step_breakdowns(const trace::Trace& trace, const Repo
 }
 
 void memory_samples(const trace::Trace& trace, ReportCharts& charts) {
-  MemoryReplay replay(trace);
+  const std::vector<MemoryStep> order = memory_event_order(trace);
+  MemoryReplay replay(trace, order);
   if (replay.empty()) return;
   const double first = static_cast<double>(replay.time_of(0));
   const double span =

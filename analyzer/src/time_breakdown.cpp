@@ -59,25 +59,20 @@ StepGpuWork sort_gpu_work_into_steps(const AnalysisContext& context) {
   StepGpuWork work;
   work.launched.resize(steps.steps.size());
   work.launched_end.assign(steps.steps.size(), std::numeric_limits<TimeNs>::min());
-  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
-    const trace::Track& track = trace.track(track_index);
-    if (track.info().kind != trace::TrackKind::kGpuStream) continue;
-    const trace::SpanColumns& spans = track.spans();
-    for (std::uint32_t i = 0; i < spans.size(); ++i) {
-      const GpuWork kind = gpu_work(spans.category[i], trace.string(spans.name[i]));
-      if (kind == GpuWork::kNone) continue;
-      const ClassInterval interval{spans.start[i], spans.end[i], static_cast<std::uint8_t>(kind)};
-      const auto launch = context.launch_of({trace::EventKind::kSpan, track_index, i});
-      if (!launch) {
+  for (const GpuStream& stream : context.gpu_streams()) {
+    const trace::SpanColumns& spans = trace.track(stream.track).spans();
+    for (const GpuActivity& activity : stream.activities) {
+      const std::uint32_t i = activity.index;
+      const ClassInterval interval{spans.start[i], spans.end[i], activity.kind};
+      if (!context.launch_of({trace::EventKind::kSpan, stream.track, i})) {
         work.unlaunched.push_back(interval);
         work.longest_unlaunched = std::max(work.longest_unlaunched, interval.end - interval.start);
         continue;
       }
-      const std::size_t step =
-          steps.step_at(trace.track(launch->track).spans().start[launch->index]);
-      if (step == steps.steps.size()) continue;
-      work.launched[step].push_back(interval);
-      work.launched_end[step] = std::max(work.launched_end[step], interval.end);
+      // A launched activity's step is its launch call's.
+      if (activity.step == steps.steps.size()) continue;
+      work.launched[activity.step].push_back(interval);
+      work.launched_end[activity.step] = std::max(work.launched_end[activity.step], interval.end);
     }
   }
   std::sort(work.unlaunched.begin(), work.unlaunched.end(),
@@ -86,11 +81,12 @@ StepGpuWork sort_gpu_work_into_steps(const AnalysisContext& context) {
 }
 
 // The GPU side of one step: its busy time by kind and its idle time by cause.
-void split_step_gpu_time(const AnalysisContext& context, const StepGpuWork& work,
-                         std::size_t step_index, TimeBreakdown& sum) {
+// Takes the step's launched work out of `work`: each step is split once.
+void split_step_gpu_time(const AnalysisContext& context, StepGpuWork& work, std::size_t step_index,
+                         TimeBreakdown& sum) {
   const std::vector<Step>& steps = context.steps().steps;
   const Step& step = steps[step_index];
-  std::vector<ClassInterval> intervals = work.launched[step_index];
+  std::vector<ClassInterval> intervals = std::move(work.launched[step_index]);
   TimeNs first = step.start;
   TimeNs last = step.end;
   for (const ClassInterval& interval : intervals) {
@@ -132,8 +128,7 @@ TimeBreakdown compute_time_breakdown(const AnalysisContext& context) {
   const trace::Trace& trace = context.trace();
   TimeBreakdown sum;
   sum.has_gpu = context.has_gpu();
-  const StepGpuWork gpu_work_by_step =
-      sum.has_gpu ? sort_gpu_work_into_steps(context) : StepGpuWork{};
+  StepGpuWork gpu_work_by_step = sum.has_gpu ? sort_gpu_work_into_steps(context) : StepGpuWork{};
   TrackWindow host{context.main_thread(), 0};
   if (host.track != trace::kNoIndex) {
     const trace::SpanColumns& spans = trace.track(host.track).spans();
