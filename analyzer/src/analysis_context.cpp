@@ -90,6 +90,7 @@ void AnalysisContext::classify_gpu_activities() {
     if (track.info().kind != trace::TrackKind::kGpuStream) continue;
     const trace::SpanColumns& spans = track.spans();
     GpuStream stream{track_index, 0, {}};
+    stream.activities.reserve(spans.size());
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
       GpuWork kind = GpuWork::kNone;
       if (spans.category[i] == trace::Category::kKernel) {
@@ -108,6 +109,7 @@ void AnalysisContext::classify_gpu_activities() {
       stream.activities.push_back({i, step, static_cast<std::uint8_t>(kind)});
       stream.longest = std::max(stream.longest, spans.end[i] - spans.start[i]);
     }
+    stream.activities.shrink_to_fit();
     gpu_streams_.push_back(std::move(stream));
   }
 }
@@ -141,9 +143,8 @@ const std::vector<StreamActivities>& AnalysisContext::stream_activities() const 
   return *stream_activities_;
 }
 
-const std::vector<MemoryStep>& AnalysisContext::memory_order() const {
-  if (!memory_order_)
-    memory_order_ = std::make_shared<const std::vector<MemoryStep>>(memory_event_order(*trace_));
+const MemoryOrder& AnalysisContext::memory_order() const {
+  if (!memory_order_) memory_order_ = std::make_shared<const MemoryOrder>(*trace_);
   return *memory_order_;
 }
 

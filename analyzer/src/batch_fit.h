@@ -41,11 +41,10 @@ struct BatchFit {
   std::string derivation;  // one sentence on how fixed and per-sample bytes were found
 };
 
-// Per step with a batch_size, its demand; `order` is memory_event_order(trace), `ooms` in time
+// Per step with a batch_size, its demand; `order` is MemoryOrder(trace), `ooms` in time
 // order.
-std::vector<StepDemand> step_demands(const trace::Trace& trace,
-                                     const std::vector<MemoryStep>& order, const StepSet& steps,
-                                     const std::vector<OomEvent>& ooms);
+std::vector<StepDemand> step_demands(const trace::Trace& trace, const MemoryOrder& order,
+                                     const StepSet& steps, const std::vector<OomEvent>& ooms);
 
 // The fit under `limit_bytes`, or nothing when no step says its batch size.
 std::optional<BatchFit> fit_largest_batch(const std::vector<StepDemand>& demands,

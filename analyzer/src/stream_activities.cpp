@@ -9,6 +9,7 @@ std::vector<StreamActivities> build_stream_activities(const AnalysisContext& con
   for (const GpuStream& gpu : context.gpu_streams()) {
     const trace::SpanColumns& spans = trace.track(gpu.track).spans();
     StreamActivities stream{gpu.track, {}};
+    stream.activities.reserve(gpu.activities.size());
     for (const GpuActivity& each : gpu.activities) {
       if (each.step == no_step) continue;
       const trace::EventRef ref{trace::EventKind::kSpan, gpu.track, each.index};

@@ -122,6 +122,31 @@ void split_step_gpu_time(const AnalysisContext& context, StepGpuWork& work, std:
   split_gpu_idle(context, step.start, window_end, sum);
 }
 
+// The host activity of each span of the main thread. Names repeat: each (name, category) pair is
+// matched once.
+std::vector<HostActivity> host_activities(const AnalysisContext& context) {
+  std::vector<HostActivity> classes;
+  if (context.main_thread() == trace::kNoIndex) return classes;
+  const trace::Trace& trace = context.trace();
+  const trace::SpanColumns& spans = trace.track(context.main_thread()).spans();
+  struct Known {
+    trace::Category category = trace::Category::kOther;
+    HostActivity activity = HostActivity::kNone;
+    bool set = false;
+  };
+  std::vector<Known> by_name;
+  classes.reserve(spans.size());
+  for (std::uint32_t i = 0; i < spans.size(); ++i) {
+    const trace::StringId name = spans.name[i];
+    if (by_name.size() <= name) by_name.resize(name + 1);
+    Known& known = by_name[name];
+    if (!known.set || known.category != spans.category[i])
+      known = {spans.category[i], host_activity(spans.category[i], trace.string(name)), true};
+    classes.push_back(known.activity);
+  }
+  return classes;
+}
+
 }  // namespace
 
 TimeBreakdown compute_time_breakdown(const AnalysisContext& context) {
@@ -130,10 +155,10 @@ TimeBreakdown compute_time_breakdown(const AnalysisContext& context) {
   sum.has_gpu = context.has_gpu();
   StepGpuWork gpu_work_by_step = sum.has_gpu ? sort_gpu_work_into_steps(context) : StepGpuWork{};
   TrackWindow host{context.main_thread(), 0};
+  const std::vector<HostActivity> host_classes = host_activities(context);
   if (host.track != trace::kNoIndex) {
-    const trace::SpanColumns& spans = trace.track(host.track).spans();
     host.longest = longest_span(trace.track(host.track), [&](std::uint32_t i) {
-      return host_activity(spans.category[i], trace.string(spans.name[i])) != HostActivity::kNone;
+      return host_classes[i] != HostActivity::kNone;
     });
   }
 
@@ -148,8 +173,7 @@ TimeBreakdown compute_time_breakdown(const AnalysisContext& context) {
       const trace::SpanColumns& spans = trace.track(host.track).spans();
       for_spans_in_window(
           trace.track(host.track), step.start, step.end, host.longest, [&](std::uint32_t i) {
-            const HostActivity activity =
-                host_activity(spans.category[i], trace.string(spans.name[i]));
+            const HostActivity activity = host_classes[i];
             if (activity == HostActivity::kNone) return;
             intervals.push_back(
                 {spans.start[i], spans.end[i], static_cast<std::uint8_t>(activity)});
