@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "event_classes.h"
+#include "memory_replay.h"
+#include "stream_activities.h"
 #include "tscope/analyzer/time_breakdown.h"
 
 namespace tscope::analyzer {
@@ -37,16 +39,14 @@ std::uint32_t busiest_host_thread(const trace::Trace& trace) {
   return best;
 }
 
-std::vector<BusyInterval> merge_gpu_activity(const trace::Trace& trace) {
+std::vector<BusyInterval> merge_gpu_activity(const trace::Trace& trace,
+                                             const std::vector<GpuStream>& streams) {
   std::vector<BusyInterval> activity;
-  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
-    const trace::Track& track = trace.track(track_index);
-    if (track.info().kind != trace::TrackKind::kGpuStream) continue;
-    const trace::SpanColumns& spans = track.spans();
-    for (std::uint32_t i = 0; i < spans.size(); ++i) {
-      if (gpu_work(spans.category[i], trace.string(spans.name[i])) == GpuWork::kNone) continue;
-      activity.push_back(
-          {spans.start[i], spans.end[i], EventRef{EventKind::kSpan, track_index, i}});
+  for (const GpuStream& stream : streams) {
+    const trace::SpanColumns& spans = trace.track(stream.track).spans();
+    for (const GpuActivity& each : stream.activities) {
+      activity.push_back({spans.start[each.index], spans.end[each.index],
+                          EventRef{EventKind::kSpan, stream.track, each.index}});
     }
   }
   std::sort(activity.begin(), activity.end(),
@@ -69,7 +69,6 @@ AnalysisContext::AnalysisContext(const trace::Trace& trace, AnalysisOptions opti
       options_(std::move(options)),
       steps_(find_steps(trace, options_.step_filter)) {
   main_thread_ = steps_.track != trace::kNoIndex ? steps_.track : busiest_host_thread(trace);
-  gpu_busy_ = merge_gpu_activity(trace);
   launch_by_span_.resize(trace.tracks().size());
   for (const trace::Flow& flow : trace.flows()) {
     if (flow.kind != trace::FlowKind::kLaunchToKernel || flow.to.kind != EventKind::kSpan) continue;
@@ -77,6 +76,41 @@ AnalysisContext::AnalysisContext(const trace::Trace& trace, AnalysisOptions opti
     if (launches.empty()) launches.assign(trace.track(flow.to.track).spans().size(), kNoLaunch);
     // Flows are sorted by their start: the first one stands, as before with several.
     if (launches[flow.to.index] == kNoLaunch) launches[flow.to.index] = flow.from.pack();
+  }
+  classify_gpu_activities();
+  gpu_busy_ = merge_gpu_activity(trace, gpu_streams_);
+}
+
+void AnalysisContext::classify_gpu_activities() {
+  const trace::Trace& trace = *trace_;
+  // Kernel names are few and repeat: each is matched once (kNone marks one not yet matched).
+  std::vector<GpuWork> kernel_work;
+  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
+    const trace::Track& track = trace.track(track_index);
+    if (track.info().kind != trace::TrackKind::kGpuStream) continue;
+    const trace::SpanColumns& spans = track.spans();
+    GpuStream stream{track_index, 0, {}};
+    stream.activities.reserve(spans.size());
+    for (std::uint32_t i = 0; i < spans.size(); ++i) {
+      GpuWork kind = GpuWork::kNone;
+      if (spans.category[i] == trace::Category::kKernel) {
+        if (kernel_work.size() <= spans.name[i])
+          kernel_work.resize(spans.name[i] + 1, GpuWork::kNone);
+        GpuWork& known = kernel_work[spans.name[i]];
+        if (known == GpuWork::kNone)
+          known = gpu_work(spans.category[i], trace.string(spans.name[i]));
+        kind = known;
+      } else {
+        kind = gpu_work(spans.category[i], {});
+      }
+      if (kind == GpuWork::kNone) continue;
+      const auto step = static_cast<std::uint32_t>(
+          step_of_gpu_activity(EventRef{EventKind::kSpan, track_index, i}));
+      stream.activities.push_back({i, step, static_cast<std::uint8_t>(kind)});
+      stream.longest = std::max(stream.longest, spans.end[i] - spans.start[i]);
+    }
+    stream.activities.shrink_to_fit();
+    gpu_streams_.push_back(std::move(stream));
   }
 }
 
@@ -99,6 +133,19 @@ const TimeBreakdown& AnalysisContext::time_breakdown() const {
   if (!time_breakdown_)
     time_breakdown_ = std::make_shared<const TimeBreakdown>(compute_time_breakdown(*this));
   return *time_breakdown_;
+}
+
+const std::vector<StreamActivities>& AnalysisContext::stream_activities() const {
+  if (!stream_activities_) {
+    stream_activities_ =
+        std::make_shared<const std::vector<StreamActivities>>(build_stream_activities(*this));
+  }
+  return *stream_activities_;
+}
+
+const MemoryOrder& AnalysisContext::memory_order() const {
+  if (!memory_order_) memory_order_ = std::make_shared<const MemoryOrder>(*trace_);
+  return *memory_order_;
 }
 
 }  // namespace tscope::analyzer

@@ -25,13 +25,13 @@ bool is_input_batch(const trace::Trace& trace, const AllocationSite& site) {
 
 // Bytes of input batches alive after each memory event that changes them, in time order. A free
 // is matched to its allocation by address: the op running at a free is not the one that made it.
-std::vector<std::pair<trace::TimeNs, double>> input_batch_series(const trace::Trace& trace) {
+std::vector<std::pair<trace::TimeNs, double>> input_batch_series(const trace::Trace& trace,
+                                                                 const MemoryOrder& order) {
   std::vector<std::pair<trace::TimeNs, double>> series;
-  const MemoryReplay order(trace);
   std::unordered_map<std::uint32_t, std::unordered_map<std::uint64_t, double>> inputs;
   double alive = 0;
-  for (std::size_t position = 0; position < order.event_count(); ++position) {
-    const MemoryStep& event = order.event_at(position);
+  for (std::size_t position = 0; position < order.size(); ++position) {
+    const MemoryStep event = order.at(position);
     const trace::MemoryColumns& memory = trace.track(event.track).memory();
     const std::uint64_t address = memory.address[event.index];
     if (address == 0) continue;
@@ -99,8 +99,9 @@ PeakSplit split_live(const trace::Trace& trace, const MemoryReplay& replay,
 
 // Sizes of the blocks alive before the first step that are not input batches: the model's state.
 std::unordered_set<std::uint64_t> model_state_sizes(const trace::Trace& trace,
+                                                    const MemoryOrder& order,
                                                     trace::TimeNs first_step) {
-  MemoryReplay replay(trace);
+  MemoryReplay replay(trace, order);
   replay.advance_until(first_step);
   std::unordered_set<std::uint64_t> sizes;
   for (const auto& [track, pool] : replay.live()) {
@@ -119,17 +120,17 @@ std::string batch_text(double batch) {
 
 }  // namespace
 
-std::vector<StepDemand> step_demands(const trace::Trace& trace, const StepSet& steps,
-                                     const std::vector<OomEvent>& ooms) {
+std::vector<StepDemand> step_demands(const trace::Trace& trace, const MemoryOrder& order,
+                                     const StepSet& steps, const std::vector<OomEvent>& ooms) {
   std::vector<StepDemand> demands;
   if (steps.whole_trace || steps.steps.empty()) return demands;
-  MemoryReplay scan(trace);
+  MemoryReplay scan(trace, order);
   if (scan.empty()) return demands;
-  MemoryReplay at_peak(trace);
-  MemoryReplay at_end(trace);
-  const std::vector<std::pair<trace::TimeNs, double>> inputs = input_batch_series(trace);
+  MemoryReplay at_peak(trace, order);
+  MemoryReplay at_end(trace, order);
+  const std::vector<std::pair<trace::TimeNs, double>> inputs = input_batch_series(trace, order);
   const std::unordered_set<std::uint64_t> sizes =
-      model_state_sizes(trace, steps.steps.front().start);
+      model_state_sizes(trace, order, steps.steps.front().start);
   for (const Step& step : steps.steps) {
     if (!step.span) continue;
     const auto oom = std::find_if(ooms.begin(), ooms.end(), [&](const OomEvent& event) {

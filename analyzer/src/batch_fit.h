@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "memory_replay.h"
 #include "oom_events.h"
 #include "tscope/analyzer/steps.h"
 #include "tscope/trace/trace.h"
@@ -40,9 +41,10 @@ struct BatchFit {
   std::string derivation;  // one sentence on how fixed and per-sample bytes were found
 };
 
-// Per step with a batch_size, its demand; `ooms` in time order.
-std::vector<StepDemand> step_demands(const trace::Trace& trace, const StepSet& steps,
-                                     const std::vector<OomEvent>& ooms);
+// Per step with a batch_size, its demand; `order` is MemoryOrder(trace), `ooms` in time
+// order.
+std::vector<StepDemand> step_demands(const trace::Trace& trace, const MemoryOrder& order,
+                                     const StepSet& steps, const std::vector<OomEvent>& ooms);
 
 // The fit under `limit_bytes`, or nothing when no step says its batch size.
 std::optional<BatchFit> fit_largest_batch(const std::vector<StepDemand>& demands,

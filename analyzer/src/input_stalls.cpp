@@ -41,24 +41,29 @@ CopyExposure exposed_host_to_device_copies(const AnalysisContext& context) {
   constexpr std::uint8_t kCompute = 0;
   constexpr std::uint8_t kCopy = 1;
   std::vector<ClassInterval> intervals;
-  const std::vector<TrackWindow> gpu = gpu_work_tracks(trace);
   for (const Step& step : context.steps().steps) {
     intervals.clear();
-    for (const TrackWindow& window : gpu) {
-      const trace::SpanColumns& spans = trace.track(window.track).spans();
-      for_spans_in_window(
-          trace.track(window.track), step.start, step.end, window.longest, [&](std::uint32_t i) {
-            if (gpu_work(spans.category[i], trace.string(spans.name[i])) == GpuWork::kCompute) {
-              intervals.push_back({spans.start[i], spans.end[i], kCompute});
-            } else if (is_host_to_device_copy(trace, spans, i)) {
-              intervals.push_back({spans.start[i], spans.end[i], kCopy});
-              const auto& copy = trace.copies()[trace.span_details()[spans.detail[i]].copy];
-              exposure.pageable |= copy.source == trace::MemoryKind::kPageable;
-              if (exposure.copies.size() < kMaxEvidence) {
-                exposure.copies.push_back({EventKind::kSpan, window.track, i});
-              }
-            }
-          });
+    for (const GpuStream& stream : context.gpu_streams()) {
+      const trace::SpanColumns& spans = trace.track(stream.track).spans();
+      // The activities that may overlap the step: from those starting `longest` before it.
+      const auto first = std::lower_bound(
+          stream.activities.begin(), stream.activities.end(), step.start - stream.longest,
+          [&](const GpuActivity& a, TimeNs t) { return spans.start[a.index] < t; });
+      for (auto at = first; at != stream.activities.end() && spans.start[at->index] < step.end;
+           ++at) {
+        const std::uint32_t i = at->index;
+        if (spans.end[i] <= step.start) continue;
+        if (at->kind == static_cast<std::uint8_t>(GpuWork::kCompute)) {
+          intervals.push_back({spans.start[i], spans.end[i], kCompute});
+        } else if (is_host_to_device_copy(trace, spans, i)) {
+          intervals.push_back({spans.start[i], spans.end[i], kCopy});
+          const auto& copy = trace.copies()[trace.span_details()[spans.detail[i]].copy];
+          exposure.pageable |= copy.source == trace::MemoryKind::kPageable;
+          if (exposure.copies.size() < kMaxEvidence) {
+            exposure.copies.push_back({EventKind::kSpan, stream.track, i});
+          }
+        }
+      }
     }
     exposure.exposed_ns +=
         static_cast<double>(exclusive_time(intervals, 2, step.start, step.end)[kCopy]);

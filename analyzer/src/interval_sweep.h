@@ -16,8 +16,7 @@ struct ClassInterval {
 };
 
 // Exclusive time of each class (index = priority), within [window_start, window_end).
-// Reorders `intervals`.
-std::vector<trace::TimeNs> exclusive_time(std::vector<ClassInterval>& intervals,
+std::vector<trace::TimeNs> exclusive_time(const std::vector<ClassInterval>& intervals,
                                           std::size_t class_count, trace::TimeNs window_start,
                                           trace::TimeNs window_end);
 

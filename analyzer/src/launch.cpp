@@ -39,19 +39,24 @@ struct LaunchStats {
 void kernel_launches(const AnalysisContext& context, LaunchStats& stats) {
   const trace::Trace& trace = context.trace();
   const AnalysisOptions& options = context.options();
-  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
-    const trace::Track& track = trace.track(track_index);
-    if (track.info().kind != trace::TrackKind::kGpuStream) continue;
-    const trace::SpanColumns& spans = track.spans();
-    for (std::uint32_t i = 0; i < spans.size(); ++i) {
-      if (gpu_work(spans.category[i], trace.string(spans.name[i])) == GpuWork::kNone) continue;
-      const EventRef activity{EventKind::kSpan, track_index, i};
+  // Launch call names are few and repeat: each is matched once.
+  std::vector<std::uint8_t> is_launch_name;
+  constexpr std::uint8_t kUnknown = 2;
+  for (const GpuStream& stream : context.gpu_streams()) {
+    const trace::SpanColumns& spans = trace.track(stream.track).spans();
+    for (const GpuActivity& each : stream.activities) {
+      const std::uint32_t i = each.index;
+      const EventRef activity{EventKind::kSpan, stream.track, i};
       const auto launch = context.launch_of(activity);
       if (!launch) continue;
       const trace::SpanColumns& host = trace.track(launch->track).spans();
-      if (launch_api(trace.string(host.name[launch->index])) == LaunchApi::kNone) continue;
-      if (context.steps().step_at(host.start[launch->index]) == context.steps().steps.size())
-        continue;
+      const trace::StringId call_name = host.name[launch->index];
+      if (is_launch_name.size() <= call_name) is_launch_name.resize(call_name + 1, kUnknown);
+      if (is_launch_name[call_name] == kUnknown)
+        is_launch_name[call_name] = launch_api(trace.string(call_name)) != LaunchApi::kNone;
+      if (is_launch_name[call_name] == 0) continue;
+      // A launched activity's step is its launch call's.
+      if (each.step == context.steps().steps.size()) continue;
       ++stats.launches;
       stats.kernels += spans.category[i] == trace::Category::kKernel;
       const TimeNs call_ns = host.end[launch->index] - host.start[launch->index];

@@ -4,47 +4,51 @@
 
 namespace tscope::analyzer {
 
-QueueReplay replay_launch_queue(const StreamActivities& stream, double step_count) {
-  struct Change {
-    trace::TimeNs time;
-    int delta;
-    const StreamActivity* activity;
-  };
-  std::vector<Change> changes;
-  for (const StreamActivity& activity : stream.activities) {
-    if (!activity.launched) continue;
-    changes.push_back({activity.launch_start, +1, &activity});
-    changes.push_back({activity.start, -1, &activity});
+std::vector<std::uint32_t> launch_order(const StreamActivities& stream) {
+  const std::vector<StreamActivity>& activities = stream.activities;
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t i = 0; i < activities.size(); ++i) {
+    if (activities[i].launched) order.push_back(i);
   }
-  // Stable, so that changes at one instant keep the activities' order, as HTA's concatenation
-  // of launches and kernels sorted by time does for most ties.
-  std::stable_sort(changes.begin(), changes.end(),
-                   [](const Change& a, const Change& b) { return a.time < b.time; });
+  const auto by_launch = [&](std::uint32_t a, std::uint32_t b) {
+    return activities[a].launch_start < activities[b].launch_start;
+  };
+  // Launches are issued in the order their work runs on a stream, so this is rarely needed.
+  if (!std::is_sorted(order.begin(), order.end(), by_launch))
+    std::stable_sort(order.begin(), order.end(), by_launch);
+  return order;
+}
 
+QueueReplay replay_launch_queue(const StreamActivities& stream, double step_count) {
   QueueReplay replay;
   LaunchQueue& queue = replay.queue;
   double length = 0;
   double sum = 0;
   double weighted = 0;
-  for (std::size_t i = 0; i < changes.size(); ++i) {
-    length += changes[i].delta;
-    sum += length;
-    queue.max = std::max(queue.max, length);
-    if (i + 1 < changes.size()) {
-      const auto lasts = static_cast<double>(changes[i + 1].time - changes[i].time);
+  trace::TimeNs first_time = 0;
+  trace::TimeNs previous_time = 0;
+  for_each_queue_change(stream, [&](trace::TimeNs time, int delta, const StreamActivity& activity) {
+    // The length reached at the previous change lasted until this one.
+    if (queue.samples > 0) {
+      const auto lasts = static_cast<double>(time - previous_time);
       weighted += length * lasts;
       if (length >= kFullLaunchQueue) queue.full_ns += lasts;
+    } else {
+      first_time = time;
     }
-    if (changes[i].delta > 0 && length > kFullLaunchQueue) {
-      const StreamActivity& activity = *changes[i].activity;
+    length += delta;
+    sum += length;
+    queue.max = std::max(queue.max, length);
+    if (delta > 0 && length > kFullLaunchQueue) {
       replay.full_launches.emplace_back(activity.launch_end - activity.launch_start,
                                         activity.launch);
     }
-  }
-  queue.samples = changes.size();
-  if (!changes.empty()) {
-    queue.sample_mean = sum / static_cast<double>(changes.size());
-    const auto span = static_cast<double>(changes.back().time - changes.front().time);
+    previous_time = time;
+    ++queue.samples;
+  });
+  if (queue.samples > 0) {
+    queue.sample_mean = sum / static_cast<double>(queue.samples);
+    const auto span = static_cast<double>(previous_time - first_time);
     queue.time_mean = span > 0 ? weighted / span : 0;
   }
   queue.full_ns /= step_count;

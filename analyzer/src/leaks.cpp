@@ -90,7 +90,7 @@ std::optional<Finding> unfreed_at_end(const trace::Trace& trace, const StepSet& 
 std::vector<Finding> find_leaks(const AnalysisContext& context) {
   const trace::Trace& trace = context.trace();
   const StepSet& steps = context.steps();
-  MemoryReplay replay(trace);
+  MemoryReplay replay(trace, context.memory_order());
   if (replay.empty() || steps.whole_trace || steps.steps.size() < kMinSteps) return {};
 
   std::vector<double> live;

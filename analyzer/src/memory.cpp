@@ -172,7 +172,7 @@ void add_batch_fit(Finding& finding, const BatchFit& fit, std::optional<double> 
 std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
   const trace::Trace& trace = context.trace();
   const StepSet& steps = context.steps();
-  MemoryReplay replay(trace);
+  MemoryReplay replay(trace, context.memory_order());
   if (replay.empty()) return {};
   const std::vector<OomEvent> ooms = out_of_memory_events(trace);
   std::optional<OomEvent> oom;
@@ -189,7 +189,7 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
   std::size_t peak_position = 0;
   std::uint64_t peak = 0;
   {
-    MemoryReplay scan(trace);
+    MemoryReplay scan(trace, context.memory_order());
     for (std::size_t position = 1; position <= scan.event_count(); ++position) {
       scan.advance_to(position);
       if (scan.live_bytes() > peak) {
@@ -321,7 +321,8 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
 
   std::string advice;
   if (oom && oom->limit_bytes) {
-    if (const auto fit = fit_largest_batch(step_demands(trace, steps, ooms), *oom->limit_bytes)) {
+    if (const auto fit = fit_largest_batch(step_demands(trace, context.memory_order(), steps, ooms),
+                                           *oom->limit_bytes)) {
       add_batch_fit(finding, *fit, oom->batch_size);
     }
   }

@@ -13,25 +13,53 @@ std::string site_label(const trace::Trace& trace, const AllocationSite& site) {
   return std::string(scope) + " / " + std::string(owner);
 }
 
-MemoryReplay::MemoryReplay(const trace::Trace& trace) : trace_(&trace) {
+MemoryOrder::MemoryOrder(const trace::Trace& trace) : trace_(&trace) {
+  std::size_t pools = 0;
+  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
+    const trace::MemoryColumns& memory = trace.track(track_index).memory();
+    if (memory.size() == 0) continue;
+    ++pools;
+    only_track_ = track_index;
+    only_size_ = memory.size();
+  }
+  if (pools == 1) {
+    const std::vector<trace::TimeNs>& times = trace.track(only_track_).memory().time;
+    if (std::is_sorted(times.begin(), times.end())) return;
+  }
+  only_track_ = trace::kNoIndex;
+  only_size_ = 0;
   for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
     const trace::MemoryColumns& memory = trace.track(track_index).memory();
     for (std::uint32_t i = 0; i < memory.size(); ++i)
-      order_.push_back({memory.time[i], track_index, i});
+      steps_.push_back({memory.time[i], track_index, i});
   }
-  // Each pool is time-sorted already; a stable sort keeps same-time events in recorded order.
-  std::stable_sort(order_.begin(), order_.end(),
+  // A stable sort keeps same-time events in recorded order.
+  std::stable_sort(steps_.begin(), steps_.end(),
                    [](const MemoryStep& a, const MemoryStep& b) { return a.time < b.time; });
 }
 
+MemoryStep MemoryOrder::at(std::size_t position) const {
+  if (only_track_ == trace::kNoIndex) return steps_[position];
+  return {trace_->track(only_track_).memory().time[position], only_track_,
+          static_cast<std::uint32_t>(position)};
+}
+
+MemoryReplay::MemoryReplay(const trace::Trace& trace, const MemoryOrder& order)
+    : trace_(&trace), order_(&order), pools_(trace.tracks().size()) {}
+
 void MemoryReplay::advance_to(std::size_t position) {
-  position = std::min(position, order_.size());
+  position = std::min(position, order_->size());
   for (; position_ < position; ++position_) {
-    const MemoryStep& step = order_[position_];
+    const MemoryStep step = order_->at(position_);
     const trace::MemoryColumns& memory = trace_->track(step.track).memory();
-    auto& pool = live_[step.track];
+    PoolState& state = pools_[step.track];
+    if (state.live == nullptr) {
+      state.live = &live_[step.track];
+      state.totals = &totals_[step.track];
+    }
+    Pool& pool = *state.live;
     const std::uint64_t address = memory.address[step.index];
-    totals_[step.track] = {memory.total_allocated[step.index], memory.total_reserved[step.index]};
+    *state.totals = {memory.total_allocated[step.index], memory.total_reserved[step.index]};
     const bool is_alloc = memory.action[step.index] == trace::MemoryAction::kAlloc;
     if (address == 0) {
       const auto bytes = static_cast<std::int64_t>(memory.bytes[step.index]);
@@ -57,13 +85,20 @@ void MemoryReplay::advance_to(std::size_t position) {
 }
 
 void MemoryReplay::advance_until(trace::TimeNs time, bool inclusive) {
-  const auto end =
-      inclusive
-          ? std::upper_bound(order_.begin() + static_cast<std::ptrdiff_t>(position_), order_.end(),
-                             time, [](trace::TimeNs t, const MemoryStep& s) { return t < s.time; })
-          : std::lower_bound(order_.begin() + static_cast<std::ptrdiff_t>(position_), order_.end(),
-                             time, [](const MemoryStep& s, trace::TimeNs t) { return s.time < t; });
-  advance_to(static_cast<std::size_t>(end - order_.begin()));
+  // The first position from position_ on whose event lies past `time` (at or past it when not
+  // inclusive), by binary search over the order.
+  std::size_t low = position_;
+  std::size_t high = order_->size();
+  while (low < high) {
+    const std::size_t middle = low + (high - low) / 2;
+    const trace::TimeNs at = order_->at(middle).time;
+    if (inclusive ? at <= time : at < time) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  advance_to(low);
 }
 
 std::uint64_t MemoryReplay::anonymous_bytes() const {

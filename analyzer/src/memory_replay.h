@@ -36,15 +36,35 @@ struct MemoryStep {
   std::uint32_t index = 0;
 };
 
+// Every memory event of every pool of `trace` in time order; same-time events keep their recorded
+// order. Several replays can walk one order (AnalysisContext::memory_order() holds the report's).
+// When one pool holds every event, in order, that pool's columns are the order and no index is
+// kept (16 bytes per event otherwise).
+class MemoryOrder {
+ public:
+  explicit MemoryOrder(const trace::Trace& trace);
+
+  std::size_t size() const { return only_track_ != trace::kNoIndex ? only_size_ : steps_.size(); }
+  bool empty() const { return size() == 0; }
+  MemoryStep at(std::size_t position) const;
+
+ private:
+  const trace::Trace* trace_;
+  std::uint32_t only_track_ = trace::kNoIndex;
+  std::size_t only_size_ = 0;
+  std::vector<MemoryStep> steps_;
+};
+
 class MemoryReplay {
  public:
-  explicit MemoryReplay(const trace::Trace& trace);
+  // `order` is MemoryOrder(trace) and must outlive the replay.
+  MemoryReplay(const trace::Trace& trace, const MemoryOrder& order);
 
-  bool empty() const { return order_.size() == 0; }
-  std::size_t event_count() const { return order_.size(); }
-  trace::TimeNs time_of(std::size_t position) const { return order_[position].time; }
+  bool empty() const { return order_->empty(); }
+  std::size_t event_count() const { return order_->size(); }
+  trace::TimeNs time_of(std::size_t position) const { return order_->at(position).time; }
   // The memory event at `position` of the merged order.
-  const MemoryStep& event_at(std::size_t position) const { return order_[position]; }
+  MemoryStep event_at(std::size_t position) const { return order_->at(position); }
   // Applies events up to (not including) `position` of the merged order; only moves forward.
   void advance_to(std::size_t position);
   // Applies every event with time < `time` (or <= when `inclusive`).
@@ -65,8 +85,17 @@ class MemoryReplay {
   std::uint64_t reported_reserved() const;
 
  private:
+  using Pool = std::unordered_map<std::uint64_t, LiveAllocation>;
+  struct PoolState {
+    Pool* live = nullptr;  // the pool's entry of live_, made on its first event
+    std::pair<std::uint64_t, std::uint64_t>* totals = nullptr;  // its entry of totals_
+  };
+
   const trace::Trace* trace_;
-  std::vector<MemoryStep> order_;
+  const MemoryOrder* order_;
+  // Per track: that pool's entries of live_ and totals_, found once instead of per event
+  // (entries of an unordered_map stay where they are when it grows).
+  std::vector<PoolState> pools_;
   std::size_t position_ = 0;
   std::uint64_t live_bytes_ = 0;
   std::int64_t anonymous_net_ = 0;

@@ -226,6 +226,7 @@ MultiRankReport analyze_ranks(std::vector<RankSummary> summaries) {
     rank.source = summary.source;
     rank.host = summary.host;
     rank.steps = summary.steps;
+    rank.step_times = summary.step_times;
     rank.slowest_step = summary.slowest_step;
     rank.time = summary.time;
     rank.overlap = summary.overlap;

@@ -52,6 +52,15 @@ RankSummary summarize_rank(const trace::Trace& trace, std::string source,
       steps.steps.begin(), steps.steps.end(),
       [](const Step& a, const Step& b) { return a.end - a.start < b.end - b.start; });
   if (slowest != steps.steps.end()) summary.slowest_step = slowest->span;
+  if (!steps.whole_trace) {
+    const std::size_t count = steps.steps.size();
+    const std::size_t kept = std::min(count, kSampledSteps);
+    for (std::size_t i = 0; i < kept; ++i) {
+      const std::size_t index = i * count / kept;
+      const Step& step = steps.steps[index];
+      summary.step_times.push_back({index, static_cast<double>(step.end - step.start)});
+    }
+  }
   summary.time = context.time_breakdown();
   summary.collectives = find_collectives(trace, summary.groups);
   if (!steps.whole_trace && !steps.steps.empty()) {

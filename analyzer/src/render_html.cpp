@@ -140,6 +140,39 @@ std::string memory_section(const ReportCharts& charts) {
              caption + "."));
 }
 
+// Colours of the lines of several streams or ranks.
+constexpr std::array<std::string_view, 6> kLineColors{"#2e86c1", "#c0392b", "#27ae60",
+                                                      "#8e44ad", "#e67e22", "#16a085"};
+
+std::string count_text(double value) {
+  return std::to_string(static_cast<long>(value));
+}
+
+std::string step_number_text(double value) {
+  return "step " + count_text(value);
+}
+
+std::string queue_section(const ReportCharts& charts) {
+  if (charts.queues.empty()) return {};
+  std::vector<ChartLine> lines;
+  double longest = 0;
+  for (const StreamQueueLength& queue : charts.queues) {
+    ChartLine& each = lines.emplace_back();
+    each.name = queue.stream;
+    each.color = std::string(kLineColors[(lines.size() - 1) % kLineColors.size()]);
+    for (const QueueSample& sample : queue.samples) {
+      each.points.push_back({sample.time_ns, sample.length});
+      longest = std::max(longest, sample.length);
+    }
+  }
+  return section("queue-length", "Launch queue length per stream",
+                 figure("queue", multi_line_chart(lines, &format_duration, &count_text),
+                        "Kernels launched but not yet started on each stream, the most within "
+                        "each time bucket (longest " +
+                            count_text(longest) + "; CUDA blocks the launching thread at " +
+                            count_text(kFullLaunchQueue) + ")."));
+}
+
 // The ops of the roofline findings on the device's roofline.
 std::string roofline_section(const std::vector<Finding>& findings) {
   std::vector<RooflinePoint> points;
@@ -182,6 +215,7 @@ std::string render_html(const Report& report, const ReportCharts& charts) {
   page += findings_section(report.findings);
   page += steps_section(report, charts);
   page += memory_section(charts);
+  page += queue_section(charts);
   page += roofline_section(report.findings);
   if (report.breakdown) {
     page += top_section("top-kernels", "Top GPU kernels", report.breakdown->kernels, "#2e86c1");
@@ -197,7 +231,15 @@ std::string render_html(const MultiRankReport& report) {
   std::vector<std::string> names;
   std::vector<TimeBreakdown> times;
   std::vector<BarRow> step_rows;
+  std::vector<ChartLine> step_lines;
   for (const RankReport& rank : report.ranks) {
+    if (!rank.step_times.empty()) {
+      ChartLine& line = step_lines.emplace_back();
+      line.name = "rank " + std::to_string(rank.rank);
+      line.color = std::string(kLineColors[(step_lines.size() - 1) % kLineColors.size()]);
+      for (const SampledStep& step : rank.step_times)
+        line.points.push_back({static_cast<double>(step.index), step.ns});
+    }
     names.push_back("rank " + std::to_string(rank.rank));
     times.push_back(rank.time);
     step_rows.push_back({"rank " + std::to_string(rank.rank), rank.steps.mean_ns,
@@ -211,6 +253,15 @@ std::string render_html(const MultiRankReport& report) {
                         figure("rank-breakdown",
                                stacked_bar_chart(names, breakdown_series(times), &format_duration),
                                "Where each rank's mean step goes."));
+  }
+  if (!step_lines.empty()) {
+    page += section(
+        "rank-step-times", "Step times per rank",
+        figure("rank-step-times", multi_line_chart(step_lines, &step_number_text, &format_duration),
+               "Each step's duration on each rank, by step number (up to " +
+                   std::to_string(kSampledSteps) +
+                   " steps spread over the run): a rank above the others is slow in "
+                   "those steps, all ranks together point at the run."));
   }
   return page + "</body></html>\n";
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "launch_queue.h"
 #include "memory_replay.h"
 #include "oom_events.h"
 #include "tscope/analyzer/time_breakdown.h"
@@ -14,6 +15,7 @@ namespace {
 // breakdown is one more pass over the trace.
 constexpr std::size_t kChartSteps = 24;
 constexpr std::size_t kMemoryBuckets = 400;
+constexpr std::size_t kQueueBuckets = 400;
 
 // A regex that matches exactly `name`.
 std::string exact_pattern(const std::string& name) {
@@ -46,7 +48,8 @@ std::vector<StepBreakdown> step_breakdowns(const trace::Trace& trace, const Repo
 }
 
 void memory_samples(const trace::Trace& trace, ReportCharts& charts) {
-  MemoryReplay replay(trace);
+  const MemoryOrder order(trace);
+  MemoryReplay replay(trace, order);
   if (replay.empty()) return;
   const double first = static_cast<double>(replay.time_of(0));
   const double span =
@@ -76,12 +79,60 @@ void memory_samples(const trace::Trace& trace, ReportCharts& charts) {
     charts.oom_times_ns.push_back(static_cast<double>(oom.time) - first);
 }
 
+void queue_samples(const trace::Trace& trace, const ReportOptions& options, ReportCharts& charts) {
+  const AnalysisContext context(trace, options.analysis);
+  const std::vector<StreamActivities>& streams = context.stream_activities();
+  bool any = false;
+  trace::TimeNs first = 0;
+  trace::TimeNs last = 0;
+  for (const StreamActivities& stream : streams) {
+    for_each_queue_change(stream, [&](trace::TimeNs time, int, const StreamActivity&) {
+      first = any ? std::min(first, time) : time;
+      last = any ? std::max(last, time) : time;
+      any = true;
+    });
+  }
+  if (!any) return;
+  const double span = std::max(1.0, static_cast<double>(last - first));
+  for (const StreamActivities& stream : streams) {
+    StreamQueueLength queue{std::string(trace.string(trace.track(stream.track).info().name)), {}};
+    queue.samples.assign(kQueueBuckets, {});
+    for (std::size_t bucket = 0; bucket < kQueueBuckets; ++bucket)
+      queue.samples[bucket].time_ns = span * static_cast<double>(bucket) / kQueueBuckets;
+    std::vector<bool> touched(kQueueBuckets, false);
+    std::vector<double> ending(kQueueBuckets, 0);  // the length a touched bucket ends at
+    double length = 0;
+    for_each_queue_change(stream, [&](trace::TimeNs time, int delta, const StreamActivity&) {
+      const double before = length;
+      length += delta;
+      const auto bucket = std::min(
+          kQueueBuckets - 1,
+          static_cast<std::size_t>(static_cast<double>(time - first) / span * kQueueBuckets));
+      QueueSample& sample = queue.samples[bucket];
+      sample.length = std::max({sample.length, length, touched[bucket] ? 0.0 : before});
+      touched[bucket] = true;
+      ending[bucket] = length;
+    });
+    // A bucket with no change holds what the last change left.
+    double held = 0;
+    for (std::size_t bucket = 0; bucket < kQueueBuckets; ++bucket) {
+      if (touched[bucket]) {
+        held = ending[bucket];
+      } else {
+        queue.samples[bucket].length = held;
+      }
+    }
+    charts.queues.push_back(std::move(queue));
+  }
+}
+
 }  // namespace
 
 ReportCharts compute_report_charts(const trace::Trace& trace, const ReportOptions& options) {
   ReportCharts charts;
   charts.steps = step_breakdowns(trace, options, charts.step_count);
   memory_samples(trace, charts);
+  queue_samples(trace, options, charts);
   return charts;
 }
 

@@ -35,24 +35,10 @@ void for_spans_in_window(const trace::Track& track, trace::TimeNs start, trace::
   }
 }
 
-// A GPU stream track and its longest span of GPU work, for windowed visits.
+// A track and its longest span of interest, for windowed visits.
 struct TrackWindow {
   std::uint32_t track = 0;
   trace::TimeNs longest = 0;
 };
-
-inline std::vector<TrackWindow> gpu_work_tracks(const trace::Trace& trace) {
-  std::vector<TrackWindow> tracks;
-  for (std::uint32_t index = 0; index < trace.tracks().size(); ++index) {
-    const trace::Track& track = trace.track(index);
-    if (track.info().kind != trace::TrackKind::kGpuStream) continue;
-    const trace::SpanColumns& spans = track.spans();
-    tracks.push_back({index, longest_span(track, [&](std::uint32_t i) {
-                        return gpu_work(spans.category[i], trace.string(spans.name[i])) !=
-                               GpuWork::kNone;
-                      })});
-  }
-  return tracks;
-}
 
 }  // namespace tscope::analyzer

@@ -1,25 +1,22 @@
 #include "stream_activities.h"
 
-#include "event_classes.h"
-
 namespace tscope::analyzer {
 
-std::vector<StreamActivities> stream_activities(const AnalysisContext& context) {
+std::vector<StreamActivities> build_stream_activities(const AnalysisContext& context) {
   const trace::Trace& trace = context.trace();
+  const std::size_t no_step = context.steps().steps.size();
   std::vector<StreamActivities> streams;
-  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
-    const trace::Track& track = trace.track(track_index);
-    if (track.info().kind != trace::TrackKind::kGpuStream) continue;
-    const trace::SpanColumns& spans = track.spans();
-    StreamActivities stream{track_index, {}};
-    for (std::uint32_t i = 0; i < spans.size(); ++i) {
-      if (gpu_work(spans.category[i], trace.string(spans.name[i])) == GpuWork::kNone) continue;
-      const trace::EventRef ref{trace::EventKind::kSpan, track_index, i};
-      if (context.step_of_gpu_activity(ref) == context.steps().steps.size()) continue;
+  for (const GpuStream& gpu : context.gpu_streams()) {
+    const trace::SpanColumns& spans = trace.track(gpu.track).spans();
+    StreamActivities stream{gpu.track, {}};
+    stream.activities.reserve(gpu.activities.size());
+    for (const GpuActivity& each : gpu.activities) {
+      if (each.step == no_step) continue;
+      const trace::EventRef ref{trace::EventKind::kSpan, gpu.track, each.index};
       StreamActivity activity;
-      activity.start = spans.start[i];
-      activity.end = spans.end[i];
-      activity.index = i;
+      activity.start = spans.start[each.index];
+      activity.end = spans.end[each.index];
+      activity.index = each.index;
       if (const auto launch = context.launch_of(ref)) {
         const trace::SpanColumns& host = trace.track(launch->track).spans();
         activity.launched = true;

@@ -25,7 +25,8 @@ struct StreamActivities {
   std::vector<StreamActivity> activities;
 };
 
-// Streams with at least one activity in the steps, in track order.
-std::vector<StreamActivities> stream_activities(const AnalysisContext& context);
+// Streams with at least one activity in the steps, in track order. Analyses read them through
+// AnalysisContext::stream_activities(), which builds them once.
+std::vector<StreamActivities> build_stream_activities(const AnalysisContext& context);
 
 }  // namespace tscope::analyzer

@@ -28,11 +28,11 @@ StreamIdle stream_idle(const StreamActivities& stream, trace::TimeNs kernel_wait
     }
     if (gap > 0) gaps.push_back(gap);
   }
-  std::sort(gaps.begin(), gaps.end());
   idle.intervals.count = gaps.size();
+  idle.intervals.max_ns =
+      gaps.empty() ? 0 : static_cast<double>(*std::max_element(gaps.begin(), gaps.end()));
   idle.intervals.p50_ns = nearest_rank(gaps, 0.50);
   idle.intervals.p95_ns = nearest_rank(gaps, 0.95);
-  idle.intervals.max_ns = gaps.empty() ? 0 : static_cast<double>(gaps.back());
   idle.host_wait_ns /= step_count;
   idle.kernel_wait_ns /= step_count;
   idle.other_ns /= step_count;

@@ -16,7 +16,7 @@ constexpr std::size_t kMaxEvidence = 20;
 std::vector<StreamStats> compute_stream_stats(const AnalysisContext& context) {
   const trace::Trace& trace = context.trace();
   std::vector<StreamStats> result;
-  for (const StreamActivities& stream : stream_activities(context)) {
+  for (const StreamActivities& stream : context.stream_activities()) {
     StreamStats stats;
     stats.track = stream.track;
     stats.name = std::string(trace.string(trace.track(stream.track).info().name));
@@ -35,7 +35,7 @@ std::vector<Finding> find_full_launch_queue(const AnalysisContext& context) {
   std::vector<std::pair<trace::TimeNs, trace::EventRef>> blocked;
   std::string worst_stream;
   double worst_full_ns = 0;
-  for (const StreamActivities& stream : stream_activities(context)) {
+  for (const StreamActivities& stream : context.stream_activities()) {
     QueueReplay replay = replay_launch_queue(stream, context.step_count());
     full_ns += replay.queue.full_ns;
     max_length = std::max(max_length, replay.queue.max);

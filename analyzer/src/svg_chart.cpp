@@ -199,6 +199,42 @@ std::string line_chart(const std::vector<ChartPoint>& points, ValueFormat format
   return out + "</svg>";
 }
 
+std::string multi_line_chart(const std::vector<ChartLine>& lines, ValueFormat format_x,
+                             ValueFormat format_y) {
+  const double plot_height = kHeight - kTop - kBottom;
+  const double plot_width = kWidth - kLeft - kRight;
+  double max_x = 0;
+  double max_y = 0;
+  for (const ChartLine& each : lines) {
+    for (const ChartPoint& point : each.points) {
+      max_x = std::max(max_x, point.x);
+      max_y = std::max(max_y, point.y);
+    }
+  }
+  if (max_x <= 0) max_x = 1;
+  if (max_y <= 0) max_y = 1;
+  const auto px = [&](double x) { return kLeft + plot_width * x / max_x; };
+  const auto py = [&](double y) { return kTop + plot_height * (1 - y / max_y); };
+  std::string out = svg_open(kWidth, kHeight) + value_axis(max_y, format_y, plot_height);
+  for (int tick = 0; tick <= kTicks; ++tick) {
+    const double x = max_x * tick / kTicks;
+    out += text(px(x), kTop + plot_height + 16, format_x(x), "middle", " class=\"small\"");
+  }
+  double legend_x = kLeft;
+  for (const ChartLine& each : lines) {
+    if (each.points.empty()) continue;
+    std::string path;
+    for (const ChartPoint& point : each.points)
+      path += (path.empty() ? "M" : " L") + number(px(point.x)) + "," + number(py(point.y));
+    out += "<path d=\"" + path + "\" fill=\"none\" stroke=\"" + each.color +
+           "\" stroke-width=\"1.5\"><title>" + html_escape(each.name) + "</title></path>";
+    out += rect(legend_x, kHeight - 22, 10, 10, each.color, each.name);
+    out += text(legend_x + 14, kHeight - 13, each.name, "start", " class=\"small\"");
+    legend_x += 24 + 6.5 * static_cast<double>(each.name.size());
+  }
+  return out + "</svg>";
+}
+
 std::string roofline_chart(const std::vector<RooflinePoint>& points, double peak_flops,
                            double bytes_per_second) {
   const double plot_height = kHeight - kTop - kBottom;

@@ -48,6 +48,17 @@ std::string line_chart(const std::vector<ChartPoint>& points, ValueFormat format
                        ValueFormat format_y, const ChartPoint& peak,
                        const std::vector<ChartMarker>& markers);
 
+struct ChartLine {
+  std::string name;
+  std::string color;               // CSS colour
+  std::vector<ChartPoint> points;  // in x order
+};
+
+// One unfilled line per series over a shared x axis from 0, with a legend: several streams or
+// ranks side by side.
+std::string multi_line_chart(const std::vector<ChartLine>& lines, ValueFormat format_x,
+                             ValueFormat format_y);
+
 struct RooflinePoint {
   std::string label;
   double intensity = 0;  // FLOP per byte

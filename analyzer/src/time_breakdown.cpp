@@ -59,25 +59,20 @@ StepGpuWork sort_gpu_work_into_steps(const AnalysisContext& context) {
   StepGpuWork work;
   work.launched.resize(steps.steps.size());
   work.launched_end.assign(steps.steps.size(), std::numeric_limits<TimeNs>::min());
-  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
-    const trace::Track& track = trace.track(track_index);
-    if (track.info().kind != trace::TrackKind::kGpuStream) continue;
-    const trace::SpanColumns& spans = track.spans();
-    for (std::uint32_t i = 0; i < spans.size(); ++i) {
-      const GpuWork kind = gpu_work(spans.category[i], trace.string(spans.name[i]));
-      if (kind == GpuWork::kNone) continue;
-      const ClassInterval interval{spans.start[i], spans.end[i], static_cast<std::uint8_t>(kind)};
-      const auto launch = context.launch_of({trace::EventKind::kSpan, track_index, i});
-      if (!launch) {
+  for (const GpuStream& stream : context.gpu_streams()) {
+    const trace::SpanColumns& spans = trace.track(stream.track).spans();
+    for (const GpuActivity& activity : stream.activities) {
+      const std::uint32_t i = activity.index;
+      const ClassInterval interval{spans.start[i], spans.end[i], activity.kind};
+      if (!context.launch_of({trace::EventKind::kSpan, stream.track, i})) {
         work.unlaunched.push_back(interval);
         work.longest_unlaunched = std::max(work.longest_unlaunched, interval.end - interval.start);
         continue;
       }
-      const std::size_t step =
-          steps.step_at(trace.track(launch->track).spans().start[launch->index]);
-      if (step == steps.steps.size()) continue;
-      work.launched[step].push_back(interval);
-      work.launched_end[step] = std::max(work.launched_end[step], interval.end);
+      // A launched activity's step is its launch call's.
+      if (activity.step == steps.steps.size()) continue;
+      work.launched[activity.step].push_back(interval);
+      work.launched_end[activity.step] = std::max(work.launched_end[activity.step], interval.end);
     }
   }
   std::sort(work.unlaunched.begin(), work.unlaunched.end(),
@@ -86,11 +81,12 @@ StepGpuWork sort_gpu_work_into_steps(const AnalysisContext& context) {
 }
 
 // The GPU side of one step: its busy time by kind and its idle time by cause.
-void split_step_gpu_time(const AnalysisContext& context, const StepGpuWork& work,
-                         std::size_t step_index, TimeBreakdown& sum) {
+// Takes the step's launched work out of `work`: each step is split once.
+void split_step_gpu_time(const AnalysisContext& context, StepGpuWork& work, std::size_t step_index,
+                         TimeBreakdown& sum) {
   const std::vector<Step>& steps = context.steps().steps;
   const Step& step = steps[step_index];
-  std::vector<ClassInterval> intervals = work.launched[step_index];
+  std::vector<ClassInterval> intervals = std::move(work.launched[step_index]);
   TimeNs first = step.start;
   TimeNs last = step.end;
   for (const ClassInterval& interval : intervals) {
@@ -126,19 +122,43 @@ void split_step_gpu_time(const AnalysisContext& context, const StepGpuWork& work
   split_gpu_idle(context, step.start, window_end, sum);
 }
 
+// The host activity of each span of the main thread. Names repeat: each (name, category) pair is
+// matched once.
+std::vector<HostActivity> host_activities(const AnalysisContext& context) {
+  std::vector<HostActivity> classes;
+  if (context.main_thread() == trace::kNoIndex) return classes;
+  const trace::Trace& trace = context.trace();
+  const trace::SpanColumns& spans = trace.track(context.main_thread()).spans();
+  struct Known {
+    trace::Category category = trace::Category::kOther;
+    HostActivity activity = HostActivity::kNone;
+    bool set = false;
+  };
+  std::vector<Known> by_name;
+  classes.reserve(spans.size());
+  for (std::uint32_t i = 0; i < spans.size(); ++i) {
+    const trace::StringId name = spans.name[i];
+    if (by_name.size() <= name) by_name.resize(name + 1);
+    Known& known = by_name[name];
+    if (!known.set || known.category != spans.category[i])
+      known = {spans.category[i], host_activity(spans.category[i], trace.string(name)), true};
+    classes.push_back(known.activity);
+  }
+  return classes;
+}
+
 }  // namespace
 
 TimeBreakdown compute_time_breakdown(const AnalysisContext& context) {
   const trace::Trace& trace = context.trace();
   TimeBreakdown sum;
   sum.has_gpu = context.has_gpu();
-  const StepGpuWork gpu_work_by_step =
-      sum.has_gpu ? sort_gpu_work_into_steps(context) : StepGpuWork{};
+  StepGpuWork gpu_work_by_step = sum.has_gpu ? sort_gpu_work_into_steps(context) : StepGpuWork{};
   TrackWindow host{context.main_thread(), 0};
+  const std::vector<HostActivity> host_classes = host_activities(context);
   if (host.track != trace::kNoIndex) {
-    const trace::SpanColumns& spans = trace.track(host.track).spans();
     host.longest = longest_span(trace.track(host.track), [&](std::uint32_t i) {
-      return host_activity(spans.category[i], trace.string(spans.name[i])) != HostActivity::kNone;
+      return host_classes[i] != HostActivity::kNone;
     });
   }
 
@@ -153,8 +173,7 @@ TimeBreakdown compute_time_breakdown(const AnalysisContext& context) {
       const trace::SpanColumns& spans = trace.track(host.track).spans();
       for_spans_in_window(
           trace.track(host.track), step.start, step.end, host.longest, [&](std::uint32_t i) {
-            const HostActivity activity =
-                host_activity(spans.category[i], trace.string(spans.name[i]));
+            const HostActivity activity = host_classes[i];
             if (activity == HostActivity::kNone) return;
             intervals.push_back(
                 {spans.start[i], spans.end[i], static_cast<std::uint8_t>(activity)});

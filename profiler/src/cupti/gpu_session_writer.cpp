@@ -7,6 +7,7 @@
 #include "activity_converter.h"
 #include "cupti_activity.h"
 #include "cupti_library.h"
+#include "device_properties.h"
 #include "device_synchronization.h"
 #include "nvml_sampler.h"
 #include "tscope/profiler/clock.h"
@@ -48,6 +49,12 @@ struct GpuSessionWriter::State {
     sink.set_metadata_value("cupti_trace", gpu_trace_text(activity.trace_selection()));
     if (!activity.disabled_kinds().empty()) {
       sink.set_metadata_value("cupti_disabled_kinds", activity.disabled_kinds());
+    }
+    // What the analyzer's roofline looks the device up by; a trace without it still loads.
+    try {
+      cupti::write_device_metadata(cupti::read_device_properties(), sink);
+    } catch (const GpuCaptureError& error) {
+      sink.set_metadata_value("device_properties", std::string("unavailable: ") + error.what());
     }
     try {
       nvml.emplace();

@@ -1,7 +1,8 @@
 #pragma once
 // What every analysis needs to know about a trace besides its events: the options, the steps,
-// the main host thread, the launch behind each GPU activity and the GPU's busy intervals. Built
-// once per report so that analyses stay pure functions of it and do not repeat this work.
+// the main host thread, the launch behind each GPU activity, each stream's GPU activities with
+// their kind and step, and the GPU's busy intervals. Built once per report so that analyses stay
+// pure functions of it and do not repeat this work (each per-event class costs a string match).
 
 #include <cstdint>
 #include <memory>
@@ -35,6 +36,23 @@ struct AnalysisOptions {
 };
 
 struct TimeBreakdown;
+struct StreamActivities;
+class MemoryOrder;
+
+// A kernel, copy, memset or collective on a GPU stream, classified once for every analysis.
+struct GpuActivity {
+  std::uint32_t index = 0;  // span index on the stream's track
+  std::uint32_t step = 0;   // step_of_gpu_activity(); steps().steps.size() when in none
+  std::uint8_t kind = 0;    // GpuWork (analyzer/src/event_classes.h), never kNone
+};
+
+// The GPU activities of one stream, in start order, and the longest of them (for windowed
+// visits of the track).
+struct GpuStream {
+  std::uint32_t track = 0;
+  trace::TimeNs longest = 0;
+  std::vector<GpuActivity> activities;
+};
 
 // A stretch of time during which a GPU ran something, and the activity that opened it.
 struct BusyInterval {
@@ -63,20 +81,33 @@ class AnalysisContext {
   // record: graph replays, work queued before capture) the step its start falls in;
   // steps().steps.size() when neither is in a step.
   std::size_t step_of_gpu_activity(trace::EventRef gpu_activity) const;
+  // Every GPU stream track (with or without activities), in track order.
+  const std::vector<GpuStream>& gpu_streams() const { return gpu_streams_; }
   // compute_time_breakdown(*this), computed on first use: several analyses build on it.
   const TimeBreakdown& time_breakdown() const;
+  // build_stream_activities(*this), computed on first use: the per-stream idle breakdown and
+  // launch queue both replay them.
+  const std::vector<StreamActivities>& stream_activities() const;
+  // Every memory event of every pool in one time order (MemoryOrder, analyzer/src), computed on
+  // first use: each memory replay of the report walks it.
+  const MemoryOrder& memory_order() const;
 
  private:
+  void classify_gpu_activities();
+
   const trace::Trace* trace_;
   AnalysisOptions options_;
   StepSet steps_;
   std::uint32_t main_thread_ = trace::kNoIndex;
+  std::vector<GpuStream> gpu_streams_;
   std::vector<BusyInterval> gpu_busy_;
   // Per track, per span: the packed launch call of that GPU activity, or kNoLaunch (empty for
   // tracks without launched work). A direct index: every analysis asks for every activity.
   static constexpr std::uint64_t kNoLaunch = ~std::uint64_t{0};
   std::vector<std::vector<std::uint64_t>> launch_by_span_;
   mutable std::shared_ptr<const TimeBreakdown> time_breakdown_;
+  mutable std::shared_ptr<const std::vector<StreamActivities>> stream_activities_;
+  mutable std::shared_ptr<const MemoryOrder> memory_order_;
 };
 
 }  // namespace tscope::analyzer

@@ -27,6 +27,7 @@ struct RankReport {
   std::string source;
   std::string host;
   StepSummary steps;
+  std::vector<SampledStep> step_times;          // RankSummary::step_times
   std::optional<trace::EventRef> slowest_step;  // into this rank's trace, as the refs below
   TimeBreakdown time;
   CommOverlap overlap;

@@ -84,6 +84,16 @@ struct CommOverlap {
   double share() const { return communication_ns > 0 ? overlapped_ns / communication_ns : 0; }
 };
 
+// One step's duration, for the per-rank step-time chart.
+struct SampledStep {
+  std::size_t index = 0;  // among the rank's steps
+  double ns = 0;
+};
+
+// Every step up to this many; beyond, this many spread evenly over the run (the same indices on
+// ranks with as many steps), so that a rank's summary stays small.
+inline constexpr std::size_t kSampledSteps = 64;
+
 struct RankSummary {
   std::string source;
   std::optional<int> rank;  // from the metadata (ours or Kineto's distributedInfo)
@@ -94,6 +104,7 @@ struct RankSummary {
   std::vector<std::string> groups;
   std::vector<CollectiveRecord> collectives;  // by host start
   StepSummary steps;
+  std::vector<SampledStep> step_times;          // see kSampledSteps; none for a whole trace
   std::optional<trace::EventRef> slowest_step;  // the longest step's span
   TimeBreakdown time;                           // per mean step
   CommOverlap overlap;
