@@ -1,0 +1,346 @@
+#include "dependency_graph.h"
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+
+#include "event_classes.h"
+
+namespace tscope::analyzer {
+namespace {
+
+using trace::Category;
+using trace::TimeNs;
+using trace::TrackKind;
+
+// Kineto's GPU-side synchronization records (cat "cuda_sync"), by name.
+enum class SyncRecord : std::uint8_t { kStream, kContext, kEvent, kStreamWaitEvent, kNone };
+
+SyncRecord sync_record(std::string_view name) {
+  if (name == "Stream Sync") return SyncRecord::kStream;
+  if (name == "Context Sync") return SyncRecord::kContext;
+  if (name == "Event Sync") return SyncRecord::kEvent;
+  if (name == "Stream Wait Event") return SyncRecord::kStreamWaitEvent;
+  return SyncRecord::kNone;
+}
+
+std::optional<std::int64_t> integer_arg(const trace::Trace& trace, std::uint32_t track,
+                                        std::uint32_t index, std::string_view key) {
+  const trace::SpanDetail* detail = trace.span_detail(track, index);
+  if (detail == nullptr) return std::nullopt;
+  for (const trace::Arg& arg : trace.args(detail->args)) {
+    if (trace.string(arg.key) != key) continue;
+    if (const auto* value = std::get_if<std::int64_t>(&arg.value)) return *value;
+    if (const auto* value = std::get_if<double>(&arg.value))
+      return static_cast<std::int64_t>(*value);
+  }
+  return std::nullopt;
+}
+
+std::uint32_t correlation_of(const trace::Trace& trace, std::uint32_t track, std::uint32_t index) {
+  const trace::SpanDetail* detail = trace.span_detail(track, index);
+  return detail == nullptr ? 0 : detail->correlation_id;
+}
+
+}  // namespace
+
+DependencyGraph::DependencyGraph(const AnalysisContext& context)
+    : context_(&context), trace_(&context.trace()) {
+  const trace::Trace& trace = *trace_;
+  span_base_.assign(trace.tracks().size(), 0);
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    span_base_[track] = static_cast<std::uint32_t>(span_count_);
+    const TrackKind kind = trace.track(track).info().kind;
+    if (kind != TrackKind::kHostThread && kind != TrackKind::kGpuStream) continue;
+    span_count_ += trace.track(track).spans().size();
+  }
+  span_track_.resize(span_count_);
+  input_wait_by_name_.assign(trace.strings().size(), 2);
+  waits_on_gpu_.assign(span_count_, 0);
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    const TrackKind kind = trace.track(track).info().kind;
+    if (kind == TrackKind::kHostThread) {
+      add_host_order(track);
+    } else if (kind == TrackKind::kGpuStream) {
+      add_stream(track);
+    } else {
+      continue;
+    }
+    std::fill_n(span_track_.begin() + span_base_[track], trace.track(track).spans().size(), track);
+  }
+  add_synchronizations();
+  index_edges();
+}
+
+trace::EventRef DependencyGraph::event(std::uint32_t span) const {
+  const std::uint32_t track = span_track_[span];
+  return {trace::EventKind::kSpan, track, span - span_base_[track]};
+}
+
+TimeNs DependencyGraph::time(std::uint32_t node) const {
+  const std::uint32_t span = span_of(node);
+  const std::uint32_t track = span_track_[span];
+  const trace::SpanColumns& spans = trace_->track(track).spans();
+  const std::uint32_t index = span - span_base_[track];
+  return is_end(node) ? spans.end[index] : spans.start[index];
+}
+
+void DependencyGraph::add_edge(std::uint32_t from, std::uint32_t to, EdgeKind kind,
+                               std::uint32_t owner, bool in_input_wait) {
+  edges_.push_back({from, to, owner, kind, in_input_wait});
+}
+
+void DependencyGraph::add_host_order(std::uint32_t track) {
+  // The thread's span starts and ends in time order: between two consecutive points the thread
+  // ran the innermost span open there, so a parent owns its time between children.
+  const trace::SpanColumns& spans = trace_->track(track).spans();
+  const std::uint32_t base = span_base_[track];
+  std::vector<std::uint32_t> open;
+  std::size_t open_input_waits = 0;
+  std::uint32_t previous = trace::kNoIndex;
+  const auto is_input_wait = [&](std::uint32_t i) {
+    std::uint8_t& known = input_wait_by_name_[spans.name[i]];
+    if (known == 2) {
+      known = host_activity(spans.category[i], trace_->string(spans.name[i])) ==
+              HostActivity::kDataWait;
+    }
+    return known != 0;
+  };
+  const auto reach = [&](std::uint32_t node) {
+    if (previous != trace::kNoIndex) {
+      add_edge(previous, node, EdgeKind::kHostOrder,
+               open.empty() ? trace::kNoIndex : base + open.back(), open_input_waits > 0);
+    }
+    previous = node;
+  };
+  const auto close = [&] {
+    reach(end_node(base + open.back()));
+    open_input_waits -= is_input_wait(open.back()) ? 1 : 0;
+    open.pop_back();
+  };
+  for (std::uint32_t i = 0; i < spans.size(); ++i) {
+    while (!open.empty() && spans.end[open.back()] <= spans.start[i])
+      close();
+    reach(start_node(base + i));
+    open.push_back(i);
+    open_input_waits += is_input_wait(i) ? 1 : 0;
+  }
+  while (!open.empty())
+    close();
+}
+
+void DependencyGraph::add_stream(std::uint32_t track) {
+  const trace::Trace& trace = *trace_;
+  const trace::SpanColumns& spans = trace.track(track).spans();
+  const std::uint32_t base = span_base_[track];
+  StreamWork stream{track, {}, {}};
+  for (std::uint32_t i = 0; i < spans.size(); ++i) {
+    if (gpu_work(spans.category[i], trace.string(spans.name[i])) == GpuWork::kNone) continue;
+    const std::uint32_t span = base + i;
+    add_edge(start_node(span), end_node(span), EdgeKind::kGpuActivity, span);
+    TimeNs launch_start = kNoLaunchTime;
+    if (const auto launch = context_->launch_of({trace::EventKind::kSpan, track, i})) {
+      launch_start = trace.track(launch->track).spans().start[launch->index];
+      if (launch_start <= spans.start[i]) {
+        add_edge(start_node(global_span(launch->track, launch->index)), start_node(span),
+                 EdgeKind::kLaunch, global_span(launch->track, launch->index));
+      }
+    }
+    // Overlapping activities on one row ran concurrently: no order between them.
+    if (!stream.spans.empty() && spans.end[stream.spans.back()] <= spans.start[i]) {
+      add_edge(end_node(base + stream.spans.back()), start_node(span), EdgeKind::kStreamOrder,
+               span);
+    }
+    stream.spans.push_back(i);
+    stream.launch_start.push_back(launch_start);
+  }
+  if (!stream.spans.empty()) streams_.push_back(std::move(stream));
+}
+
+std::uint32_t DependencyGraph::last_started_by(const StreamWork& stream, TimeNs time) const {
+  const trace::SpanColumns& spans = trace_->track(stream.track).spans();
+  const auto after = std::partition_point(stream.spans.begin(), stream.spans.end(),
+                                          [&](std::uint32_t i) { return spans.start[i] <= time; });
+  return after == stream.spans.begin() ? trace::kNoIndex : *(after - 1);
+}
+
+std::uint32_t DependencyGraph::last_launched_by(const StreamWork& stream, TimeNs time) const {
+  const auto after = std::partition_point(stream.launch_start.begin(), stream.launch_start.end(),
+                                          [&](TimeNs start) { return start <= time; });
+  if (after == stream.launch_start.begin() || *(after - 1) == kNoLaunchTime) return trace::kNoIndex;
+  return stream.spans[static_cast<std::size_t>(after - stream.launch_start.begin()) - 1];
+}
+
+const DependencyGraph::StreamWork* DependencyGraph::stream_of(std::uint32_t process,
+                                                              std::int64_t stream) const {
+  for (const StreamWork& work : streams_) {
+    const trace::TrackInfo& info = trace_->track(work.track).info();
+    if (info.process == process && info.stream == stream) return &work;
+  }
+  return nullptr;
+}
+
+void DependencyGraph::add_synchronizations() {
+  const trace::Trace& trace = *trace_;
+  // Kineto's GPU-side records name the call they belong to and, for event waits, the
+  // cudaEventRecord call whose event they wait on, by correlation id.
+  struct Record {
+    SyncRecord kind;
+    std::uint32_t track;
+    std::uint32_t index;
+    std::uint32_t call_correlation;
+    std::uint32_t record_correlation;
+  };
+  std::vector<Record> records;
+  std::unordered_map<std::uint32_t, std::uint32_t> call_by_correlation;
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    if (trace.track(track).info().kind != TrackKind::kGpuStream) continue;
+    const trace::SpanColumns& spans = trace.track(track).spans();
+    for (std::uint32_t i = 0; i < spans.size(); ++i) {
+      if (spans.category[i] != Category::kSynchronization) continue;
+      const SyncRecord kind = sync_record(trace.string(spans.name[i]));
+      const std::uint32_t correlation = correlation_of(trace, track, i);
+      if (kind == SyncRecord::kNone || correlation == 0) continue;
+      std::uint32_t record_correlation = 0;
+      if (kind == SyncRecord::kEvent || kind == SyncRecord::kStreamWaitEvent) {
+        const auto id = integer_arg(trace, track, i, "wait_on_cuda_event_record_corr_id");
+        if (!id || *id <= 0) continue;
+        record_correlation = static_cast<std::uint32_t>(*id);
+        call_by_correlation.emplace(record_correlation, trace::kNoIndex);
+      }
+      call_by_correlation.emplace(correlation, trace::kNoIndex);
+      records.push_back({kind, track, i, correlation, record_correlation});
+    }
+  }
+  // One pass over the host calls: the ones the records name, and the synchronizing calls that
+  // no record covers, which wait for whatever GPU work ends last while they block.
+  std::vector<std::uint8_t> waits_by_name(trace.strings().size(), 2);
+  std::vector<std::uint32_t> blocking_calls;
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    if (trace.track(track).info().kind != TrackKind::kHostThread) continue;
+    const trace::SpanColumns& spans = trace.track(track).spans();
+    for (std::uint32_t i = 0; i < spans.size(); ++i) {
+      if (!is_runtime_call(spans.category[i])) continue;
+      std::uint8_t& waits = waits_by_name[spans.name[i]];
+      if (waits == 2) {
+        const std::string_view name = trace.string(spans.name[i]);
+        waits = is_sync_call(spans.category[i], name) || is_blocking_copy_call(name) ? 1 : 0;
+      }
+      if (waits != 0) blocking_calls.push_back(global_span(track, i));
+      if (call_by_correlation.empty()) continue;
+      const auto found = call_by_correlation.find(correlation_of(trace, track, i));
+      if (found != call_by_correlation.end()) found->second = global_span(track, i);
+    }
+  }
+  const auto wait_for = [&](std::uint32_t track, std::uint32_t index, std::uint32_t call) {
+    const std::uint32_t from = end_node(global_span(track, index));
+    if (time(from) > time(end_node(call))) return;
+    add_edge(from, end_node(call), EdgeKind::kSyncReturn, call);
+    waits_on_gpu_[call] = 1;
+  };
+  for (const Record& record : records) {
+    const std::uint32_t call = call_by_correlation[record.call_correlation];
+    if (call == trace::kNoIndex) continue;
+    const TimeNs record_end = trace.track(record.track).spans().end[record.index];
+    const std::uint32_t process = trace.track(record.track).info().process;
+    if (record.kind == SyncRecord::kStream || record.kind == SyncRecord::kContext) {
+      waits_on_gpu_[call] = 1;  // covered by its record, even when the stream was already idle
+      for (const StreamWork& stream : streams_) {
+        const bool waited = record.kind == SyncRecord::kContext
+                                ? trace.track(stream.track).info().process == process
+                                : stream.track == record.track;
+        if (!waited) continue;
+        const std::uint32_t last = last_started_by(stream, record_end);
+        if (last != trace::kNoIndex) wait_for(stream.track, last, call);
+      }
+      continue;
+    }
+    const std::uint32_t event_record = call_by_correlation[record.record_correlation];
+    const auto waited_stream = integer_arg(trace, record.track, record.index, "wait_on_stream");
+    if (event_record == trace::kNoIndex || !waited_stream) continue;
+    const StreamWork* waited = stream_of(process, *waited_stream);
+    if (waited == nullptr) continue;
+    const std::uint32_t source = last_launched_by(*waited, time(start_node(event_record)));
+    if (source == trace::kNoIndex) continue;
+    if (record.kind == SyncRecord::kEvent) {
+      waits_on_gpu_[call] = 1;
+      wait_for(waited->track, source, call);
+      continue;
+    }
+    // cudaStreamWaitEvent: the first activity launched on this stream after the wait call.
+    const auto stream = std::find_if(streams_.begin(), streams_.end(), [&](const StreamWork& work) {
+      return work.track == record.track;
+    });
+    if (stream == streams_.end()) continue;
+    const TimeNs call_start = time(start_node(call));
+    const auto next = std::partition_point(stream->launch_start.begin(), stream->launch_start.end(),
+                                           [&](TimeNs start) { return start <= call_start; });
+    if (next == stream->launch_start.end()) continue;
+    const std::uint32_t target =
+        global_span(stream->track,
+                    stream->spans[static_cast<std::size_t>(next - stream->launch_start.begin())]);
+    const std::uint32_t from = end_node(global_span(waited->track, source));
+    if (time(from) <= time(start_node(target))) {
+      add_edge(from, start_node(target), EdgeKind::kEventWait, target);
+    }
+  }
+  for (const std::uint32_t call : blocking_calls) {
+    if (waits_on_gpu_[call] != 0) continue;
+    const TimeNs call_start = time(start_node(call));
+    const TimeNs call_end = time(end_node(call));
+    const StreamWork* best_stream = nullptr;
+    std::uint32_t best = trace::kNoIndex;
+    TimeNs best_end = 0;
+    for (const StreamWork& stream : streams_) {
+      // Activities of one stream do not overlap, so their ends are in start order too.
+      const trace::SpanColumns& spans = trace.track(stream.track).spans();
+      const auto after =
+          std::partition_point(stream.spans.begin(), stream.spans.end(),
+                               [&](std::uint32_t i) { return spans.end[i] <= call_end; });
+      if (after == stream.spans.begin()) continue;
+      const std::uint32_t last = *(after - 1);
+      if (spans.end[last] >= call_start &&
+          (best == trace::kNoIndex || spans.end[last] > best_end)) {
+        best_stream = &stream;
+        best = last;
+        best_end = spans.end[last];
+      }
+    }
+    if (best_stream != nullptr) wait_for(best_stream->track, best, call);
+  }
+}
+
+void DependencyGraph::index_edges() {
+  const std::size_t nodes = node_count();
+  const auto fill = [&](std::vector<std::uint32_t>& begin, std::vector<std::uint32_t>& list,
+                        auto&& key) {
+    begin.assign(nodes + 1, 0);
+    for (const DependencyEdge& edge : edges_)
+      ++begin[key(edge) + 1];
+    for (std::size_t node = 0; node < nodes; ++node)
+      begin[node + 1] += begin[node];
+    list.resize(edges_.size());
+    std::vector<std::uint32_t> next(begin.begin(), begin.end() - 1);
+    for (std::uint32_t e = 0; e < edges_.size(); ++e)
+      list[next[key(edges_[e])]++] = e;
+  };
+  fill(in_begin_, in_edges_, [](const DependencyEdge& edge) { return edge.to; });
+  fill(out_begin_, out_edges_, [](const DependencyEdge& edge) { return edge.from; });
+  // Kahn's algorithm: edges follow structure (thread order, stream order, causality), not
+  // timestamps, so ties and zero-length spans need no special ordering.
+  std::vector<std::uint32_t> waiting(nodes);
+  order_.clear();
+  order_.reserve(nodes);
+  for (std::uint32_t node = 0; node < nodes; ++node) {
+    waiting[node] = in_begin_[node + 1] - in_begin_[node];
+    if (waiting[node] == 0) order_.push_back(node);
+  }
+  for (std::size_t at = 0; at < order_.size(); ++at) {
+    for (const std::uint32_t e : out_edges(order_[at])) {
+      if (--waiting[edges_[e].to] == 0) order_.push_back(edges_[e].to);
+    }
+  }
+}
+
+}  // namespace tscope::analyzer
