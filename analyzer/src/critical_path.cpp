@@ -64,21 +64,20 @@ class PathFinder {
     }
   }
 
-  // The dependency each node waited for last. The earlier edge wins a tie (host order and
-  // activities come first).
+  // The dependency each node waited for last, in one pass over the edges. The earlier edge wins
+  // a tie (host order and activities come first).
   void choose_binding_edges() {
     binding_.assign(graph_.node_count(), kNoEdge);
     const std::vector<DependencyEdge>& edges = graph_.edges();
-    for (std::uint32_t node = 0; node < graph_.node_count(); ++node) {
-      TimeNs latest = std::numeric_limits<TimeNs>::min();
-      for (const std::uint32_t e : graph_.in_edges(node)) {
-        const TimeNs arrival = this->arrival(edges[e]);
-        if (arrival > latest) {
-          latest = arrival;
-          binding_[node] = e;
-        }
+    std::vector<TimeNs> latest(graph_.node_count(), std::numeric_limits<TimeNs>::min());
+    for (std::uint32_t e = 0; e < edges.size(); ++e) {
+      const TimeNs arrival = this->arrival(edges[e]);
+      if (arrival > latest[edges[e].to]) {
+        latest[edges[e].to] = arrival;
+        binding_[edges[e].to] = e;
       }
     }
+    late_ = std::move(latest);  // its memory, for the next pass
   }
 
   // Latest time each node could happen without moving the end of its step: a backward pass in
@@ -148,7 +147,7 @@ class PathFinder {
     std::uint32_t best = kNoEdge;
     for (std::uint32_t span = 0; span < graph_.span_count(); ++span) {
       const std::uint32_t node = DependencyGraph::end_node(span);
-      if (graph_.in_edges(node).empty() || time(node) > step.end) continue;
+      if (binding_[node] == kNoEdge || time(node) > step.end) continue;
       const std::uint32_t track = graph_.event(span).track;
       if (track != context_.main_thread() &&
           trace_.track(track).info().kind != trace::TrackKind::kGpuStream) {
@@ -257,7 +256,7 @@ void PathFinder::add_off_path(CriticalPath& path, const std::vector<std::uint8_t
   std::vector<std::uint8_t> seen_on_path(trace_.strings().size(), 0);
   for (std::uint32_t span = 0; span < graph_.span_count(); ++span) {
     const std::uint32_t end = DependencyGraph::end_node(span);
-    if (graph_.in_edges(end).empty()) continue;
+    if (binding_[end] == kNoEdge) continue;
     const trace::EventRef event = graph_.event(span);
     const trace::SpanColumns& spans = trace_.track(event.track).spans();
     const trace::Category category = spans.category[event.index];

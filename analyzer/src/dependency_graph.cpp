@@ -57,6 +57,8 @@ DependencyGraph::DependencyGraph(const AnalysisContext& context)
   }
   span_track_.resize(span_count_);
   input_wait_by_name_.assign(trace.strings().size(), 2);
+  // About two host-order edges per host span and three per GPU activity: one allocation.
+  edges_.reserve(2 * span_count_ + span_count_ / 2);
   waits_on_gpu_.assign(span_count_, 0);
   for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
     const TrackKind kind = trace.track(track).info().kind;
@@ -71,19 +73,6 @@ DependencyGraph::DependencyGraph(const AnalysisContext& context)
   }
   add_synchronizations();
   index_edges();
-}
-
-trace::EventRef DependencyGraph::event(std::uint32_t span) const {
-  const std::uint32_t track = span_track_[span];
-  return {trace::EventKind::kSpan, track, span - span_base_[track]};
-}
-
-TimeNs DependencyGraph::time(std::uint32_t node) const {
-  const std::uint32_t span = span_of(node);
-  const std::uint32_t track = span_track_[span];
-  const trace::SpanColumns& spans = trace_->track(track).spans();
-  const std::uint32_t index = span - span_base_[track];
-  return is_end(node) ? spans.end[index] : spans.start[index];
 }
 
 void DependencyGraph::add_edge(std::uint32_t from, std::uint32_t to, EdgeKind kind,
@@ -313,27 +302,25 @@ void DependencyGraph::add_synchronizations() {
 
 void DependencyGraph::index_edges() {
   const std::size_t nodes = node_count();
-  const auto fill = [&](std::vector<std::uint32_t>& begin, std::vector<std::uint32_t>& list,
-                        auto&& key) {
-    begin.assign(nodes + 1, 0);
-    for (const DependencyEdge& edge : edges_)
-      ++begin[key(edge) + 1];
-    for (std::size_t node = 0; node < nodes; ++node)
-      begin[node + 1] += begin[node];
-    list.resize(edges_.size());
-    std::vector<std::uint32_t> next(begin.begin(), begin.end() - 1);
+  out_begin_.assign(nodes + 1, 0);
+  std::vector<std::uint32_t> waiting(nodes, 0);
+  for (const DependencyEdge& edge : edges_) {
+    ++out_begin_[edge.from + 1];
+    ++waiting[edge.to];
+  }
+  for (std::size_t node = 0; node < nodes; ++node)
+    out_begin_[node + 1] += out_begin_[node];
+  out_edges_.resize(edges_.size());
+  {
+    std::vector<std::uint32_t> next(out_begin_.begin(), out_begin_.end() - 1);
     for (std::uint32_t e = 0; e < edges_.size(); ++e)
-      list[next[key(edges_[e])]++] = e;
-  };
-  fill(in_begin_, in_edges_, [](const DependencyEdge& edge) { return edge.to; });
-  fill(out_begin_, out_edges_, [](const DependencyEdge& edge) { return edge.from; });
+      out_edges_[next[edges_[e].from]++] = e;
+  }
   // Kahn's algorithm: edges follow structure (thread order, stream order, causality), not
   // timestamps, so ties and zero-length spans need no special ordering.
-  std::vector<std::uint32_t> waiting(nodes);
   order_.clear();
   order_.reserve(nodes);
   for (std::uint32_t node = 0; node < nodes; ++node) {
-    waiting[node] = in_begin_[node + 1] - in_begin_[node];
     if (waiting[node] == 0) order_.push_back(node);
   }
   for (std::size_t at = 0; at < order_.size(); ++at) {

@@ -1,8 +1,8 @@
 #pragma once
 // The host-GPU dependency graph the critical path walks: a start and an end node per span of the
 // host threads and GPU streams, and edges for host order on each thread, GPU activities, launch ->
-// activity, stream order, synchronizations and cross-stream event waits. Edges are kept in both
-// directions (CSR) with a topological order, so each pass over the graph is linear.
+// activity, stream order, synchronizations and cross-stream event waits. Edges are kept in a list
+// and by source (CSR) with a topological order, so each pass over the graph is linear.
 
 #include <cstdint>
 #include <span>
@@ -47,14 +47,21 @@ class DependencyGraph {
   std::uint32_t global_span(std::uint32_t track, std::uint32_t index) const {
     return span_base_[track] + index;
   }
-  trace::EventRef event(std::uint32_t span) const;
-  trace::TimeNs time(std::uint32_t node) const;
+  trace::EventRef event(std::uint32_t span) const {
+    const std::uint32_t track = span_track_[span];
+    return {trace::EventKind::kSpan, track, span - span_base_[track]};
+  }
+  // Inline: the passes over the graph ask for every node's time.
+  trace::TimeNs time(std::uint32_t node) const {
+    const std::uint32_t span = span_of(node);
+    const std::uint32_t track = span_track_[span];
+    const trace::SpanColumns& spans = trace_->tracks()[track].spans();
+    const std::uint32_t index = span - span_base_[track];
+    return is_end(node) ? spans.end[index] : spans.start[index];
+  }
 
   const std::vector<DependencyEdge>& edges() const { return edges_; }
-  // Edge indices into and out of a node.
-  std::span<const std::uint32_t> in_edges(std::uint32_t node) const {
-    return {in_edges_.data() + in_begin_[node], in_edges_.data() + in_begin_[node + 1]};
-  }
+  // Edge indices out of a node.
   std::span<const std::uint32_t> out_edges(std::uint32_t node) const {
     return {out_edges_.data() + out_begin_[node], out_edges_.data() + out_begin_[node + 1]};
   }
@@ -94,7 +101,7 @@ class DependencyGraph {
   std::vector<std::uint32_t> span_track_;  // per global span
   std::size_t span_count_ = 0;
   std::vector<DependencyEdge> edges_;
-  std::vector<std::uint32_t> in_begin_, in_edges_, out_begin_, out_edges_;
+  std::vector<std::uint32_t> out_begin_, out_edges_;
   std::vector<std::uint32_t> order_;
   std::vector<std::uint8_t> waits_on_gpu_;
   std::vector<StreamWork> streams_;
