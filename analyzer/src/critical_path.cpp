@@ -29,15 +29,30 @@ PathPart host_part(trace::Category category, std::string_view name) {
   return PathPart::kHostCompute;
 }
 
-class PathFinder {
+// The ops, calls and activities off the path so far, by name, over the steps.
+struct OffPathTally {
+  std::vector<std::uint32_t> slot_by_name;
+  std::vector<std::uint8_t> seen_on_path;  // by name: some event of it was on a path
+  std::vector<SlackEntry> entries;
+};
+
+// One step's graph, the dependency each node waited for last, and the latest time of each node.
+class StepPathFinder {
  public:
-  explicit PathFinder(const AnalysisContext& context)
-      : context_(context), trace_(context.trace()), graph_(context) {
+  StepPathFinder(const AnalysisContext& context, const Step& step)
+      : context_(context),
+        trace_(context.trace()),
+        step_(step),
+        graph_(context, step.start, step.end) {
     choose_binding_edges();
     compute_late_times();
   }
 
-  CriticalPath summarize() const;
+  const DependencyGraph& graph() const { return graph_; }
+  // Appends the step's segments in time order and returns what each part took; marks the
+  // graph's spans on the path in `on_path`.
+  PathParts walk(std::vector<PathSegment>& segments, std::vector<std::uint8_t>& on_path) const;
+  void add_off_path(OffPathTally& tally, const std::vector<std::uint8_t>& on_path) const;
 
  private:
   TimeNs time(std::uint32_t node) const { return graph_.time(node); }
@@ -80,24 +95,22 @@ class PathFinder {
     late_ = std::move(latest);  // its memory, for the next pass
   }
 
-  // Latest time each node could happen without moving the end of its step: a backward pass in
+  // Latest time each node could happen without moving the end of the step: a backward pass in
   // reverse topological order. The binding edge of a node keeps its measured length (the launch
   // or sync latency on the path is taken as fixed); other edges keep only their own work (a
   // launch its call), so a dependency that was not waited for may shrink to nothing.
   void compute_late_times() {
     const std::vector<DependencyEdge>& edges = graph_.edges();
-    const StepSet& steps = context_.steps();
     late_.assign(graph_.node_count(), 0);
+    const TimeNs step_end = step_.end;
     const std::vector<std::uint32_t>& order = graph_.topological_order();
     for (auto at = order.rbegin(); at != order.rend(); ++at) {
       const std::uint32_t node = *at;
       const TimeNs now = time(node);
-      const std::size_t step = steps.step_at(now);
-      if (step == steps.steps.size()) {
+      if (now > step_end) {
         late_[node] = now;
         continue;
       }
-      const TimeNs step_end = steps.steps[step].end;
       TimeNs late = step_end;
       for (const std::uint32_t e : graph_.out_edges(node)) {
         const std::uint32_t next = edges[e].to;
@@ -142,8 +155,10 @@ class PathFinder {
   // one step) the last end of the main thread's spans and the GPU's work. Other threads may hold
   // a span over the whole capture (Kineto's "PyTorch Profiler" row) that waits for nothing.
   std::uint32_t path_end(const Step& step) const {
-    if (step.span && trace_.track(step.span->track).info().kind == trace::TrackKind::kHostThread)
-      return DependencyGraph::end_node(graph_.global_span(step.span->track, step.span->index));
+    if (step.span && trace_.track(step.span->track).info().kind == trace::TrackKind::kHostThread) {
+      const std::uint32_t span = graph_.local_span(step.span->track, step.span->index);
+      return span == trace::kNoIndex ? kNoEdge : DependencyGraph::end_node(span);
+    }
     std::uint32_t best = kNoEdge;
     for (std::uint32_t span = 0; span < graph_.span_count(); ++span) {
       const std::uint32_t node = DependencyGraph::end_node(span);
@@ -158,10 +173,9 @@ class PathFinder {
     return best;
   }
 
-  // Walks back from the step's end along binding edges, appending the step's segments (latest
-  // first) and returning what each part took.
-  PathParts walk(const Step& step, std::vector<PathSegment>& segments,
-                 std::vector<std::uint8_t>& on_path) const {
+  PathParts walk_back(std::vector<PathSegment>& segments,
+                      std::vector<std::uint8_t>& on_path) const {
+    const Step& step = step_;
     PathParts parts{};
     std::uint32_t node = path_end(step);
     TimeNs now = step.end;
@@ -200,60 +214,49 @@ class PathFinder {
     return parts;
   }
 
-  void add_off_path(CriticalPath& path, const std::vector<std::uint8_t>& on_path) const;
-
   const AnalysisContext& context_;
   const trace::Trace& trace_;
+  const Step& step_;
   DependencyGraph graph_;
   std::vector<std::uint32_t> binding_;
   std::vector<TimeNs> late_;
 };
 
-CriticalPath PathFinder::summarize() const {
-  CriticalPath path;
-  path.graph_nodes = graph_.node_count();
-  path.graph_edges = graph_.edges().size();
-  const StepSet& steps = context_.steps();
-  const double step_count = context_.step_count();
-  path.step_ns = steps.mean_ns();
-  std::vector<std::uint8_t> on_path(graph_.span_count(), 0);
-  for (const Step& step : steps.steps) {
-    const std::size_t first = path.segments.size();
-    const PathParts parts = walk(step, path.segments, on_path);
-    std::reverse(path.segments.begin() + static_cast<std::ptrdiff_t>(first), path.segments.end());
-    path.steps.push_back({step.name, parts});
-    for (std::size_t p = 0; p < kPathPartCount; ++p)
-      path.parts[p] += parts[p] / step_count;
-  }
-  // The path's time by the name of the op or kernel that filled it.
-  std::vector<std::uint32_t> slot_by_name(trace_.strings().size(), kNoEdge);
+PathParts StepPathFinder::walk(std::vector<PathSegment>& segments,
+                               std::vector<std::uint8_t>& on_path) const {
+  const std::size_t first = segments.size();
+  const PathParts parts = walk_back(segments, on_path);
+  std::reverse(segments.begin() + static_cast<std::ptrdiff_t>(first), segments.end());
+  return parts;
+}
+
+// The path's time by the name of the op or kernel that filled it, most first.
+std::vector<PathEntry> path_entries(const trace::Trace& trace, const CriticalPath& path,
+                                    double step_count, std::size_t top_count) {
+  std::vector<PathEntry> entries;
+  std::vector<std::uint32_t> slot_by_name(trace.strings().size(), kNoEdge);
   for (const PathSegment& segment : path.segments) {
     if (!segment.has_event || segment.part == PathPart::kIdle) continue;
-    const trace::SpanColumns& spans = trace_.track(segment.event.track).spans();
+    const trace::SpanColumns& spans = trace.track(segment.event.track).spans();
     const trace::StringId name = spans.name[segment.event.index];
     if (slot_by_name[name] == kNoEdge) {
-      slot_by_name[name] = static_cast<std::uint32_t>(path.on_path.size());
-      path.on_path.push_back({std::string(trace_.string(name)), segment.part, 0, 0});
+      slot_by_name[name] = static_cast<std::uint32_t>(entries.size());
+      entries.push_back({std::string(trace.string(name)), segment.part, 0, 0});
     }
-    PathEntry& entry = path.on_path[slot_by_name[name]];
+    PathEntry& entry = entries[slot_by_name[name]];
     entry.path_ns += static_cast<double>(segment.end - segment.start) / step_count;
     ++entry.segments;
   }
-  std::sort(path.on_path.begin(), path.on_path.end(),
+  std::sort(entries.begin(), entries.end(),
             [](const PathEntry& a, const PathEntry& b) { return a.path_ns > b.path_ns; });
-  if (path.on_path.size() > context_.options().top_count)
-    path.on_path.resize(context_.options().top_count);
-  add_off_path(path, on_path);
-  return path;
+  if (entries.size() > top_count) entries.resize(top_count);
+  return entries;
 }
 
-// Ops, API calls and GPU activities in the steps that are never on the path, by name, with the
-// least slack among their events.
-void PathFinder::add_off_path(CriticalPath& path, const std::vector<std::uint8_t>& on_path) const {
-  const StepSet& steps = context_.steps();
-  const double step_count = context_.step_count();
-  std::vector<std::uint32_t> slot_by_name(trace_.strings().size(), kNoEdge);
-  std::vector<std::uint8_t> seen_on_path(trace_.strings().size(), 0);
+// Ops, API calls and GPU activities that start in the step and are not on its path, by name, with
+// the least slack among their events.
+void StepPathFinder::add_off_path(OffPathTally& tally,
+                                  const std::vector<std::uint8_t>& on_path) const {
   for (std::uint32_t span = 0; span < graph_.span_count(); ++span) {
     const std::uint32_t end = DependencyGraph::end_node(span);
     if (binding_[end] == kNoEdge) continue;
@@ -264,19 +267,20 @@ void PathFinder::add_off_path(CriticalPath& path, const std::vector<std::uint8_t
     const bool gpu = trace_.track(event.track).info().kind == trace::TrackKind::kGpuStream;
     if (!gpu && category != trace::Category::kCpuOp && !is_runtime_call(category)) continue;
     if (on_path[span] != 0) {
-      seen_on_path[spans.name[event.index]] = 1;
+      tally.seen_on_path[spans.name[event.index]] = 1;
       continue;
     }
-    if (steps.step_at(spans.start[event.index]) == steps.steps.size()) continue;
-    std::uint32_t& slot = slot_by_name[spans.name[event.index]];
+    // Spans across a step boundary are in both steps' graphs: each counts in the one it starts.
+    if (spans.start[event.index] < step_.start || spans.start[event.index] >= step_.end) continue;
+    std::uint32_t& slot = tally.slot_by_name[spans.name[event.index]];
     if (slot == kNoEdge) {
-      slot = static_cast<std::uint32_t>(path.off_path.size());
+      slot = static_cast<std::uint32_t>(tally.entries.size());
       const PathPart part =
           gpu ? part_of({0, 0, span, EdgeKind::kGpuActivity}) : host_part(category, name);
-      path.off_path.push_back(
+      tally.entries.push_back(
           {std::string(name), part, 0, 0, std::numeric_limits<double>::infinity(), event});
     }
-    SlackEntry& entry = path.off_path[slot];
+    SlackEntry& entry = tally.entries[slot];
     entry.total_ns += static_cast<double>(spans.end[event.index] - spans.start[event.index]);
     ++entry.count;
     const auto slack = static_cast<double>(late_[end] - time(end));
@@ -285,17 +289,22 @@ void PathFinder::add_off_path(CriticalPath& path, const std::vector<std::uint8_t
       entry.least_slack = event;
     }
   }
+}
+
+std::vector<SlackEntry> slack_entries(const trace::Trace& trace, OffPathTally& tally,
+                                      double step_count, std::size_t top_count) {
+  std::vector<SlackEntry> entries = std::move(tally.entries);
   // A name with some events on the path is not "off the path".
-  std::erase_if(path.off_path, [&](const SlackEntry& entry) {
-    const trace::SpanColumns& spans = trace_.track(entry.least_slack.track).spans();
-    return seen_on_path[spans.name[entry.least_slack.index]] != 0;
+  std::erase_if(entries, [&](const SlackEntry& entry) {
+    const trace::SpanColumns& spans = trace.track(entry.least_slack.track).spans();
+    return tally.seen_on_path[spans.name[entry.least_slack.index]] != 0;
   });
-  for (SlackEntry& entry : path.off_path)
+  for (SlackEntry& entry : entries)
     entry.total_ns /= step_count;
-  std::sort(path.off_path.begin(), path.off_path.end(),
+  std::sort(entries.begin(), entries.end(),
             [](const SlackEntry& a, const SlackEntry& b) { return a.total_ns > b.total_ns; });
-  if (path.off_path.size() > context_.options().top_count)
-    path.off_path.resize(context_.options().top_count);
+  if (entries.size() > top_count) entries.resize(top_count);
+  return entries;
 }
 
 }  // namespace
@@ -308,7 +317,29 @@ std::string_view to_string(PathPart part) {
 }
 
 CriticalPath compute_critical_path(const AnalysisContext& context) {
-  return PathFinder(context).summarize();
+  const trace::Trace& trace = context.trace();
+  const StepSet& steps = context.steps();
+  const double step_count = context.step_count();
+  CriticalPath path;
+  path.step_ns = steps.mean_ns();
+  OffPathTally tally{std::vector<std::uint32_t>(trace.strings().size(), kNoEdge),
+                     std::vector<std::uint8_t>(trace.strings().size(), 0),
+                     {}};
+  // One graph per step, so that memory follows the largest step rather than the trace.
+  for (const Step& step : steps.steps) {
+    const StepPathFinder finder(context, step);
+    std::vector<std::uint8_t> on_path(finder.graph().span_count(), 0);
+    const PathParts parts = finder.walk(path.segments, on_path);
+    finder.add_off_path(tally, on_path);
+    path.steps.push_back({step.name, parts});
+    for (std::size_t p = 0; p < kPathPartCount; ++p)
+      path.parts[p] += parts[p] / step_count;
+    path.graph_nodes += finder.graph().node_count();
+    path.graph_edges += finder.graph().edges().size();
+  }
+  path.on_path = path_entries(trace, path, step_count, context.options().top_count);
+  path.off_path = slack_entries(trace, tally, step_count, context.options().top_count);
+  return path;
 }
 
 }  // namespace tscope::analyzer

@@ -45,34 +45,86 @@ std::uint32_t correlation_of(const trace::Trace& trace, std::uint32_t track, std
 
 }  // namespace
 
-DependencyGraph::DependencyGraph(const AnalysisContext& context)
+DependencyGraph::DependencyGraph(const AnalysisContext& context, TimeNs begin, TimeNs end)
     : context_(&context), trace_(&context.trace()) {
   const trace::Trace& trace = *trace_;
-  span_base_.assign(trace.tracks().size(), 0);
-  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
-    span_base_[track] = static_cast<std::uint32_t>(span_count_);
-    const TrackKind kind = trace.track(track).info().kind;
-    if (kind != TrackKind::kHostThread && kind != TrackKind::kGpuStream) continue;
-    span_count_ += trace.track(track).spans().size();
-  }
-  span_track_.resize(span_count_);
+  select_spans(begin, end);
   input_wait_by_name_.assign(trace.strings().size(), 2);
   // About two host-order edges per host span and three per GPU activity: one allocation.
-  edges_.reserve(2 * span_count_ + span_count_ / 2);
-  waits_on_gpu_.assign(span_count_, 0);
+  edges_.reserve(2 * events_.size() + events_.size() / 2);
+  waits_on_gpu_.assign(events_.size(), 0);
   for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
     const TrackKind kind = trace.track(track).info().kind;
     if (kind == TrackKind::kHostThread) {
       add_host_order(track);
     } else if (kind == TrackKind::kGpuStream) {
       add_stream(track);
-    } else {
-      continue;
     }
-    std::fill_n(span_track_.begin() + span_base_[track], trace.track(track).spans().size(), track);
   }
   add_synchronizations();
   index_edges();
+}
+
+void DependencyGraph::select_spans(TimeNs begin, TimeNs end) {
+  const trace::Trace& trace = *trace_;
+  std::vector<std::vector<std::uint32_t>> selected(trace.tracks().size());
+  // Per depth, spans at one depth do not overlap: the ones in the window are a contiguous run,
+  // found by binary search, so a parent open over the whole run costs nothing per window.
+  const auto overlapping = [&](std::uint32_t track) {
+    const trace::Track& row = trace.track(track);
+    const trace::SpanColumns& spans = row.spans();
+    for (std::size_t depth = 0; depth < row.depth_count(); ++depth) {
+      const std::span<const std::uint32_t> at_depth = row.spans_at_depth(depth);
+      for (std::size_t k = row.first_span_ending_after(depth, begin);
+           k < at_depth.size() && spans.start[at_depth[k]] < end; ++k) {
+        selected[track].push_back(at_depth[k]);
+      }
+    }
+  };
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    if (trace.track(track).info().kind != TrackKind::kGpuStream) continue;
+    overlapping(track);
+    std::vector<std::uint32_t>& gpu = selected[track];
+    std::sort(gpu.begin(), gpu.end());
+    const trace::SpanColumns& spans = trace.track(track).spans();
+    const auto is_work = [&](std::uint32_t i) {
+      return gpu_work(spans.category[i], trace.string(spans.name[i])) != GpuWork::kNone;
+    };
+    // The activity before the window, which the first one in it may have waited for.
+    for (std::uint32_t i = gpu.empty() ? 0 : gpu.front(); i-- > 0;) {
+      if (!is_work(i)) continue;
+      gpu.insert(gpu.begin(), i);
+      break;
+    }
+    for (const std::uint32_t i : gpu) {
+      if (!is_work(i)) continue;
+      if (const auto launch = context_->launch_of({trace::EventKind::kSpan, track, i}))
+        selected[launch->track].push_back(launch->index);
+    }
+  }
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    if (trace.track(track).info().kind == TrackKind::kHostThread) overlapping(track);
+  }
+  track_first_.assign(trace.tracks().size() + 1, 0);
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    std::vector<std::uint32_t>& spans = selected[track];
+    std::sort(spans.begin(), spans.end());
+    spans.erase(std::unique(spans.begin(), spans.end()), spans.end());
+    track_first_[track] = static_cast<std::uint32_t>(events_.size());
+    for (const std::uint32_t index : spans)
+      events_.push_back({trace::EventKind::kSpan, track, index});
+  }
+  track_first_.back() = static_cast<std::uint32_t>(events_.size());
+}
+
+std::uint32_t DependencyGraph::local_span(std::uint32_t track, std::uint32_t index) const {
+  const auto first = events_.begin() + track_first_[track];
+  const auto last = events_.begin() + track_first_[track + 1];
+  const auto found =
+      std::lower_bound(first, last, index,
+                       [](const trace::EventRef& ref, std::uint32_t i) { return ref.index < i; });
+  if (found == last || found->index != index) return trace::kNoIndex;
+  return static_cast<std::uint32_t>(found - events_.begin());
 }
 
 void DependencyGraph::add_edge(std::uint32_t from, std::uint32_t to, EdgeKind kind,
@@ -84,11 +136,13 @@ void DependencyGraph::add_host_order(std::uint32_t track) {
   // The thread's span starts and ends in time order: between two consecutive points the thread
   // ran the innermost span open there, so a parent owns its time between children.
   const trace::SpanColumns& spans = trace_->track(track).spans();
-  const std::uint32_t base = span_base_[track];
+  // Graph span s of this track is track span events_[s].index; `open` holds graph spans.
+  const auto index_of = [&](std::uint32_t span) { return events_[span].index; };
   std::vector<std::uint32_t> open;
   std::size_t open_input_waits = 0;
   std::uint32_t previous = trace::kNoIndex;
-  const auto is_input_wait = [&](std::uint32_t i) {
+  const auto is_input_wait = [&](std::uint32_t span) {
+    const std::uint32_t i = index_of(span);
     std::uint8_t& known = input_wait_by_name_[spans.name[i]];
     if (known == 2) {
       known = host_activity(spans.category[i], trace_->string(spans.name[i])) ==
@@ -98,22 +152,22 @@ void DependencyGraph::add_host_order(std::uint32_t track) {
   };
   const auto reach = [&](std::uint32_t node) {
     if (previous != trace::kNoIndex) {
-      add_edge(previous, node, EdgeKind::kHostOrder,
-               open.empty() ? trace::kNoIndex : base + open.back(), open_input_waits > 0);
+      add_edge(previous, node, EdgeKind::kHostOrder, open.empty() ? trace::kNoIndex : open.back(),
+               open_input_waits > 0);
     }
     previous = node;
   };
   const auto close = [&] {
-    reach(end_node(base + open.back()));
+    reach(end_node(open.back()));
     open_input_waits -= is_input_wait(open.back()) ? 1 : 0;
     open.pop_back();
   };
-  for (std::uint32_t i = 0; i < spans.size(); ++i) {
-    while (!open.empty() && spans.end[open.back()] <= spans.start[i])
+  for (std::uint32_t span = track_first_[track]; span < track_first_[track + 1]; ++span) {
+    while (!open.empty() && spans.end[index_of(open.back())] <= spans.start[index_of(span)])
       close();
-    reach(start_node(base + i));
-    open.push_back(i);
-    open_input_waits += is_input_wait(i) ? 1 : 0;
+    reach(start_node(span));
+    open.push_back(span);
+    open_input_waits += is_input_wait(span) ? 1 : 0;
   }
   while (!open.empty())
     close();
@@ -122,26 +176,24 @@ void DependencyGraph::add_host_order(std::uint32_t track) {
 void DependencyGraph::add_stream(std::uint32_t track) {
   const trace::Trace& trace = *trace_;
   const trace::SpanColumns& spans = trace.track(track).spans();
-  const std::uint32_t base = span_base_[track];
-  StreamWork stream{track, {}, {}};
-  for (std::uint32_t i = 0; i < spans.size(); ++i) {
+  StreamWork stream{track, {}, {}, {}};
+  for (std::uint32_t span = track_first_[track]; span < track_first_[track + 1]; ++span) {
+    const std::uint32_t i = events_[span].index;
     if (gpu_work(spans.category[i], trace.string(spans.name[i])) == GpuWork::kNone) continue;
-    const std::uint32_t span = base + i;
     add_edge(start_node(span), end_node(span), EdgeKind::kGpuActivity, span);
     TimeNs launch_start = kNoLaunchTime;
     if (const auto launch = context_->launch_of({trace::EventKind::kSpan, track, i})) {
       launch_start = trace.track(launch->track).spans().start[launch->index];
-      if (launch_start <= spans.start[i]) {
-        add_edge(start_node(global_span(launch->track, launch->index)), start_node(span),
-                 EdgeKind::kLaunch, global_span(launch->track, launch->index));
-      }
+      const std::uint32_t call = local_span(launch->track, launch->index);
+      if (launch_start <= spans.start[i] && call != trace::kNoIndex)
+        add_edge(start_node(call), start_node(span), EdgeKind::kLaunch, call);
     }
     // Overlapping activities on one row ran concurrently: no order between them.
     if (!stream.spans.empty() && spans.end[stream.spans.back()] <= spans.start[i]) {
-      add_edge(end_node(base + stream.spans.back()), start_node(span), EdgeKind::kStreamOrder,
-               span);
+      add_edge(end_node(stream.graph_spans.back()), start_node(span), EdgeKind::kStreamOrder, span);
     }
     stream.spans.push_back(i);
+    stream.graph_spans.push_back(span);
     stream.launch_start.push_back(launch_start);
   }
   if (!stream.spans.empty()) streams_.push_back(std::move(stream));
@@ -186,7 +238,8 @@ void DependencyGraph::add_synchronizations() {
   for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
     if (trace.track(track).info().kind != TrackKind::kGpuStream) continue;
     const trace::SpanColumns& spans = trace.track(track).spans();
-    for (std::uint32_t i = 0; i < spans.size(); ++i) {
+    for (std::uint32_t span = track_first_[track]; span < track_first_[track + 1]; ++span) {
+      const std::uint32_t i = events_[span].index;
       if (spans.category[i] != Category::kSynchronization) continue;
       const SyncRecord kind = sync_record(trace.string(spans.name[i]));
       const std::uint32_t correlation = correlation_of(trace, track, i);
@@ -209,21 +262,24 @@ void DependencyGraph::add_synchronizations() {
   for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
     if (trace.track(track).info().kind != TrackKind::kHostThread) continue;
     const trace::SpanColumns& spans = trace.track(track).spans();
-    for (std::uint32_t i = 0; i < spans.size(); ++i) {
+    for (std::uint32_t span = track_first_[track]; span < track_first_[track + 1]; ++span) {
+      const std::uint32_t i = events_[span].index;
       if (!is_runtime_call(spans.category[i])) continue;
       std::uint8_t& waits = waits_by_name[spans.name[i]];
       if (waits == 2) {
         const std::string_view name = trace.string(spans.name[i]);
         waits = is_sync_call(spans.category[i], name) || is_blocking_copy_call(name) ? 1 : 0;
       }
-      if (waits != 0) blocking_calls.push_back(global_span(track, i));
+      if (waits != 0) blocking_calls.push_back(span);
       if (call_by_correlation.empty()) continue;
       const auto found = call_by_correlation.find(correlation_of(trace, track, i));
-      if (found != call_by_correlation.end()) found->second = global_span(track, i);
+      if (found != call_by_correlation.end()) found->second = span;
     }
   }
   const auto wait_for = [&](std::uint32_t track, std::uint32_t index, std::uint32_t call) {
-    const std::uint32_t from = end_node(global_span(track, index));
+    const std::uint32_t awaited = local_span(track, index);
+    if (awaited == trace::kNoIndex) return;
+    const std::uint32_t from = end_node(awaited);
     if (time(from) > time(end_node(call))) return;
     add_edge(from, end_node(call), EdgeKind::kSyncReturn, call);
     waits_on_gpu_[call] = 1;
@@ -267,9 +323,10 @@ void DependencyGraph::add_synchronizations() {
                                            [&](TimeNs start) { return start <= call_start; });
     if (next == stream->launch_start.end()) continue;
     const std::uint32_t target =
-        global_span(stream->track,
-                    stream->spans[static_cast<std::size_t>(next - stream->launch_start.begin())]);
-    const std::uint32_t from = end_node(global_span(waited->track, source));
+        stream->graph_spans[static_cast<std::size_t>(next - stream->launch_start.begin())];
+    const std::uint32_t awaited = local_span(waited->track, source);
+    if (awaited == trace::kNoIndex) continue;
+    const std::uint32_t from = end_node(awaited);
     if (time(from) <= time(start_node(target))) {
       add_edge(from, start_node(target), EdgeKind::kEventWait, target);
     }

@@ -1,8 +1,10 @@
 #pragma once
-// The host-GPU dependency graph the critical path walks: a start and an end node per span of the
-// host threads and GPU streams, and edges for host order on each thread, GPU activities, launch ->
-// activity, stream order, synchronizations and cross-stream event waits. Edges are kept in a list
-// and by source (CSR) with a topological order, so each pass over the graph is linear.
+// The host-GPU dependency graph of one time window (a step) that the critical path walks: a start
+// and an end node per span of the host threads and GPU streams that overlaps the window (and, for
+// the GPU activities in it, their launch calls and each stream's previous activity), and edges for
+// host order on each thread, GPU activities, launch -> activity, stream order, synchronizations and
+// cross-stream event waits. Edges are kept in a list and by source (CSR) with a topological order,
+// so each pass over the graph is linear.
 
 #include <cstdint>
 #include <span>
@@ -33,31 +35,25 @@ struct DependencyEdge {
 
 class DependencyGraph {
  public:
-  explicit DependencyGraph(const AnalysisContext& context);
+  // Memory follows the window's events, not the trace's: a report builds one graph per step.
+  DependencyGraph(const AnalysisContext& context, trace::TimeNs begin, trace::TimeNs end);
 
-  // Node 2 * s is the start of global span s, 2 * s + 1 its end.
+  // Node 2 * s is the start of the graph's span s, 2 * s + 1 its end.
   static std::uint32_t start_node(std::uint32_t span) { return 2 * span; }
   static std::uint32_t end_node(std::uint32_t span) { return 2 * span + 1; }
   static std::uint32_t span_of(std::uint32_t node) { return node / 2; }
   static bool is_end(std::uint32_t node) { return (node & 1) != 0; }
 
-  std::size_t node_count() const { return 2 * span_count_; }
-  std::size_t span_count() const { return span_count_; }
-  // Global span index of (track, index), and back.
-  std::uint32_t global_span(std::uint32_t track, std::uint32_t index) const {
-    return span_base_[track] + index;
-  }
-  trace::EventRef event(std::uint32_t span) const {
-    const std::uint32_t track = span_track_[span];
-    return {trace::EventKind::kSpan, track, span - span_base_[track]};
-  }
+  std::size_t node_count() const { return 2 * events_.size(); }
+  std::size_t span_count() const { return events_.size(); }
+  // The graph's span of (track, index), or kNoIndex when the graph does not hold it.
+  std::uint32_t local_span(std::uint32_t track, std::uint32_t index) const;
+  trace::EventRef event(std::uint32_t span) const { return events_[span]; }
   // Inline: the passes over the graph ask for every node's time.
   trace::TimeNs time(std::uint32_t node) const {
-    const std::uint32_t span = span_of(node);
-    const std::uint32_t track = span_track_[span];
-    const trace::SpanColumns& spans = trace_->tracks()[track].spans();
-    const std::uint32_t index = span - span_base_[track];
-    return is_end(node) ? spans.end[index] : spans.start[index];
+    const trace::EventRef& ref = events_[span_of(node)];
+    const trace::SpanColumns& spans = trace_->tracks()[ref.track].spans();
+    return is_end(node) ? spans.end[ref.index] : spans.start[ref.index];
   }
 
   const std::vector<DependencyEdge>& edges() const { return edges_; }
@@ -73,11 +69,14 @@ class DependencyGraph {
   bool waits_on_gpu(std::uint32_t node) const { return waits_on_gpu_[span_of(node)] != 0; }
 
  private:
+  void select_spans(trace::TimeNs begin, trace::TimeNs end);
+
   // The GPU activities of one stream in start order, with their launch calls' starts (a stream
   // runs its work in launch order, so both are sorted).
   struct StreamWork {
     std::uint32_t track = 0;
-    std::vector<std::uint32_t> spans;
+    std::vector<std::uint32_t> spans;         // indices into the track
+    std::vector<std::uint32_t> graph_spans;   // the same, as the graph's spans
     std::vector<trace::TimeNs> launch_start;  // kNoLaunchTime where none is known
   };
   static constexpr trace::TimeNs kNoLaunchTime = INT64_MIN;
@@ -97,9 +96,9 @@ class DependencyGraph {
 
   const AnalysisContext* context_;
   const trace::Trace* trace_;
-  std::vector<std::uint32_t> span_base_;   // per track
-  std::vector<std::uint32_t> span_track_;  // per global span
-  std::size_t span_count_ = 0;
+  // The graph's spans, by track and then index; track t's are [track_first_[t], track_first_[t+1]).
+  std::vector<trace::EventRef> events_;
+  std::vector<std::uint32_t> track_first_;
   std::vector<DependencyEdge> edges_;
   std::vector<std::uint32_t> out_begin_, out_edges_;
   std::vector<std::uint32_t> order_;

@@ -75,6 +75,7 @@ struct CriticalPath {
   std::vector<StepPath> steps;
   // Every step's path in time order, for the viewer to highlight.
   std::vector<PathSegment> segments;
+  // Summed over the steps' graphs (one per step; a span across a boundary is in both).
   std::size_t graph_nodes = 0;
   std::size_t graph_edges = 0;
 
