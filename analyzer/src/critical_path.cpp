@@ -230,28 +230,34 @@ PathParts StepPathFinder::walk(std::vector<PathSegment>& segments,
   return parts;
 }
 
-// The path's time by the name of the op or kernel that filled it, most first.
-std::vector<PathEntry> path_entries(const trace::Trace& trace, const CriticalPath& path,
-                                    double step_count, std::size_t top_count) {
+// The path's time by the name of the op or kernel that filled it, over the steps.
+struct OnPathTally {
+  std::vector<std::uint32_t> slot_by_name;
   std::vector<PathEntry> entries;
-  std::vector<std::uint32_t> slot_by_name(trace.strings().size(), kNoEdge);
-  for (const PathSegment& segment : path.segments) {
-    if (!segment.has_event || segment.part == PathPart::kIdle) continue;
-    const trace::SpanColumns& spans = trace.track(segment.event.track).spans();
-    const trace::StringId name = spans.name[segment.event.index];
-    if (slot_by_name[name] == kNoEdge) {
-      slot_by_name[name] = static_cast<std::uint32_t>(entries.size());
-      entries.push_back({std::string(trace.string(name)), segment.part, 0, 0});
+
+  void add(const trace::Trace& trace, const std::vector<PathSegment>& segments, double step_count) {
+    for (const PathSegment& segment : segments) {
+      if (!segment.has_event || segment.part == PathPart::kIdle) continue;
+      const trace::SpanColumns& spans = trace.track(segment.event.track).spans();
+      const trace::StringId name = spans.name[segment.event.index];
+      if (slot_by_name[name] == kNoEdge) {
+        slot_by_name[name] = static_cast<std::uint32_t>(entries.size());
+        entries.push_back({std::string(trace.string(name)), segment.part, 0, 0});
+      }
+      PathEntry& entry = entries[slot_by_name[name]];
+      entry.path_ns += static_cast<double>(segment.end - segment.start) / step_count;
+      ++entry.segments;
     }
-    PathEntry& entry = entries[slot_by_name[name]];
-    entry.path_ns += static_cast<double>(segment.end - segment.start) / step_count;
-    ++entry.segments;
   }
-  std::sort(entries.begin(), entries.end(),
-            [](const PathEntry& a, const PathEntry& b) { return a.path_ns > b.path_ns; });
-  if (entries.size() > top_count) entries.resize(top_count);
-  return entries;
-}
+
+  // Most path time first.
+  std::vector<PathEntry> top(std::size_t count) {
+    std::sort(entries.begin(), entries.end(),
+              [](const PathEntry& a, const PathEntry& b) { return a.path_ns > b.path_ns; });
+    if (entries.size() > count) entries.resize(count);
+    return std::move(entries);
+  }
+};
 
 // Ops, API calls and GPU activities that start in the step and are not on its path, by name, with
 // the least slack among their events.
@@ -325,19 +331,25 @@ CriticalPath compute_critical_path(const AnalysisContext& context) {
   OffPathTally tally{std::vector<std::uint32_t>(trace.strings().size(), kNoEdge),
                      std::vector<std::uint8_t>(trace.strings().size(), 0),
                      {}};
+  OnPathTally on_path_tally{std::vector<std::uint32_t>(trace.strings().size(), kNoEdge), {}};
+  std::vector<PathSegment> segments;
   // One graph per step, so that memory follows the largest step rather than the trace.
   for (const Step& step : steps.steps) {
     const StepPathFinder finder(context, step);
     std::vector<std::uint8_t> on_path(finder.graph().span_count(), 0);
-    const PathParts parts = finder.walk(path.segments, on_path);
+    segments.clear();
+    const PathParts parts = finder.walk(segments, on_path);
     finder.add_off_path(tally, on_path);
+    on_path_tally.add(trace, segments, step_count);
+    if (context.options().keep_path_segments)
+      path.segments.insert(path.segments.end(), segments.begin(), segments.end());
     path.steps.push_back({step.name, parts});
     for (std::size_t p = 0; p < kPathPartCount; ++p)
       path.parts[p] += parts[p] / step_count;
     path.graph_nodes += finder.graph().node_count();
     path.graph_edges += finder.graph().edges().size();
   }
-  path.on_path = path_entries(trace, path, step_count, context.options().top_count);
+  path.on_path = on_path_tally.top(context.options().top_count);
   path.off_path = slack_entries(trace, tally, step_count, context.options().top_count);
   return path;
 }

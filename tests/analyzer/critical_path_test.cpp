@@ -24,6 +24,12 @@ using tscope::testing::shared_data_path;
 
 constexpr trace::TimeNs kUs = 1'000;
 
+AnalysisOptions with_segments() {
+  AnalysisOptions options;
+  options.keep_path_segments = true;
+  return options;
+}
+
 double part(const CriticalPath& path, PathPart which) {
   return path.parts[static_cast<std::size_t>(which)];
 }
@@ -53,7 +59,7 @@ trace::Trace known_path_trace() {
 
 TEST(CriticalPathTest, KnownPathIsFoundExactly) {
   const trace::Trace trace = known_path_trace();
-  const AnalysisContext context(trace, {});
+  const AnalysisContext context(trace, with_segments());
   const CriticalPath path = compute_critical_path(context);
   ASSERT_EQ(path.steps.size(), 1u);
   EXPECT_EQ(path.step_ns, 100 * kUs);
@@ -81,7 +87,7 @@ TEST(CriticalPathTest, KnownPathIsFoundExactly) {
 
 TEST(CriticalPathTest, OffPathOpHasTheSlackUntilTheSyncReturns) {
   const trace::Trace trace = known_path_trace();
-  const CriticalPath path = compute_critical_path(AnalysisContext(trace, {}));
+  const CriticalPath path = compute_critical_path(AnalysisContext(trace, with_segments()));
   // B ends at 20 µs; the host after it (2 µs to the sync call) is work, then the host only waits
   // until the sync returns at 55 µs: B could end 33 µs later without moving the step's end.
   const auto b = std::find_if(path.off_path.begin(), path.off_path.end(),
@@ -106,7 +112,7 @@ TEST(CriticalPathTest, HostBoundPathOfAGpuTraceIsAFinding) {
   synthetic.span(synthetic.main(), "cudaDeviceSynchronize", Category::kRuntimeApi, 100 * kUs,
                  101 * kUs + 500);
   const trace::Trace trace = synthetic.finish();
-  const AnalysisContext context(trace, {});
+  const AnalysisContext context(trace, with_segments());
   const CriticalPath path = compute_critical_path(context);
   const std::vector<Finding> findings = find_critical_path_problems(context, path);
   const auto host_bound = std::find_if(findings.begin(), findings.end(), [](const Finding& f) {
@@ -157,7 +163,7 @@ struct RealTrace {
 RealTrace analyze(const std::string& relative) {
   RealTrace result;
   result.trace = trace::read_chrome_json(shared_data_path("traces/" + relative));
-  const AnalysisContext context(result.trace, {});
+  const AnalysisContext context(result.trace, with_segments());
   result.path = compute_critical_path(context);
   result.steps = context.steps();
   return result;
@@ -214,7 +220,7 @@ TEST(CriticalPathTest, AlexNetForwardPathCrossesStreamsAtEventWaits) {
   }
   ASSERT_TRUE(window);
   trace::set_capture_window(trace.metadata(), *window);
-  const AnalysisContext context(trace, {});
+  const AnalysisContext context(trace, with_segments());
   const CriticalPath path = compute_critical_path(context);
   expect_paths_cover_their_steps(path, context.steps());
   EXPECT_GT(part(path, PathPart::kKernel), 0);
@@ -243,6 +249,10 @@ TEST(CriticalPathTest, ReportCarriesThePathAndItsFindings) {
   const Report report = run_report(trace, {});
   ASSERT_TRUE(report.critical_path);
   EXPECT_EQ(report.critical_path->step_ns, 100 * kUs);
+  // The report keeps the sums, not the stretches, unless asked (the viewer asks).
+  EXPECT_TRUE(report.critical_path->segments.empty());
+  EXPECT_EQ(report.critical_path->parts,
+            compute_critical_path(AnalysisContext(trace, with_segments())).parts);
   ReportOptions only_time;
   only_time.only = {"time"};
   EXPECT_FALSE(run_report(trace, only_time).critical_path);

@@ -73,7 +73,8 @@ struct CriticalPath {
   std::vector<PathEntry> on_path;    // most path time first, top_count of them
   std::vector<SlackEntry> off_path;  // most time first, top_count of them
   std::vector<StepPath> steps;
-  // Every step's path in time order, for the viewer to highlight.
+  // Every step's path in time order, for the viewer to highlight (kept only with
+  // AnalysisOptions::keep_path_segments).
   std::vector<PathSegment> segments;
   // Summed over the steps' graphs (one per step; a span across a boundary is in both).
   std::size_t graph_nodes = 0;
