@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 
+#include "render_critical_path.h"
 #include "report_rows.h"
 #include "svg_chart.h"
 #include "tscope/analyzer/render.h"
@@ -217,6 +218,12 @@ std::string render_html(const Report& report, const ReportCharts& charts) {
   page += memory_section(charts);
   page += queue_section(charts);
   page += roofline_section(report.findings);
+  if (report.critical_path) {
+    page += section("critical-path", "Critical path",
+                    figure("critical-path", critical_path_chart(*report.critical_path),
+                           critical_path_caption(*report.critical_path)) +
+                        critical_path_tables(*report.critical_path));
+  }
   if (report.breakdown) {
     page += top_section("top-kernels", "Top GPU kernels", report.breakdown->kernels, "#2e86c1");
     page += top_section("top-ops", "Top operators", report.breakdown->ops, "#e67e22");

@@ -1,3 +1,4 @@
+#include "render_critical_path.h"
 #include "tscope/analyzer/render.h"
 #include "tscope/report/json_writer.h"
 
@@ -172,6 +173,12 @@ std::string render_json(const Report& report) {
   json.key("streams");
   if (report.streams) {
     write_streams(json, *report.streams);
+  } else {
+    json.null();
+  }
+  json.key("critical_path");
+  if (report.critical_path) {
+    write_critical_path_json(json, *report.critical_path);
   } else {
     json.null();
   }

@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "render_critical_path.h"
 #include "report_rows.h"
 #include "tscope/analyzer/render.h"
 #include "tscope/report/units.h"
@@ -87,6 +88,7 @@ std::string render_markdown(const Report& report) {
              format_duration(stream.queue.full_ns) + " |\n";
     }
   }
+  if (report.critical_path) out += critical_path_markdown(*report.critical_path);
   if (report.breakdown) {
     append_stats(out, "Top operators", report.breakdown->ops);
     append_stats(out, "Top kernels", report.breakdown->kernels);

@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "render_critical_path.h"
 #include "report_rows.h"
 #include "tscope/analyzer/render.h"
 #include "tscope/report/units.h"
@@ -101,6 +102,7 @@ std::string render_text(const Report& report) {
                   stream.queue.time_mean, format_duration(stream.queue.full_ns).c_str());
     }
   }
+  if (report.critical_path) out += critical_path_text(*report.critical_path);
   if (report.breakdown) {
     append_stats(out, "Top operators by total time", report.breakdown->ops);
     append_stats(out, "Top kernels by total time", report.breakdown->kernels);

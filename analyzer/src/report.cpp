@@ -37,6 +37,7 @@ constexpr std::array kAnalyses{
     NamedAnalysis{"queue", &find_full_launch_queue},
     NamedAnalysis{"breakdown", nullptr},
     NamedAnalysis{"streams", nullptr},
+    NamedAnalysis{"critpath", nullptr},  // a section and its findings, from one computation
 };
 
 constexpr std::array<std::string_view, kAnalyses.size()> kNames = [] {
@@ -79,6 +80,11 @@ Report run_report(const trace::Trace& trace, const ReportOptions& options, std::
   for (const NamedAnalysis& analysis : kAnalyses) {
     if (analysis.run == nullptr || !selected(options, analysis.name)) continue;
     std::vector<Finding> findings = analysis.run(context);
+    std::move(findings.begin(), findings.end(), std::back_inserter(report.findings));
+  }
+  if (selected(options, "critpath")) {
+    report.critical_path = compute_critical_path(context);
+    std::vector<Finding> findings = find_critical_path_problems(context, *report.critical_path);
     std::move(findings.begin(), findings.end(), std::back_inserter(report.findings));
   }
   sort_by_cost(report.findings);

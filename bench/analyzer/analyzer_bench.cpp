@@ -10,6 +10,7 @@
 
 #include "process_memory.h"
 #include "training_trace.h"
+#include "tscope/analyzer/critical_path.h"
 #include "tscope/analyzer/report.h"
 
 namespace {
@@ -61,6 +62,26 @@ BENCHMARK(BM_AllAnalyses)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(2);
+
+// The critical path alone (graph, binding dependencies, slack, every step's walk) over a context
+// built once, as run_report builds it for all analyses.
+void BM_CriticalPath(benchmark::State& state) {
+  const LoadedTrace& loaded = trace_of(state.range(0));
+  const analyzer::AnalysisContext context(loaded.trace, {});
+  std::size_t edges = 0;
+  for (auto _ : state) {
+    const analyzer::CriticalPath path = analyzer::compute_critical_path(context);
+    edges = path.graph_edges;
+    benchmark::DoNotOptimize(edges);
+  }
+  state.counters["graph_edges"] = static_cast<double>(edges);
+}
+BENCHMARK(BM_CriticalPath)
+    ->Arg(1'000'000)
+    ->Arg(10'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(3);
 
 // The floor: one pass reading every span's start and end.
 void BM_PlainPassOverSpans(benchmark::State& state) {

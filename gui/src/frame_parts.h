@@ -33,5 +33,6 @@ void draw_span_lane(const FrameRequest& request, const Lane& lane, TimelineFrame
 void draw_instant_markers(const FrameRequest& request, const Lane& lane, TimelineFrame& frame);
 void draw_plot_lane(const FrameRequest& request, const Lane& lane, TimelineFrame& frame);
 void draw_selection(const FrameRequest& request, TimelineFrame& frame);
+void draw_critical_path(const FrameRequest& request, TimelineFrame& frame);
 
 }  // namespace tscope::gui::detail

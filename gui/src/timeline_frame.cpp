@@ -58,6 +58,7 @@ void build_timeline_frame(const FrameRequest& request, TimelineFrame& frame) {
       detail::draw_plot_lane(request, lane, frame);
     }
   }
+  detail::draw_critical_path(request, frame);
   detail::draw_selection(request, frame);
   // The ruler last, so lanes scrolled under it stay hidden.
   detail::draw_ruler(request, frame);

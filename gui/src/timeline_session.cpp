@@ -24,7 +24,9 @@ TimelineSession::TimelineSession(trace::Trace trace, std::string source,
       view_({trace_.begin_time(), trace_.end_time()}, 0, 1),
       more_findings_(std::move(more_findings)) {
   pending_report_ = std::async(std::launch::async, [this, source = std::move(source)] {
-    return analyzer::run_report(trace_, {}, source);
+    analyzer::ReportOptions options;
+    options.analysis.keep_path_segments = true;  // for the critical-path highlight
+    return analyzer::run_report(trace_, options, source);
   });
   steps_ = analyzer::find_steps(trace_);
   fit_all();
@@ -71,6 +73,8 @@ const TimelineFrame& TimelineSession::build_frame() {
   request.origin = origin_;
   request.selection = selection_ ? &*selection_ : nullptr;
   request.selection_flows = &selection_flows_;
+  if (critical_path_shown_ && report_ && report_->critical_path)
+    request.critical_path = &report_->critical_path->segments;
   build_timeline_frame(request, frame_);
   return frame_;
 }

@@ -47,10 +47,14 @@ TEST(ReportHtmlTest, ThePageDrawsEachStepTheMemoryPeakAndTheOom) {
 
   const std::string page = render_html(run_report(trace, options, "three.tsc"), charts);
   EXPECT_TRUE(page.starts_with("<!DOCTYPE html>"));
-  EXPECT_EQ(count(page, "<figure class=\"chart\""), 3u);  // steps, memory, top ops
+  EXPECT_EQ(count(page, "<figure class=\"chart\""), 4u);  // steps, memory, critical path, top ops
   EXPECT_NE(page.find("data-chart=\"steps\""), std::string::npos);
   EXPECT_NE(page.find("data-chart=\"memory\""), std::string::npos);
   EXPECT_NE(page.find("data-chart=\"top-ops\""), std::string::npos);
+  // Each step's path: the op (7 of its 10 ms) and the step's own time around it.
+  EXPECT_NE(page.find("data-chart=\"critical-path\""), std::string::npos);
+  EXPECT_NE(page.find("<td>conv2d</td><td>host compute</td><td>7.00 ms</td><td>70.0%</td>"),
+            std::string::npos);
   EXPECT_EQ(count(page, "class=\"marker\""), 1u);  // the OOM line
   EXPECT_NE(page.find("peak 1.00 MiB"), std::string::npos);
   // Self-contained: nothing to fetch, nothing to run.

@@ -187,6 +187,28 @@ TEST_F(PlantedProblems, UnfusedLinearLayersPointToTheFusedOneWhichLeavesNoChain)
   EXPECT_EQ(std::find_if(fused.begin(), fused.end(), bias_relu_chain), fused.end());
 }
 
+TEST_F(PlantedProblems, CriticalPathOfACpuRunIsAllHostAndNoFinding) {
+  const trace::Trace trace = train("--model mlp --steps 8 --workers 1");
+  const analyzer::Report report = analyzer::run_report(trace, {});
+  ASSERT_TRUE(report.critical_path);
+  const analyzer::CriticalPath& path = *report.critical_path;
+  using analyzer::PathPart;
+  for (const PathPart gpu_part : {PathPart::kLaunch, PathPart::kRuntime, PathPart::kSync,
+                                  PathPart::kKernel, PathPart::kCopy, PathPart::kGpuWait}) {
+    EXPECT_EQ(path.parts[static_cast<std::size_t>(gpu_part)], 0) << to_string(gpu_part);
+  }
+  double total = 0;
+  for (const double part : path.parts)
+    total += part;
+  EXPECT_NEAR(total, report.steps.mean_ns, 1e-6 * report.steps.mean_ns);
+  // The training thread runs the step: its ops fill most of the path.
+  EXPECT_GT(path.share(PathPart::kHostCompute), 0.5);
+  ASSERT_FALSE(path.on_path.empty());
+  EXPECT_EQ(path.on_path.front().part, PathPart::kHostCompute);
+  EXPECT_TRUE(std::none_of(report.findings.begin(), report.findings.end(),
+                           [](const Finding& f) { return f.kind.starts_with("critical_path"); }));
+}
+
 TEST_F(PlantedProblems, CleanRunHasNothingAboveLow) {
   // The GELU MLP with its fused op: no planted problem, and one loader worker to spare the cores.
   const trace::Trace trace =

@@ -21,8 +21,10 @@ struct FrameFixture {
 
   explicit FrameFixture(trace::Trace built) : trace(std::move(built)), layout(trace) {}
 
-  const TimelineFrame& build(TimeRange range) {
+  const TimelineFrame& build(TimeRange range,
+                             const std::vector<analyzer::PathSegment>* path = nullptr) {
     FrameRequest request;
+    request.critical_path = path;
     request.trace = &trace;
     request.layout = &layout;
     request.view = TimeView(range, 0, kWidth);
@@ -115,6 +117,42 @@ TEST(TimelineFrame, SpansColouredByCategory) {
   };
   EXPECT_TRUE(has(category_color(trace::Category::kCpuOp)));
   EXPECT_TRUE(has(category_color(trace::Category::kKernel)));
+}
+
+std::vector<DrawRect> critical_path_bars(const TimelineFrame& frame) {
+  std::vector<DrawRect> bars;
+  std::copy_if(frame.rects.begin(), frame.rects.end(), std::back_inserter(bars),
+               [](const DrawRect& rect) { return rect.color == kCriticalPathColor; });
+  return bars;
+}
+
+TEST(TimelineFrame, CriticalPathIsOneBarUnderTheSpansItRunsThrough) {
+  // Ten 1 µs ops 1 µs apart from 1 ms (spans 0, 2, 4, ... at depth 0; every tenth has a child).
+  FrameFixture fixture(testing::back_to_back_spans(10, 1'000, 1'000));
+  const trace::SpanColumns& spans = fixture.trace.track(0).spans();
+  std::vector<analyzer::PathSegment> path;
+  for (std::uint32_t i = 0; i < spans.size(); ++i) {
+    if (spans.depth[i] != 0 || spans.start[i] < 1'004'000 || spans.start[i] >= 1'008'000) continue;
+    path.push_back({spans.start[i],
+                    spans.end[i],
+                    analyzer::PathPart::kHostCompute,
+                    true,
+                    {trace::EventKind::kSpan, 0, i}});
+  }
+  ASSERT_EQ(path.size(), 2u);
+  // The ops at 1.004 and 1.006 ms in a 1 µs-per-10 px view: two bars along the bottom of their row.
+  const TimelineFrame& frame = fixture.build({1'000'000, 1'100'000}, &path);
+  const std::vector<DrawRect> bars = critical_path_bars(frame);
+  ASSERT_EQ(bars.size(), 2u);
+  EXPECT_FLOAT_EQ(bars[0].x0, 40);
+  EXPECT_FLOAT_EQ(bars[0].x1, 50);
+  EXPECT_FLOAT_EQ(bars[1].x0, 60);
+  EXPECT_FLOAT_EQ(bars[1].y0, bars[0].y0);
+  // Zoomed out so that they are within a pixel: one bar.
+  EXPECT_EQ(critical_path_bars(fixture.build({0, 2'000'000}, &path)).size(), 1u);
+  // No path requested, or the path out of view: no bar.
+  EXPECT_TRUE(critical_path_bars(fixture.build({1'000'000, 1'100'000})).empty());
+  EXPECT_TRUE(critical_path_bars(fixture.build({1'050'000, 1'100'000}, &path)).empty());
 }
 
 }  // namespace

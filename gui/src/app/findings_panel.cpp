@@ -4,6 +4,7 @@
 #include <string>
 
 #include "tscope/analyzer/finding.h"
+#include "tscope/report/units.h"
 #include "viewer_ui.h"
 
 namespace tscope::gui::app {
@@ -18,6 +19,18 @@ void draw_findings_section(TimelineSession& session, const std::string& cross_ra
   if (!session.report()) {
     ImGui::TextWrapped("Analysis failed: %s", session.report_error().c_str());
     return;
+  }
+  if (const auto& path = session.report()->critical_path) {
+    bool shown = session.critical_path_shown();
+    if (ImGui::Checkbox("Highlight the critical path", &shown)) session.show_critical_path(shown);
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip(
+          "Marks in red, under each span, the stretches of every step's critical "
+          "path: %s GPU kernels, %s host compute, %s launch.",
+          format_percent(path->share(analyzer::PathPart::kKernel)).c_str(),
+          format_percent(path->share(analyzer::PathPart::kHostCompute)).c_str(),
+          format_percent(path->share(analyzer::PathPart::kLaunch)).c_str());
+    }
   }
   const std::vector<analyzer::Finding>& findings = session.report()->findings;
   if (findings.empty()) {

@@ -29,6 +29,9 @@ struct AnalysisOptions {
   // Kernels further apart than this on a stream do not form one fusable chain.
   trace::TimeNs fusion_max_gap_ns = 50'000;
   std::size_t top_count = 10;
+  // Keep every stretch of the critical path (CriticalPath::segments), which the viewer highlights;
+  // the reports need only their sums.
+  bool keep_path_segments = false;
   // The CPU's measured peaks for the roofline of CPU traces (0: unknown, no CPU roofline); a
   // trace's "cpu.peak_flops" and "cpu.peak_bytes_per_second" metadata are used when these are 0.
   double cpu_peak_flops = 0;

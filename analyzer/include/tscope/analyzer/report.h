@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tscope/analyzer/analysis_context.h"
+#include "tscope/analyzer/critical_path.h"
 #include "tscope/analyzer/finding.h"
 #include "tscope/analyzer/op_breakdown.h"
 #include "tscope/analyzer/stream_stats.h"
@@ -37,11 +38,12 @@ struct Report {
   std::optional<TimeBreakdown> time;
   std::optional<OpBreakdown> breakdown;
   std::optional<std::vector<StreamStats>> streams;  // GPU traces only
+  std::optional<CriticalPath> critical_path;
   std::vector<Finding> findings;
 };
 
 // "time", "input", "copies", "fusion", "memory", "leaks", "launch", "roofline", "tensorcores",
-// "queue", "breakdown", "streams".
+// "queue", "breakdown", "streams", "critpath".
 std::span<const std::string_view> analysis_names();
 
 // Throws AnalyzerError for an unknown analysis name or a step filter that selects nothing.

@@ -38,6 +38,8 @@ inline constexpr Color kTickColor = rgba(170, 170, 170);
 inline constexpr Color kFoldedColor = rgba(128, 128, 140);
 inline constexpr Color kFlowColor = rgba(255, 64, 200);
 inline constexpr Color kSelectionColor = rgba(255, 255, 255);
+// The bar under each stretch of the critical path.
+inline constexpr Color kCriticalPathColor = rgba(255, 48, 48);
 inline constexpr Color kPlotColor = rgba(70, 160, 230);
 inline constexpr Color kPlotReservedColor = rgba(40, 80, 120);
 // The memory panel's segments view: blocks allocated inside a reserved segment, and every other

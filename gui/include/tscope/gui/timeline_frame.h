@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tscope/analyzer/critical_path.h"
 #include "tscope/gui/colors.h"
 #include "tscope/gui/lane_layout.h"
 #include "tscope/gui/time_view.h"
@@ -81,6 +82,8 @@ struct FrameRequest {
   // The selected span, if any, and the flows that touch it (see selection_flows).
   const trace::EventRef* selection = nullptr;
   const std::vector<trace::Flow>* selection_flows = nullptr;
+  // Stretches of the critical path to mark under their spans, in time order; none when null.
+  const std::vector<analyzer::PathSegment>* critical_path = nullptr;
 };
 
 // Clears `frame` and fills it for `request`. Touches only what is visible: per lane and depth the

@@ -76,6 +76,9 @@ class TimelineSession {
   const std::string& report_error() const { return report_error_; }
   // Frames the finding's evidence and selects its first event.
   void show_finding(std::size_t index);
+  // Marks the report's critical path under the spans on it (once the report is ready).
+  void show_critical_path(bool shown) { critical_path_shown_ = shown; }
+  bool critical_path_shown() const { return critical_path_shown_; }
   // Training steps for the step selector (the whole trace as one when it has none).
   const analyzer::StepSet& steps() const { return steps_; }
   void show_step(std::size_t index);
@@ -111,6 +114,7 @@ class TimelineSession {
   std::optional<SpanSearch> search_;
   std::optional<std::size_t> search_position_;
   std::optional<StatisticsTable> statistics_;
+  bool critical_path_shown_ = false;
   // Last, so it is destroyed (waiting for the thread) before the trace the thread reads.
   std::future<analyzer::Report> pending_report_;
 };

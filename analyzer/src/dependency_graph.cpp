@@ -1,0 +1,390 @@
+#include "dependency_graph.h"
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+
+#include "event_classes.h"
+
+namespace tscope::analyzer {
+namespace {
+
+using trace::Category;
+using trace::TimeNs;
+using trace::TrackKind;
+
+// Kineto's GPU-side synchronization records (cat "cuda_sync"), by name.
+enum class SyncRecord : std::uint8_t { kStream, kContext, kEvent, kStreamWaitEvent, kNone };
+
+SyncRecord sync_record(std::string_view name) {
+  if (name == "Stream Sync") return SyncRecord::kStream;
+  if (name == "Context Sync") return SyncRecord::kContext;
+  if (name == "Event Sync") return SyncRecord::kEvent;
+  if (name == "Stream Wait Event") return SyncRecord::kStreamWaitEvent;
+  return SyncRecord::kNone;
+}
+
+std::optional<std::int64_t> integer_arg(const trace::Trace& trace, std::uint32_t track,
+                                        std::uint32_t index, std::string_view key) {
+  const trace::SpanDetail* detail = trace.span_detail(track, index);
+  if (detail == nullptr) return std::nullopt;
+  for (const trace::Arg& arg : trace.args(detail->args)) {
+    if (trace.string(arg.key) != key) continue;
+    if (const auto* value = std::get_if<std::int64_t>(&arg.value)) return *value;
+    if (const auto* value = std::get_if<double>(&arg.value))
+      return static_cast<std::int64_t>(*value);
+  }
+  return std::nullopt;
+}
+
+std::uint32_t correlation_of(const trace::Trace& trace, std::uint32_t track, std::uint32_t index) {
+  const trace::SpanDetail* detail = trace.span_detail(track, index);
+  return detail == nullptr ? 0 : detail->correlation_id;
+}
+
+}  // namespace
+
+DependencyGraph::DependencyGraph(const AnalysisContext& context, TimeNs begin, TimeNs end)
+    : context_(&context), trace_(&context.trace()) {
+  const trace::Trace& trace = *trace_;
+  select_spans(begin, end);
+  input_wait_by_name_.assign(trace.strings().size(), 2);
+  // About two host-order edges per host span and three per GPU activity: one allocation.
+  edges_.reserve(2 * events_.size() + events_.size() / 2);
+  waits_on_gpu_.assign(events_.size(), 0);
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    const TrackKind kind = trace.track(track).info().kind;
+    if (kind == TrackKind::kHostThread) {
+      add_host_order(track);
+    } else if (kind == TrackKind::kGpuStream) {
+      add_stream(track);
+    }
+  }
+  add_synchronizations();
+  index_edges();
+}
+
+void DependencyGraph::select_spans(TimeNs begin, TimeNs end) {
+  const trace::Trace& trace = *trace_;
+  std::vector<std::vector<std::uint32_t>> selected(trace.tracks().size());
+  // Per depth, spans at one depth do not overlap: the ones in the window are a contiguous run,
+  // found by binary search, so a parent open over the whole run costs nothing per window.
+  const auto overlapping = [&](std::uint32_t track) {
+    const trace::Track& row = trace.track(track);
+    const trace::SpanColumns& spans = row.spans();
+    for (std::size_t depth = 0; depth < row.depth_count(); ++depth) {
+      const std::span<const std::uint32_t> at_depth = row.spans_at_depth(depth);
+      for (std::size_t k = row.first_span_ending_after(depth, begin);
+           k < at_depth.size() && spans.start[at_depth[k]] < end; ++k) {
+        selected[track].push_back(at_depth[k]);
+      }
+    }
+  };
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    if (trace.track(track).info().kind != TrackKind::kGpuStream) continue;
+    overlapping(track);
+    std::vector<std::uint32_t>& gpu = selected[track];
+    std::sort(gpu.begin(), gpu.end());
+    const trace::SpanColumns& spans = trace.track(track).spans();
+    const auto is_work = [&](std::uint32_t i) {
+      return gpu_work(spans.category[i], trace.string(spans.name[i])) != GpuWork::kNone;
+    };
+    // The activity before the window, which the first one in it may have waited for.
+    for (std::uint32_t i = gpu.empty() ? 0 : gpu.front(); i-- > 0;) {
+      if (!is_work(i)) continue;
+      gpu.insert(gpu.begin(), i);
+      break;
+    }
+    for (const std::uint32_t i : gpu) {
+      if (!is_work(i)) continue;
+      if (const auto launch = context_->launch_of({trace::EventKind::kSpan, track, i}))
+        selected[launch->track].push_back(launch->index);
+    }
+  }
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    if (trace.track(track).info().kind == TrackKind::kHostThread) overlapping(track);
+  }
+  track_first_.assign(trace.tracks().size() + 1, 0);
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    std::vector<std::uint32_t>& spans = selected[track];
+    std::sort(spans.begin(), spans.end());
+    spans.erase(std::unique(spans.begin(), spans.end()), spans.end());
+    track_first_[track] = static_cast<std::uint32_t>(events_.size());
+    for (const std::uint32_t index : spans)
+      events_.push_back({trace::EventKind::kSpan, track, index});
+  }
+  track_first_.back() = static_cast<std::uint32_t>(events_.size());
+}
+
+std::uint32_t DependencyGraph::local_span(std::uint32_t track, std::uint32_t index) const {
+  const auto first = events_.begin() + track_first_[track];
+  const auto last = events_.begin() + track_first_[track + 1];
+  const auto found =
+      std::lower_bound(first, last, index,
+                       [](const trace::EventRef& ref, std::uint32_t i) { return ref.index < i; });
+  if (found == last || found->index != index) return trace::kNoIndex;
+  return static_cast<std::uint32_t>(found - events_.begin());
+}
+
+void DependencyGraph::add_edge(std::uint32_t from, std::uint32_t to, EdgeKind kind,
+                               std::uint32_t owner, bool in_input_wait) {
+  edges_.push_back({from, to, owner, kind, in_input_wait});
+}
+
+void DependencyGraph::add_host_order(std::uint32_t track) {
+  // The thread's span starts and ends in time order: between two consecutive points the thread
+  // ran the innermost span open there, so a parent owns its time between children.
+  const trace::SpanColumns& spans = trace_->track(track).spans();
+  // Graph span s of this track is track span events_[s].index; `open` holds graph spans.
+  const auto index_of = [&](std::uint32_t span) { return events_[span].index; };
+  std::vector<std::uint32_t> open;
+  std::size_t open_input_waits = 0;
+  std::uint32_t previous = trace::kNoIndex;
+  const auto is_input_wait = [&](std::uint32_t span) {
+    const std::uint32_t i = index_of(span);
+    std::uint8_t& known = input_wait_by_name_[spans.name[i]];
+    if (known == 2) {
+      known = host_activity(spans.category[i], trace_->string(spans.name[i])) ==
+              HostActivity::kDataWait;
+    }
+    return known != 0;
+  };
+  const auto reach = [&](std::uint32_t node) {
+    if (previous != trace::kNoIndex) {
+      add_edge(previous, node, EdgeKind::kHostOrder, open.empty() ? trace::kNoIndex : open.back(),
+               open_input_waits > 0);
+    }
+    previous = node;
+  };
+  const auto close = [&] {
+    reach(end_node(open.back()));
+    open_input_waits -= is_input_wait(open.back()) ? 1 : 0;
+    open.pop_back();
+  };
+  for (std::uint32_t span = track_first_[track]; span < track_first_[track + 1]; ++span) {
+    while (!open.empty() && spans.end[index_of(open.back())] <= spans.start[index_of(span)])
+      close();
+    reach(start_node(span));
+    open.push_back(span);
+    open_input_waits += is_input_wait(span) ? 1 : 0;
+  }
+  while (!open.empty())
+    close();
+}
+
+void DependencyGraph::add_stream(std::uint32_t track) {
+  const trace::Trace& trace = *trace_;
+  const trace::SpanColumns& spans = trace.track(track).spans();
+  StreamWork stream{track, {}, {}, {}};
+  for (std::uint32_t span = track_first_[track]; span < track_first_[track + 1]; ++span) {
+    const std::uint32_t i = events_[span].index;
+    if (gpu_work(spans.category[i], trace.string(spans.name[i])) == GpuWork::kNone) continue;
+    add_edge(start_node(span), end_node(span), EdgeKind::kGpuActivity, span);
+    TimeNs launch_start = kNoLaunchTime;
+    if (const auto launch = context_->launch_of({trace::EventKind::kSpan, track, i})) {
+      launch_start = trace.track(launch->track).spans().start[launch->index];
+      const std::uint32_t call = local_span(launch->track, launch->index);
+      if (launch_start <= spans.start[i] && call != trace::kNoIndex)
+        add_edge(start_node(call), start_node(span), EdgeKind::kLaunch, call);
+    }
+    // Overlapping activities on one row ran concurrently: no order between them.
+    if (!stream.spans.empty() && spans.end[stream.spans.back()] <= spans.start[i]) {
+      add_edge(end_node(stream.graph_spans.back()), start_node(span), EdgeKind::kStreamOrder, span);
+    }
+    stream.spans.push_back(i);
+    stream.graph_spans.push_back(span);
+    stream.launch_start.push_back(launch_start);
+  }
+  if (!stream.spans.empty()) streams_.push_back(std::move(stream));
+}
+
+std::uint32_t DependencyGraph::last_started_by(const StreamWork& stream, TimeNs time) const {
+  const trace::SpanColumns& spans = trace_->track(stream.track).spans();
+  const auto after = std::partition_point(stream.spans.begin(), stream.spans.end(),
+                                          [&](std::uint32_t i) { return spans.start[i] <= time; });
+  return after == stream.spans.begin() ? trace::kNoIndex : *(after - 1);
+}
+
+std::uint32_t DependencyGraph::last_launched_by(const StreamWork& stream, TimeNs time) const {
+  const auto after = std::partition_point(stream.launch_start.begin(), stream.launch_start.end(),
+                                          [&](TimeNs start) { return start <= time; });
+  if (after == stream.launch_start.begin() || *(after - 1) == kNoLaunchTime) return trace::kNoIndex;
+  return stream.spans[static_cast<std::size_t>(after - stream.launch_start.begin()) - 1];
+}
+
+const DependencyGraph::StreamWork* DependencyGraph::stream_of(std::uint32_t process,
+                                                              std::int64_t stream) const {
+  for (const StreamWork& work : streams_) {
+    const trace::TrackInfo& info = trace_->track(work.track).info();
+    if (info.process == process && info.stream == stream) return &work;
+  }
+  return nullptr;
+}
+
+void DependencyGraph::add_synchronizations() {
+  const trace::Trace& trace = *trace_;
+  // Kineto's GPU-side records name the call they belong to and, for event waits, the
+  // cudaEventRecord call whose event they wait on, by correlation id.
+  struct Record {
+    SyncRecord kind;
+    std::uint32_t track;
+    std::uint32_t index;
+    std::uint32_t call_correlation;
+    std::uint32_t record_correlation;
+  };
+  std::vector<Record> records;
+  std::unordered_map<std::uint32_t, std::uint32_t> call_by_correlation;
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    if (trace.track(track).info().kind != TrackKind::kGpuStream) continue;
+    const trace::SpanColumns& spans = trace.track(track).spans();
+    for (std::uint32_t span = track_first_[track]; span < track_first_[track + 1]; ++span) {
+      const std::uint32_t i = events_[span].index;
+      if (spans.category[i] != Category::kSynchronization) continue;
+      const SyncRecord kind = sync_record(trace.string(spans.name[i]));
+      const std::uint32_t correlation = correlation_of(trace, track, i);
+      if (kind == SyncRecord::kNone || correlation == 0) continue;
+      std::uint32_t record_correlation = 0;
+      if (kind == SyncRecord::kEvent || kind == SyncRecord::kStreamWaitEvent) {
+        const auto id = integer_arg(trace, track, i, "wait_on_cuda_event_record_corr_id");
+        if (!id || *id <= 0) continue;
+        record_correlation = static_cast<std::uint32_t>(*id);
+        call_by_correlation.emplace(record_correlation, trace::kNoIndex);
+      }
+      call_by_correlation.emplace(correlation, trace::kNoIndex);
+      records.push_back({kind, track, i, correlation, record_correlation});
+    }
+  }
+  // One pass over the host calls: the ones the records name, and the synchronizing calls that
+  // no record covers, which wait for whatever GPU work ends last while they block.
+  std::vector<std::uint8_t> waits_by_name(trace.strings().size(), 2);
+  std::vector<std::uint32_t> blocking_calls;
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    if (trace.track(track).info().kind != TrackKind::kHostThread) continue;
+    const trace::SpanColumns& spans = trace.track(track).spans();
+    for (std::uint32_t span = track_first_[track]; span < track_first_[track + 1]; ++span) {
+      const std::uint32_t i = events_[span].index;
+      if (!is_runtime_call(spans.category[i])) continue;
+      std::uint8_t& waits = waits_by_name[spans.name[i]];
+      if (waits == 2) {
+        const std::string_view name = trace.string(spans.name[i]);
+        waits = is_sync_call(spans.category[i], name) || is_blocking_copy_call(name) ? 1 : 0;
+      }
+      if (waits != 0) blocking_calls.push_back(span);
+      if (call_by_correlation.empty()) continue;
+      const auto found = call_by_correlation.find(correlation_of(trace, track, i));
+      if (found != call_by_correlation.end()) found->second = span;
+    }
+  }
+  const auto wait_for = [&](std::uint32_t track, std::uint32_t index, std::uint32_t call) {
+    const std::uint32_t awaited = local_span(track, index);
+    if (awaited == trace::kNoIndex) return;
+    const std::uint32_t from = end_node(awaited);
+    if (time(from) > time(end_node(call))) return;
+    add_edge(from, end_node(call), EdgeKind::kSyncReturn, call);
+    waits_on_gpu_[call] = 1;
+  };
+  for (const Record& record : records) {
+    const std::uint32_t call = call_by_correlation[record.call_correlation];
+    if (call == trace::kNoIndex) continue;
+    const TimeNs record_end = trace.track(record.track).spans().end[record.index];
+    const std::uint32_t process = trace.track(record.track).info().process;
+    if (record.kind == SyncRecord::kStream || record.kind == SyncRecord::kContext) {
+      waits_on_gpu_[call] = 1;  // covered by its record, even when the stream was already idle
+      for (const StreamWork& stream : streams_) {
+        const bool waited = record.kind == SyncRecord::kContext
+                                ? trace.track(stream.track).info().process == process
+                                : stream.track == record.track;
+        if (!waited) continue;
+        const std::uint32_t last = last_started_by(stream, record_end);
+        if (last != trace::kNoIndex) wait_for(stream.track, last, call);
+      }
+      continue;
+    }
+    const std::uint32_t event_record = call_by_correlation[record.record_correlation];
+    const auto waited_stream = integer_arg(trace, record.track, record.index, "wait_on_stream");
+    if (event_record == trace::kNoIndex || !waited_stream) continue;
+    const StreamWork* waited = stream_of(process, *waited_stream);
+    if (waited == nullptr) continue;
+    const std::uint32_t source = last_launched_by(*waited, time(start_node(event_record)));
+    if (source == trace::kNoIndex) continue;
+    if (record.kind == SyncRecord::kEvent) {
+      waits_on_gpu_[call] = 1;
+      wait_for(waited->track, source, call);
+      continue;
+    }
+    // cudaStreamWaitEvent: the first activity launched on this stream after the wait call.
+    const auto stream = std::find_if(streams_.begin(), streams_.end(), [&](const StreamWork& work) {
+      return work.track == record.track;
+    });
+    if (stream == streams_.end()) continue;
+    const TimeNs call_start = time(start_node(call));
+    const auto next = std::partition_point(stream->launch_start.begin(), stream->launch_start.end(),
+                                           [&](TimeNs start) { return start <= call_start; });
+    if (next == stream->launch_start.end()) continue;
+    const std::uint32_t target =
+        stream->graph_spans[static_cast<std::size_t>(next - stream->launch_start.begin())];
+    const std::uint32_t awaited = local_span(waited->track, source);
+    if (awaited == trace::kNoIndex) continue;
+    const std::uint32_t from = end_node(awaited);
+    if (time(from) <= time(start_node(target))) {
+      add_edge(from, start_node(target), EdgeKind::kEventWait, target);
+    }
+  }
+  for (const std::uint32_t call : blocking_calls) {
+    if (waits_on_gpu_[call] != 0) continue;
+    const TimeNs call_start = time(start_node(call));
+    const TimeNs call_end = time(end_node(call));
+    const StreamWork* best_stream = nullptr;
+    std::uint32_t best = trace::kNoIndex;
+    TimeNs best_end = 0;
+    for (const StreamWork& stream : streams_) {
+      // Activities of one stream do not overlap, so their ends are in start order too.
+      const trace::SpanColumns& spans = trace.track(stream.track).spans();
+      const auto after =
+          std::partition_point(stream.spans.begin(), stream.spans.end(),
+                               [&](std::uint32_t i) { return spans.end[i] <= call_end; });
+      if (after == stream.spans.begin()) continue;
+      const std::uint32_t last = *(after - 1);
+      if (spans.end[last] >= call_start &&
+          (best == trace::kNoIndex || spans.end[last] > best_end)) {
+        best_stream = &stream;
+        best = last;
+        best_end = spans.end[last];
+      }
+    }
+    if (best_stream != nullptr) wait_for(best_stream->track, best, call);
+  }
+}
+
+void DependencyGraph::index_edges() {
+  const std::size_t nodes = node_count();
+  out_begin_.assign(nodes + 1, 0);
+  std::vector<std::uint32_t> waiting(nodes, 0);
+  for (const DependencyEdge& edge : edges_) {
+    ++out_begin_[edge.from + 1];
+    ++waiting[edge.to];
+  }
+  for (std::size_t node = 0; node < nodes; ++node)
+    out_begin_[node + 1] += out_begin_[node];
+  out_edges_.resize(edges_.size());
+  {
+    std::vector<std::uint32_t> next(out_begin_.begin(), out_begin_.end() - 1);
+    for (std::uint32_t e = 0; e < edges_.size(); ++e)
+      out_edges_[next[edges_[e].from]++] = e;
+  }
+  // Kahn's algorithm: edges follow structure (thread order, stream order, causality), not
+  // timestamps, so ties and zero-length spans need no special ordering.
+  order_.clear();
+  order_.reserve(nodes);
+  for (std::uint32_t node = 0; node < nodes; ++node) {
+    if (waiting[node] == 0) order_.push_back(node);
+  }
+  for (std::size_t at = 0; at < order_.size(); ++at) {
+    for (const std::uint32_t e : out_edges(order_[at])) {
+      if (--waiting[edges_[e].to] == 0) order_.push_back(edges_[e].to);
+    }
+  }
+}
+
+}  // namespace tscope::analyzer

@@ -1,0 +1,110 @@
+#pragma once
+// The host-GPU dependency graph of one time window (a step) that the critical path walks: a start
+// and an end node per span of the host threads and GPU streams that overlaps the window (and, for
+// the GPU activities in it, their launch calls and each stream's previous activity), and edges for
+// host order on each thread, GPU activities, launch -> activity, stream order, synchronizations and
+// cross-stream event waits. Edges are kept in a list and by source (CSR) with a topological order,
+// so each pass over the graph is linear.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "tscope/analyzer/analysis_context.h"
+
+namespace tscope::analyzer {
+
+enum class EdgeKind : std::uint8_t {
+  kHostOrder,    // consecutive points of one host thread; the host ran `owner` in between
+  kGpuActivity,  // a GPU activity's start to its end
+  kLaunch,       // a launch call's start to its activity's start
+  kStreamOrder,  // an activity's end to the next one's start on the stream
+  kEventWait,    // another stream's awaited activity end to this stream's next activity start
+  kSyncReturn,   // the awaited activity's end to the synchronizing call's end
+};
+
+struct DependencyEdge {
+  std::uint32_t from = 0;
+  std::uint32_t to = 0;
+  std::uint32_t owner = 0;  // the span (global index) the time between belongs to, or kNoIndex
+  EdgeKind kind = EdgeKind::kHostOrder;
+  // Host order inside a wait for input (a DataLoader iterator, say): the loader's own ops count as
+  // input wait, as in the time breakdown, where waiting for data outranks the ops under it.
+  bool in_input_wait = false;
+};
+
+class DependencyGraph {
+ public:
+  // Memory follows the window's events, not the trace's: a report builds one graph per step.
+  DependencyGraph(const AnalysisContext& context, trace::TimeNs begin, trace::TimeNs end);
+
+  // Node 2 * s is the start of the graph's span s, 2 * s + 1 its end.
+  static std::uint32_t start_node(std::uint32_t span) { return 2 * span; }
+  static std::uint32_t end_node(std::uint32_t span) { return 2 * span + 1; }
+  static std::uint32_t span_of(std::uint32_t node) { return node / 2; }
+  static bool is_end(std::uint32_t node) { return (node & 1) != 0; }
+
+  std::size_t node_count() const { return 2 * events_.size(); }
+  std::size_t span_count() const { return events_.size(); }
+  // The graph's span of (track, index), or kNoIndex when the graph does not hold it.
+  std::uint32_t local_span(std::uint32_t track, std::uint32_t index) const;
+  trace::EventRef event(std::uint32_t span) const { return events_[span]; }
+  // Inline: the passes over the graph ask for every node's time.
+  trace::TimeNs time(std::uint32_t node) const {
+    const trace::EventRef& ref = events_[span_of(node)];
+    const trace::SpanColumns& spans = trace_->tracks()[ref.track].spans();
+    return is_end(node) ? spans.end[ref.index] : spans.start[ref.index];
+  }
+
+  const std::vector<DependencyEdge>& edges() const { return edges_; }
+  // Edge indices out of a node.
+  std::span<const std::uint32_t> out_edges(std::uint32_t node) const {
+    return {out_edges_.data() + out_begin_[node], out_edges_.data() + out_begin_[node + 1]};
+  }
+  // Every node, each after all its predecessors (nodes on a cycle, which only malformed
+  // timestamps make, are left out).
+  const std::vector<std::uint32_t>& topological_order() const { return order_; }
+  // Whether a synchronizing call's end waits on GPU work (a kSyncReturn edge enters it): the host
+  // time before it was then waiting, not working.
+  bool waits_on_gpu(std::uint32_t node) const { return waits_on_gpu_[span_of(node)] != 0; }
+
+ private:
+  void select_spans(trace::TimeNs begin, trace::TimeNs end);
+
+  // The GPU activities of one stream in start order, with their launch calls' starts (a stream
+  // runs its work in launch order, so both are sorted).
+  struct StreamWork {
+    std::uint32_t track = 0;
+    std::vector<std::uint32_t> spans;         // indices into the track
+    std::vector<std::uint32_t> graph_spans;   // the same, as the graph's spans
+    std::vector<trace::TimeNs> launch_start;  // kNoLaunchTime where none is known
+  };
+  static constexpr trace::TimeNs kNoLaunchTime = INT64_MIN;
+
+  // The last activity of `stream` that started by `time`, or kNoIndex.
+  std::uint32_t last_started_by(const StreamWork& stream, trace::TimeNs time) const;
+  // The last activity of `stream` launched by `time` (what an event recorded then waits for).
+  std::uint32_t last_launched_by(const StreamWork& stream, trace::TimeNs time) const;
+  const StreamWork* stream_of(std::uint32_t process, std::int64_t stream) const;
+
+  void add_host_order(std::uint32_t track);
+  void add_stream(std::uint32_t track);
+  void add_synchronizations();
+  void add_edge(std::uint32_t from, std::uint32_t to, EdgeKind kind,
+                std::uint32_t owner = trace::kNoIndex, bool in_input_wait = false);
+  void index_edges();
+
+  const AnalysisContext* context_;
+  const trace::Trace* trace_;
+  // The graph's spans, by track and then index; track t's are [track_first_[t], track_first_[t+1]).
+  std::vector<trace::EventRef> events_;
+  std::vector<std::uint32_t> track_first_;
+  std::vector<DependencyEdge> edges_;
+  std::vector<std::uint32_t> out_begin_, out_edges_;
+  std::vector<std::uint32_t> order_;
+  std::vector<std::uint8_t> waits_on_gpu_;
+  std::vector<StreamWork> streams_;
+  std::vector<std::uint8_t> input_wait_by_name_;  // per string: 0 no, 1 yes, 2 not yet known
+};
+
+}  // namespace tscope::analyzer

@@ -1,0 +1,181 @@
+#include "render_critical_path.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <limits>
+
+#include "report_rows.h"
+#include "svg_chart.h"
+#include "tscope/report/units.h"
+
+namespace tscope::analyzer {
+namespace {
+
+constexpr std::size_t kChartSteps = 40;
+constexpr std::array<std::string_view, kPathPartCount> kPartColors{"#e67e22", "#c0392b", "#f4d03f",
+                                                                   "#a569bd", "#7f8c8d", "#2e86c1",
+                                                                   "#16a085", "#85c1e9", "#d5d8dc"};
+
+std::string part_name(PathPart part) {
+  return std::string(to_string(part));
+}
+
+std::string line(const char* format, auto... values) {
+  char text[512];
+  std::snprintf(text, sizeof text, format, values...);
+  return text;
+}
+
+std::string slack_text(double slack_ns) {
+  return slack_ns == std::numeric_limits<double>::infinity() ? "-" : format_duration(slack_ns);
+}
+
+}  // namespace
+
+std::string critical_path_text(const CriticalPath& path) {
+  std::string out = "\nCritical path (mean step " + format_duration(path.step_ns) + ")\n";
+  for (std::size_t p = 0; p < kPathPartCount; ++p) {
+    if (path.parts[p] <= 0) continue;
+    const auto part = static_cast<PathPart>(p);
+    out += line("  %-36s %12s  %6s\n", part_name(part).c_str(),
+                format_duration(path.parts[p]).c_str(), format_percent(path.share(part)).c_str());
+  }
+  if (!path.on_path.empty()) {
+    out += line("  %-60s %-13s %11s %7s\n", "on the path (would shorten the step)", "part",
+                "per step", "share");
+    for (const PathEntry& entry : path.on_path) {
+      out += line("  %-60s %-13s %11s %7s\n", shorten(entry.name, 60).c_str(),
+                  part_name(entry.part).c_str(), format_duration(entry.path_ns).c_str(),
+                  format_percent(path.step_ns > 0 ? entry.path_ns / path.step_ns : 0).c_str());
+    }
+  }
+  if (!path.off_path.empty()) {
+    out += line("  %-60s %-13s %11s %11s\n", "off the path", "part", "per step", "min slack");
+    for (const SlackEntry& entry : path.off_path) {
+      out += line("  %-60s %-13s %11s %11s\n", shorten(entry.name, 60).c_str(),
+                  part_name(entry.part).c_str(), format_duration(entry.total_ns).c_str(),
+                  slack_text(entry.min_slack_ns).c_str());
+    }
+  }
+  return out;
+}
+
+std::string critical_path_markdown(const CriticalPath& path) {
+  std::string out = "\n## Critical path\n\nMean step: " + format_duration(path.step_ns) +
+                    "\n\n| part | per step | share |\n|---|---:|---:|\n";
+  for (std::size_t p = 0; p < kPathPartCount; ++p) {
+    if (path.parts[p] <= 0) continue;
+    const auto part = static_cast<PathPart>(p);
+    out += "| " + part_name(part) + " | " + format_duration(path.parts[p]) + " | " +
+           format_percent(path.share(part)) + " |\n";
+  }
+  if (!path.on_path.empty()) {
+    out += "\n| on the path | part | per step | share |\n|---|---|---:|---:|\n";
+    for (const PathEntry& entry : path.on_path) {
+      out += "| `" + shorten(entry.name, 80) + "` | " + part_name(entry.part) + " | " +
+             format_duration(entry.path_ns) + " | " +
+             format_percent(path.step_ns > 0 ? entry.path_ns / path.step_ns : 0) + " |\n";
+    }
+  }
+  if (!path.off_path.empty()) {
+    out += "\n| off the path | part | per step | min slack |\n|---|---|---:|---:|\n";
+    for (const SlackEntry& entry : path.off_path) {
+      out += "| `" + shorten(entry.name, 80) + "` | " + part_name(entry.part) + " | " +
+             format_duration(entry.total_ns) + " | " + slack_text(entry.min_slack_ns) + " |\n";
+    }
+  }
+  return out;
+}
+
+void write_critical_path_json(JsonWriter& json, const CriticalPath& path) {
+  json.begin_object();
+  json.field("step_ns", path.step_ns);
+  json.field("graph_nodes", static_cast<std::uint64_t>(path.graph_nodes));
+  json.field("graph_edges", static_cast<std::uint64_t>(path.graph_edges));
+  json.key("parts");
+  json.begin_object();
+  for (std::size_t p = 0; p < kPathPartCount; ++p)
+    json.field(part_name(static_cast<PathPart>(p)), path.parts[p]);
+  json.end_object();
+  json.key("on_path");
+  json.begin_array();
+  for (const PathEntry& entry : path.on_path) {
+    json.begin_object();
+    json.field("name", entry.name);
+    json.field("part", part_name(entry.part));
+    json.field("path_ns", entry.path_ns);
+    json.field("segments", static_cast<std::uint64_t>(entry.segments));
+    json.end_object();
+  }
+  json.end_array();
+  json.key("off_path");
+  json.begin_array();
+  for (const SlackEntry& entry : path.off_path) {
+    json.begin_object();
+    json.field("name", entry.name);
+    json.field("part", part_name(entry.part));
+    json.field("total_ns", entry.total_ns);
+    json.field("count", static_cast<std::uint64_t>(entry.count));
+    json.field("min_slack_ns", entry.min_slack_ns);
+    json.end_object();
+  }
+  json.end_array();
+  json.end_object();
+}
+
+std::string critical_path_chart(const CriticalPath& path) {
+  std::vector<std::string> names;
+  std::vector<ChartSeries> series;
+  for (std::size_t p = 0; p < kPathPartCount; ++p)
+    series.push_back({part_name(static_cast<PathPart>(p)), std::string(kPartColors[p]), {}});
+  const std::size_t shown = std::min(path.steps.size(), kChartSteps);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const StepPath& step = path.steps[shown < 2 ? 0 : i * (path.steps.size() - 1) / (shown - 1)];
+    names.push_back(step.name.empty() ? "whole trace" : step.name);
+    for (std::size_t p = 0; p < kPathPartCount; ++p)
+      series[p].values.push_back(step.parts[p]);
+  }
+  std::erase_if(series, [](const ChartSeries& each) {
+    return std::all_of(each.values.begin(), each.values.end(), [](double v) { return v <= 0; });
+  });
+  return stacked_bar_chart(names, series, &format_duration);
+}
+
+std::string critical_path_caption(const CriticalPath& path) {
+  return "What each step's critical path is made of (mean step " + format_duration(path.step_ns) +
+         "): the chain of dependencies, each the last one its event waited for, from the step's "
+         "end back to its start" +
+         (path.steps.size() > kChartSteps ? "; " + std::to_string(kChartSteps) + " of " +
+                                                std::to_string(path.steps.size()) + " steps."
+                                          : ".");
+}
+
+std::string critical_path_tables(const CriticalPath& path) {
+  std::string out;
+  if (!path.on_path.empty()) {
+    out +=
+        "<table class=\"critical-path\"><tr><th>On the path</th><th>Part</th><th>Per "
+        "step</th><th>Share</th></tr>\n";
+    for (const PathEntry& entry : path.on_path) {
+      out += "<tr><td>" + html_escape(shorten(entry.name, 90)) + "</td><td>" +
+             part_name(entry.part) + "</td><td>" + format_duration(entry.path_ns) + "</td><td>" +
+             format_percent(path.step_ns > 0 ? entry.path_ns / path.step_ns : 0) + "</td></tr>\n";
+    }
+    out += "</table>\n";
+  }
+  if (!path.off_path.empty()) {
+    out +=
+        "<table class=\"slack\"><tr><th>Off the path</th><th>Part</th><th>Per "
+        "step</th><th>Least slack</th></tr>\n";
+    for (const SlackEntry& entry : path.off_path) {
+      out += "<tr><td>" + html_escape(shorten(entry.name, 90)) + "</td><td>" +
+             part_name(entry.part) + "</td><td>" + format_duration(entry.total_ns) + "</td><td>" +
+             slack_text(entry.min_slack_ns) + "</td></tr>\n";
+    }
+    out += "</table>\n";
+  }
+  return out;
+}
+
+}  // namespace tscope::analyzer
