@@ -1,10 +1,12 @@
 // Memory per loaded event of real traces, as `tscope view` holds them (load_trace, the lane
-// layout): the ResNet-50 Kineto trace of ../shared and, when it was generated, the large Kineto
-// trace of bench/trace/large_kineto_trace.cpp. Counted from capacities (memory_footprint) and
-// cross-checked with what loading added to resident memory.
+// layout): the ResNet-50 Kineto trace of ../shared and, when they were made, the large Kineto
+// trace of bench/trace/large_kineto_trace.cpp and a recorded run of the training example (the
+// demo's CNN). Counted from capacities (memory_footprint) and cross-checked with what loading
+// added to resident memory.
 
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -24,7 +26,10 @@ std::filesystem::path trace_path(std::int64_t which) {
     return std::filesystem::path(TSCOPE_SHARED_DATA_DIR) /
            "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz";
   }
-  return bench::large_kineto_trace_path();
+  if (which == 1) return bench::large_kineto_trace_path();
+  // train_fashion_mnist --model cnn --steps 30 --trace /tmp/tscope_demo_cnn.tsc
+  const char* demo = std::getenv("TSCOPE_DEMO_TRACE");
+  return demo != nullptr ? demo : "/tmp/tscope_demo_cnn.tsc";
 }
 
 void BM_RealTraceMemoryPerEvent(benchmark::State& state) {
@@ -44,9 +49,10 @@ void BM_RealTraceMemoryPerEvent(benchmark::State& state) {
   state.counters["resident_bytes_per_event"] = resident / static_cast<double>(footprint.events);
 }
 BENCHMARK(BM_RealTraceMemoryPerEvent)
-    ->ArgName("large")
+    ->ArgName("trace")
     ->Arg(0)
     ->Arg(1)
+    ->Arg(2)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 

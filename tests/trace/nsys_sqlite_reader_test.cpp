@@ -45,10 +45,16 @@ TEST(NsysSqliteReaderTest, SaxpyCopiesHaveDirectionMemoryKindsAndBytes) {
   TSCOPE_REQUIRE_FILE(kSaxpy);
   const Trace trace = read_nsys_sqlite(kSaxpy);
   std::map<std::tuple<CopyDirection, MemoryKind, MemoryKind>, std::pair<int, std::uint64_t>> copies;
-  for (const CopyInfo& copy : trace.copies()) {
-    auto& [count, bytes] = copies[{copy.direction, copy.source, copy.destination}];
-    ++count;
-    bytes += copy.bytes;
+  // Per copy span: the trace holds each distinct CopyInfo once, shared by the spans that repeat it.
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    for (std::uint32_t span = 0; span < trace.track(track).spans().size(); ++span) {
+      const SpanDetail* detail = trace.span_detail(track, span);
+      if (detail == nullptr || detail->copy == kNoIndex) continue;
+      const CopyInfo& copy = trace.copies()[detail->copy];
+      auto& [count, bytes] = copies[{copy.direction, copy.source, copy.destination}];
+      ++count;
+      bytes += copy.bytes;
+    }
   }
   const decltype(copies) expected = {
       {{CopyDirection::kHostToDevice, MemoryKind::kPageable, MemoryKind::kDevice},

@@ -235,6 +235,30 @@ TEST_F(TraceBuilderTest, SpanDetailLivesInSideTables) {
   EXPECT_EQ(trace.span_detail(stream, 1), nullptr);
 }
 
+TEST_F(TraceBuilderTest, SpansWithEqualDetailShareOneSideTableEntry) {
+  const std::uint32_t stream = add_track(TrackKind::kGpuStream, "stream");
+  SpanRecord record = testing::span_record(0, 10, builder_.intern("k"), Category::kKernel);
+  record.kernel = KernelInfo{{1, 2, 3}, {4, 5, 6}, 32, 0, 0, 0, 1};
+  record.op = OpInfo{{{2, 3}, {3}}, 12, 24, 8, {}, {}};
+  builder_.add_span(stream, record);
+  SpanRecord other_op = record;
+  other_op.start = 40;
+  other_op.end = 50;
+  other_op.op->input_shapes = {{4, 3}, {3}};
+  builder_.add_span(stream, other_op);
+  SpanRecord repeat = record;
+  repeat.start = 20;
+  repeat.end = 30;
+  builder_.add_span(stream, repeat);
+  const Trace trace = builder_.finalize();
+  EXPECT_EQ(trace.kernels().size(), 1u);
+  EXPECT_EQ(trace.ops().size(), 2u);
+  EXPECT_EQ(trace.span_detail(stream, 0)->op, trace.span_detail(stream, 1)->op);
+  EXPECT_NE(trace.span_detail(stream, 1)->op, trace.span_detail(stream, 2)->op);
+  EXPECT_EQ(trace.span_record(stream, 1), repeat);
+  EXPECT_EQ(trace.span_record(stream, 2), other_op);
+}
+
 TEST_F(TraceBuilderTest, CountsEventsByKindAndCategory) {
   span(host_, 0, 10, "a", Category::kKernel);
   span(host_, 20, 30, "b", Category::kKernel);

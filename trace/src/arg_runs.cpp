@@ -5,13 +5,14 @@
 #include <type_traits>
 #include <variant>
 
+#include "tscope/trace/record_interner.h"
+
 namespace tscope::trace {
 namespace {
 
 std::uint64_t hash_args(std::span<const Arg> args) {
-  // FNV-1a over each argument's key, type and value.
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  const auto mix = [&](std::uint64_t value) { hash = (hash ^ value) * 0x100000001b3ull; };
+  RecordHash hash;
+  const auto mix = [&](std::uint64_t value) { hash.mix(value); };
   for (const Arg& arg : args) {
     mix(arg.key);
     mix(arg.value.index());
@@ -28,7 +29,7 @@ std::uint64_t hash_args(std::span<const Arg> args) {
         },
         arg.value);
   }
-  return hash;
+  return hash.value();
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "time_range.h"
 #include "tscope/trace/arg_runs.h"
 #include "tscope/trace/errors.h"
+#include "tscope/trace/record_interner.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -195,18 +196,9 @@ EventRef TraceBuilder::add_span(std::uint32_t track, const SpanRecord& span) {
     SpanDetail detail;
     detail.correlation_id = span.correlation_id;
     detail.external_correlation_id = span.external_correlation_id;
-    if (span.kernel) {
-      detail.kernel = static_cast<std::uint32_t>(trace_.kernels_.size());
-      trace_.kernels_.push_back(*span.kernel);
-    }
-    if (span.copy) {
-      detail.copy = static_cast<std::uint32_t>(trace_.copies_.size());
-      trace_.copies_.push_back(*span.copy);
-    }
-    if (span.op) {
-      detail.op = static_cast<std::uint32_t>(trace_.ops_.size());
-      trace_.ops_.push_back(*span.op);
-    }
+    if (span.kernel) detail.kernel = kernel_records_.store(trace_.kernels_, *span.kernel);
+    if (span.copy) detail.copy = copy_records_.store(trace_.copies_, *span.copy);
+    if (span.op) detail.op = op_records_.store(trace_.ops_, *span.op);
     detail.args = append_args(span.args);
     detail_index = static_cast<std::uint32_t>(trace_.span_details_.size());
     trace_.span_details_.push_back(detail);
@@ -352,23 +344,24 @@ void TraceBuilder::order_side_tables() {
   std::vector<Arg> args;
   details.reserve(trace_.span_details_.size());
   args.reserve(trace_.args_.size());
-  // The lists keep being stored once each, now in event order.
+  // The lists and records keep being stored once each, now in event order.
   ArgRuns runs;
+  RecordInterner<KernelInfo> kernel_records;
+  RecordInterner<CopyInfo> copy_records;
+  RecordInterner<OpInfo> op_records;
   const auto move_args = [&](ArgRange range) {
     return runs.store(args, std::span<const Arg>(trace_.args_).subspan(range.begin, range.count));
   };
-  const auto move_entry = [](auto& from, auto& to, std::uint32_t index) {
-    if (index == kNoIndex) return kNoIndex;
-    to.push_back(std::move(from[index]));
-    return static_cast<std::uint32_t>(to.size() - 1);
+  const auto move_entry = [](const auto& from, auto& to, auto& records, std::uint32_t index) {
+    return index == kNoIndex ? kNoIndex : records.store(to, from[index]);
   };
   for (Track& track : trace_.tracks_) {
     for (std::uint32_t& detail_index : track.spans_.detail) {
       if (detail_index == kNoIndex) continue;
       SpanDetail detail = trace_.span_details_[detail_index];
-      detail.kernel = move_entry(trace_.kernels_, kernels, detail.kernel);
-      detail.copy = move_entry(trace_.copies_, copies, detail.copy);
-      detail.op = move_entry(trace_.ops_, ops, detail.op);
+      detail.kernel = move_entry(trace_.kernels_, kernels, kernel_records, detail.kernel);
+      detail.copy = move_entry(trace_.copies_, copies, copy_records, detail.copy);
+      detail.op = move_entry(trace_.ops_, ops, op_records, detail.op);
       detail.args = move_args(detail.args);
       details.push_back(detail);
       detail_index = static_cast<std::uint32_t>(details.size() - 1);
@@ -573,6 +566,9 @@ Trace TraceBuilder::finalize(const FinalizeOptions& options) {
   trace_ = Trace{};
   flow_endpoints_ = {};
   arg_runs_ = {};
+  kernel_records_ = {};
+  copy_records_ = {};
+  op_records_ = {};
 #if defined(__GLIBC__)
   // glibc keeps freed heap blocks for reuse; the builder's growth and sort buffers are not
   // coming back, so the finished trace alone stays resident.

@@ -75,15 +75,19 @@ struct ArgRange {
 
 // Everything about a span beyond its hot columns. Correlation ids live here rather than in a
 // column because only GPU-related spans carry them.
+// Fields are ordered so that the struct packs into 32 bytes with no padding.
 struct SpanDetail {
-  std::uint32_t correlation_id = 0;           // CUPTI correlation: runtime launch <-> GPU activity
   std::uint64_t external_correlation_id = 0;  // engine op id <-> GPU activity
-  std::uint32_t kernel = kNoIndex;            // into Trace::kernels()
-  std::uint32_t copy = kNoIndex;              // into Trace::copies()
-  std::uint32_t op = kNoIndex;                // into Trace::ops()
+  std::uint32_t correlation_id = 0;           // CUPTI correlation: runtime launch <-> GPU activity
+  // Into Trace::kernels(), copies() and ops(), which hold each distinct record once, so spans
+  // with equal detail share an index.
+  std::uint32_t kernel = kNoIndex;
+  std::uint32_t copy = kNoIndex;
+  std::uint32_t op = kNoIndex;
   ArgRange args;
 
   bool operator==(const SpanDetail&) const = default;
 };
+static_assert(sizeof(SpanDetail) == 32);
 
 }  // namespace tscope::trace

@@ -1,7 +1,8 @@
 #pragma once
-// A stable pointer at one event of a finalised trace (which kind, which track, which index), small
-// enough to pack into one uint64 so findings and viewer selections can store it cheaply.
+// A stable pointer at one event of a finalised trace (which kind, which track, which index), eight
+// bytes and packable into one uint64 so findings, flows and viewer selections store it cheaply.
 
+#include <compare>
 #include <cstdint>
 
 #include "tscope/trace/event_kinds.h"
@@ -9,11 +10,11 @@
 namespace tscope::trace {
 
 struct EventRef {
-  // Two bits of kind and 32 bits of index leave 30 bits for the track.
-  static constexpr std::uint32_t kMaxTrack = (1u << 30) - 1;
+  // Kind and track share one 32-bit word, so a reference (and a Flow's two ends) stays small.
+  static constexpr std::uint32_t kMaxTrack = (1u << 24) - 1;
 
-  EventKind kind = EventKind::kSpan;
-  std::uint32_t track = 0;
+  EventKind kind : 8 = EventKind::kSpan;
+  std::uint32_t track : 24 = 0;
   std::uint32_t index = 0;
 
   std::uint64_t pack() const {
@@ -26,7 +27,10 @@ struct EventRef {
             static_cast<std::uint32_t>(packed)};
   }
 
-  auto operator<=>(const EventRef&) const = default;
+  // Ordered by kind, then track, then index: the order of the packed value.
+  std::strong_ordering operator<=>(const EventRef& other) const { return pack() <=> other.pack(); }
+  bool operator==(const EventRef& other) const { return pack() == other.pack(); }
 };
+static_assert(sizeof(EventRef) == 8);
 
 }  // namespace tscope::trace

@@ -86,5 +86,6 @@ struct Flow {
 
   auto operator<=>(const Flow&) const = default;
 };
+static_assert(sizeof(Flow) == 32);
 
 }  // namespace tscope::trace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tscope/trace/arg_runs.h"
+#include "tscope/trace/record_interner.h"
 #include "tscope/trace/trace.h"
 #include "tscope/trace/trace_sink.h"
 
@@ -82,6 +83,9 @@ class TraceBuilder final : public TraceSink {
   Trace trace_;
   std::vector<FlowEndpoint> flow_endpoints_;
   ArgRuns arg_runs_;
+  RecordInterner<KernelInfo> kernel_records_;
+  RecordInterner<CopyInfo> copy_records_;
+  RecordInterner<OpInfo> op_records_;
 };
 
 }  // namespace tscope::trace

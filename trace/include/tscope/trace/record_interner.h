@@ -1,0 +1,59 @@
+#pragma once
+// Keeps one copy of each distinct record of a Trace side table (kernel launch geometry, copy
+// kinds, operator shapes and work) for TraceBuilder: a training trace repeats the same launches
+// and ops every step, so the spans that carry equal detail share one entry.
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "tscope/trace/errors.h"
+#include "tscope/trace/event_details.h"
+
+namespace tscope::trace {
+
+// FNV-1a over 64-bit words: cheap, and good enough to bucket records compared in full anyway.
+class RecordHash {
+ public:
+  void mix(std::uint64_t value) { hash_ = (hash_ ^ value) * 0x100000001b3ull; }
+  template <typename Integer>
+  void mix_all(std::span<const Integer> values) {
+    mix(values.size());
+    for (const Integer value : values)
+      mix(static_cast<std::uint64_t>(value));
+  }
+  std::uint64_t value() const { return hash_; }
+
+ private:
+  std::uint64_t hash_ = 0xcbf29ce484222325ull;
+};
+
+std::uint64_t record_hash(const KernelInfo& kernel);
+std::uint64_t record_hash(const CopyInfo& copy);
+std::uint64_t record_hash(const OpInfo& op);
+
+template <typename Record>
+class RecordInterner {
+ public:
+  // The index in `table` of a record equal to `record`, appending it when none is stored yet.
+  // Every call must pass the same table.
+  std::uint32_t store(std::vector<Record>& table, const Record& record) {
+    std::vector<std::uint32_t>& same_hash = by_hash_[record_hash(record)];
+    for (const std::uint32_t stored : same_hash) {
+      if (table[stored] == record) return stored;
+    }
+    if (table.size() >= kNoIndex) {
+      throw TraceError("more than 2^32 - 1 distinct side-table records");
+    }
+    const auto index = static_cast<std::uint32_t>(table.size());
+    table.push_back(record);
+    same_hash.push_back(index);
+    return index;
+  }
+
+ private:
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> by_hash_;
+};
+
+}  // namespace tscope::trace
