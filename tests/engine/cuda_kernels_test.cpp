@@ -21,25 +21,11 @@
 #include "tscope/engine/optim/sgd.h"
 #include "tscope/engine/transfer.h"
 
-namespace tscope::engine {
+namespace tscope::engine::testing {
 namespace {
 
-using testing::kCuda;
-using testing::kFp32Tolerance;
-using testing::kTf32Tolerance;
-using testing::relative_error;
-
-class CudaKernels : public ::testing::Test {
+class CudaKernels : public CudaComparisonTest {
  protected:
-  void SetUp() override {
-    if (!cuda_available()) {
-      GTEST_SKIP() << "no CUDA device answers: " << cuda_unavailable_reason();
-    }
-  }
-
-  // A fresh random host tensor: a different seed each call, so inputs are never tuned to pass.
-  Tensor random(const Shape& shape) { return randn(shape, generator_); }
-
   void expect_same_on_both(const std::function<Tensor(const Tensor&)>& op, const Tensor& input,
                            double tolerance = kFp32Tolerance) {
     const Tensor expected = op(input);
@@ -48,8 +34,6 @@ class CudaKernels : public ::testing::Test {
     EXPECT_EQ(actual.shape(), expected.shape());
     EXPECT_LT(relative_error(expected, actual), tolerance);
   }
-
-  Generator generator_{std::random_device{}()};
 };
 
 TEST_F(CudaKernels, UnaryOpsMatchTheCpu) {
@@ -402,4 +386,4 @@ TEST_F(CudaKernels, MixingDevicesNamesBothDevices) {
 }
 
 }  // namespace
-}  // namespace tscope::engine
+}  // namespace tscope::engine::testing
