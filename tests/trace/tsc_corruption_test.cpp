@@ -48,6 +48,15 @@ std::uint64_t error_offset(const Bytes& file) {
   return 0;
 }
 
+// Where the reader places the error of a spans chunk of `payload` after file_with_one_track(),
+// counted from the start of that chunk.
+std::uint64_t spans_chunk_error_offset(const Bytes& payload) {
+  Bytes file = file_with_one_track();
+  const std::size_t chunk = file.size();
+  testing::append_chunk(file, kSpansChunk, payload);
+  return error_offset(file) - chunk;
+}
+
 TEST(TscCorruption, CraftedFileWithOneTrackIsValid) {
   const TscReadResult result = read_tsc(file_with_one_track(), "ok.tsc");
   ASSERT_EQ(result.trace.tracks().size(), 1u);
@@ -99,47 +108,29 @@ TEST(TscCorruption, UnknownChunkTypeIsRejected) {
 }
 
 TEST(TscCorruption, UnterminatedVarintIsRejected) {
-  Bytes file = file_with_one_track();
-  const std::size_t chunk = file.size();
-  testing::append_chunk(file, kSpansChunk, {0, 1, 0xff, 0xff, 0xff, 0xff, 0xff});
-  EXPECT_EQ(error_offset(file), chunk);
+  EXPECT_EQ(spans_chunk_error_offset({0, 1, 0xff, 0xff, 0xff, 0xff, 0xff}), 0u);
 }
 
 TEST(TscCorruption, OverlongVarintIsRejected) {
-  Bytes file = file_with_one_track();
-  const std::size_t chunk = file.size();
-  testing::append_chunk(
-      file, kSpansChunk,
-      {0, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0});
-  EXPECT_EQ(error_offset(file), chunk);
+  EXPECT_EQ(spans_chunk_error_offset(
+                {0, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0}),
+            0u);
 }
 
 TEST(TscCorruption, EventCountBeyondThePayloadIsRejected) {
-  Bytes file = file_with_one_track();
-  const std::size_t chunk = file.size();
-  testing::append_chunk(file, kSpansChunk, {0, 0xff, 0xff, 0xff, 0xff, 0x0f});
-  EXPECT_EQ(error_offset(file), chunk);
+  EXPECT_EQ(spans_chunk_error_offset({0, 0xff, 0xff, 0xff, 0xff, 0x0f}), 0u);
 }
 
 TEST(TscCorruption, EventOnUndefinedTrackIsRejected) {
-  Bytes file = file_with_one_track();
-  const std::size_t chunk = file.size();
-  testing::append_chunk(file, kSpansChunk, {5, 1, 2, 2, 0, 0, 0});
-  EXPECT_EQ(error_offset(file), chunk);
+  EXPECT_EQ(spans_chunk_error_offset({5, 1, 2, 2, 0, 0, 0}), 0u);
 }
 
 TEST(TscCorruption, UndefinedStringIdIsRejected) {
-  Bytes file = file_with_one_track();
-  const std::size_t chunk = file.size();
-  testing::append_chunk(file, kSpansChunk, {0, 1, 2, 2, 9, 0, 0});
-  EXPECT_EQ(error_offset(file), chunk);
+  EXPECT_EQ(spans_chunk_error_offset({0, 1, 2, 2, 9, 0, 0}), 0u);
 }
 
 TEST(TscCorruption, UnknownCategoryIsRejected) {
-  Bytes file = file_with_one_track();
-  const std::size_t chunk = file.size();
-  testing::append_chunk(file, kSpansChunk, {0, 1, 2, 2, 0, 99, 0});
-  EXPECT_EQ(error_offset(file), chunk);
+  EXPECT_EQ(spans_chunk_error_offset({0, 1, 2, 2, 0, 99, 0}), 0u);
 }
 
 TEST(TscCorruption, StringsChunkOutOfSequenceIsRejected) {
