@@ -238,7 +238,8 @@ TEST(CachingAllocator, CapacityCapRaisesOutOfMemoryWithASnapshotOfOwners) {
 // Every instant named `name` in `recorded`: its numeric arguments, in time order.
 std::vector<std::map<std::string, std::int64_t>> all_instant_arguments(const trace::Trace& recorded,
                                                                        std::string_view name) {
-  std::vector<std::pair<trace::TimeNs, std::map<std::string, std::int64_t>>> found;
+  // Ordered by time; instants of one time stay in the order they were found.
+  std::multimap<trace::TimeNs, std::map<std::string, std::int64_t>> found;
   for (std::uint32_t track = 0; track < recorded.tracks().size(); ++track) {
     const trace::InstantColumns& instants = recorded.track(track).instants();
     for (std::size_t i = 0; i < instants.size(); ++i) {
@@ -248,12 +249,11 @@ std::vector<std::map<std::string, std::int64_t>> all_instant_arguments(const tra
         if (const auto* value = std::get_if<std::int64_t>(&arg.value))
           arguments[std::string(recorded.string(arg.key))] = *value;
       }
-      found.emplace_back(instants.time[i], std::move(arguments));
+      found.emplace(instants.time[i], std::move(arguments));
     }
   }
-  std::stable_sort(found.begin(), found.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::map<std::string, std::int64_t>> arguments;
+  arguments.reserve(found.size());
   for (auto& [time, values] : found)
     arguments.push_back(std::move(values));
   return arguments;

@@ -165,6 +165,7 @@ using LeafFn = std::function<Tensor(const std::vector<Tensor>&)>;
 std::vector<Tensor> output_and_gradients(const LeafFn& op, const std::vector<Tensor>& host_leaves,
                                          const Tensor& host_weights, Device device) {
   std::vector<Tensor> leaves;
+  leaves.reserve(host_leaves.size());
   for (const Tensor& leaf : host_leaves)
     leaves.push_back(leaf.to(device).detach().set_requires_grad(true));
   const Tensor out = op(leaves);
@@ -220,6 +221,7 @@ TEST_F(CudaKernels, FusedCrossEntropyAndItsGradientMatchTheCpu) {
     const std::int64_t classes = shape[1];
     SCOPED_TRACE("rows " + std::to_string(rows) + ", classes " + std::to_string(classes));
     std::vector<std::int64_t> labels;
+    labels.reserve(static_cast<std::size_t>(rows));
     for (std::int64_t row = 0; row < rows; ++row)
       labels.push_back((row * 7 + 3) % classes);
     const Tensor targets = from_vector(labels, {rows});
@@ -281,6 +283,7 @@ std::vector<Tensor> network_gradients(const std::vector<Tensor>& leaves, const T
   const Tensor loss = add(cross_entropy(logits, targets), mean(softmax(logits, 1)));
   loss.backward();
   std::vector<Tensor> gradients;
+  gradients.reserve(leaves.size());
   for (const Tensor& leaf : leaves)
     gradients.push_back(leaf.grad());
   return gradients;
