@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <random>
+#include <string>
 
 #include "sample_trace.h"
 #include "tsc_test_files.h"
@@ -154,7 +155,8 @@ TEST(TscCorruption, RandomBytesAfterAValidHeaderNeverCrash) {
       file.push_back(static_cast<std::uint8_t>(random()));
     try {
       read_tsc(file, "random.tsc");
-    } catch (const FormatError&) {
+    } catch (const FormatError& error) {
+      EXPECT_NE(std::string(error.what()).find("random.tsc"), std::string::npos) << error.what();
     }
   }
 }
@@ -170,7 +172,8 @@ TEST(TscCorruption, EveryFlippedByteGivesAnErrorOrTheSameTrace) {
       const TscReadResult result = read_tsc(file, "flipped.tsc");
       // Only a flip in a length field can turn the rest into a cut-off tail.
       EXPECT_TRUE(result.truncated() || result.trace == expected);
-    } catch (const FormatError&) {
+    } catch (const FormatError& error) {
+      EXPECT_NE(std::string(error.what()).find("flipped.tsc"), std::string::npos) << error.what();
     }
   }
 }
