@@ -77,7 +77,7 @@ class SyntheticTrace {
   }
 
   void instant(std::string_view name, trace::TimeNs time,
-               std::vector<std::pair<std::string, std::int64_t>> args) {
+               const std::vector<std::pair<std::string, std::int64_t>>& args) {
     trace::InstantRecord record;
     record.name = builder_.intern(name);
     record.time = time;
@@ -96,8 +96,8 @@ class SyntheticTrace {
 
   // An instant with a text argument beside its numeric ones (an OOM's requesting op).
   void instant_with_text(std::string_view name, trace::TimeNs time,
-                         std::vector<std::pair<std::string, std::int64_t>> args,
-                         std::vector<std::pair<std::string, std::string>> texts) {
+                         const std::vector<std::pair<std::string, std::int64_t>>& args,
+                         const std::vector<std::pair<std::string, std::string>>& texts) {
     trace::InstantRecord record;
     record.name = builder_.intern(name);
     record.time = time;
