@@ -11,6 +11,7 @@
 
 #include "event_classes.h"
 #include "tscope/analyzer/rank_summary.h"
+#include "tscope/trace/named_values.h"
 
 namespace tscope::analyzer {
 namespace {
@@ -18,24 +19,19 @@ namespace {
 using trace::Category;
 using trace::TimeNs;
 
-struct OpName {
-  std::string_view name;
-  CollectiveOp op;
-};
-
 // Longer names first where one contains another ("reduce_scatter" before "reduce").
-constexpr std::array kOpNames{
-    OpName{"allreduce", CollectiveOp::kAllReduce},
-    OpName{"reducescatter", CollectiveOp::kReduceScatter},
-    OpName{"allgather", CollectiveOp::kAllGather},
-    OpName{"alltoall", CollectiveOp::kAllToAll},
-    OpName{"broadcast", CollectiveOp::kBroadcast},
-    OpName{"barrier", CollectiveOp::kBarrier},
-    OpName{"reduce", CollectiveOp::kReduce},
-    OpName{"sendrecv", CollectiveOp::kSendRecv},
-    OpName{"send", CollectiveOp::kSendRecv},
-    OpName{"recv", CollectiveOp::kSendRecv},
-};
+constexpr auto kOpNames = std::to_array<trace::NamedValue<CollectiveOp>>({
+    {"allreduce", CollectiveOp::kAllReduce},
+    {"reducescatter", CollectiveOp::kReduceScatter},
+    {"allgather", CollectiveOp::kAllGather},
+    {"alltoall", CollectiveOp::kAllToAll},
+    {"broadcast", CollectiveOp::kBroadcast},
+    {"barrier", CollectiveOp::kBarrier},
+    {"reduce", CollectiveOp::kReduce},
+    {"sendrecv", CollectiveOp::kSendRecv},
+    {"send", CollectiveOp::kSendRecv},
+    {"recv", CollectiveOp::kSendRecv},
+});
 
 // Prefixes of the host ranges process groups open around a collective (PyTorch's
 // ProcessGroupNCCL/Gloo/UCC, our engine's MPI and NCCL groups).
@@ -195,10 +191,8 @@ CollectiveOp collective_op_named(std::string_view name) {
   for (const char c : name) {
     if (c != '_') letters += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
   }
-  for (const OpName& entry : kOpNames) {
-    if (letters.find(entry.name) != std::string::npos) return entry.op;
-  }
-  return CollectiveOp::kOther;
+  const auto* entry = trace::first_contained_in(kOpNames, letters);
+  return entry != nullptr ? entry->value : CollectiveOp::kOther;
 }
 
 std::vector<CollectiveRecord> find_collectives(const trace::Trace& trace,

@@ -5,62 +5,60 @@
 #include <cctype>
 #include <string>
 
+#include "tscope/trace/named_values.h"
+
 namespace tscope::analyzer {
 namespace {
 
-struct Pattern {
-  std::string_view text;  // lowercase substring of the kernel name
-  MatrixUnit unit;
-};
-
-// Checked in order; the first hit decides. Each line says why the pattern means what it does.
-constexpr std::array kPatterns{
+// Lowercase substrings of kernel names, checked in order; the first hit decides. Each line says why
+// the pattern means what it does.
+constexpr auto kPatterns = std::to_array<trace::NamedValue<MatrixUnit>>({
     // Matrix-vector products and rank-1 updates (cuBLAS gemv*, gemmk1) read each element once:
     // bandwidth-bound, so Tensor Cores would not make them faster.
-    Pattern{"gemv", MatrixUnit::kNone},
-    Pattern{"gemmk1", MatrixUnit::kNone},
+    {"gemv", MatrixUnit::kNone},
+    {"gemmk1", MatrixUnit::kNone},
     // The split-K reduction after a GEMM adds partial sums: elementwise work.
-    Pattern{"splitkreduce", MatrixUnit::kNone},
-    Pattern{"reducesplitk", MatrixUnit::kNone},
+    {"splitkreduce", MatrixUnit::kNone},
+    {"reducesplitk", MatrixUnit::kNone},
     // cuBLASLt and cuDNN xmma kernels name their instruction; "ffma" is the FP32 SIMT FMA.
-    Pattern{"ffma", MatrixUnit::kScalar},
+    {"ffma", MatrixUnit::kScalar},
     // CUTLASS names its operator class: tensorop (mma.sync / wgmma) or simt.
-    Pattern{"tensorop", MatrixUnit::kTensorCores},
-    Pattern{"simt", MatrixUnit::kScalar},
+    {"tensorop", MatrixUnit::kTensorCores},
+    {"simt", MatrixUnit::kScalar},
     // TF32 exists only as a Tensor Core input type (cuDNN "tf32f32", CUTLASS "tfloat32_t").
-    Pattern{"tf32", MatrixUnit::kTensorCores},
-    Pattern{"tfloat32", MatrixUnit::kTensorCores},
+    {"tf32", MatrixUnit::kTensorCores},
+    {"tfloat32", MatrixUnit::kTensorCores},
     // cuBLAS and cuDNN name Tensor Core kernels after the MMA shape: Volta 884, Turing 1688,
     // Ampere 16816 (h: FP16 accumulate, s: FP32 accumulate, i: integer).
-    Pattern{"884", MatrixUnit::kTensorCores},
-    Pattern{"1688", MatrixUnit::kTensorCores},
-    Pattern{"16816", MatrixUnit::kTensorCores},
-    Pattern{"16832", MatrixUnit::kTensorCores},
-    Pattern{"hmma", MatrixUnit::kTensorCores},
-    Pattern{"imma", MatrixUnit::kTensorCores},
-    Pattern{"wgmma", MatrixUnit::kTensorCores},
+    {"884", MatrixUnit::kTensorCores},
+    {"1688", MatrixUnit::kTensorCores},
+    {"16816", MatrixUnit::kTensorCores},
+    {"16832", MatrixUnit::kTensorCores},
+    {"hmma", MatrixUnit::kTensorCores},
+    {"imma", MatrixUnit::kTensorCores},
+    {"wgmma", MatrixUnit::kTensorCores},
     // cuBLAS on Hopper ships nvjet kernels, all built on wgmma.
-    Pattern{"nvjet", MatrixUnit::kTensorCores},
+    {"nvjet", MatrixUnit::kTensorCores},
     // AMD: MIOpen's implicit GEMM on xdlops (gtcx, xdl) and Tensile's MFMA kernels ("_mi32x32").
-    Pattern{"gtcx", MatrixUnit::kTensorCores},
-    Pattern{"xdl", MatrixUnit::kTensorCores},
-    Pattern{"mfma", MatrixUnit::kTensorCores},
+    {"gtcx", MatrixUnit::kTensorCores},
+    {"xdl", MatrixUnit::kTensorCores},
+    {"mfma", MatrixUnit::kTensorCores},
     // FP32 SIMT GEMMs and convolutions: cuBLAS volta/ampere_sgemm, cuDNN scudnn, implicit and
     // explicit convolve_sgemm, the dgrad/wgrad engines, Winograd and FFT convolutions (their
     // transforms and complex gcgemm), CUTLASS and rocBLAS without a tensor op.
-    Pattern{"sgemm", MatrixUnit::kScalar},
-    Pattern{"scudnn", MatrixUnit::kScalar},
-    Pattern{"gcgemm", MatrixUnit::kScalar},
-    Pattern{"dgrad_engine", MatrixUnit::kScalar},
-    Pattern{"wgrad_alg", MatrixUnit::kScalar},
-    Pattern{"grad2d", MatrixUnit::kScalar},
-    Pattern{"grouped_direct", MatrixUnit::kScalar},
-    Pattern{"winograd", MatrixUnit::kScalar},
-    Pattern{"fft2d", MatrixUnit::kScalar},
-    Pattern{"convolve", MatrixUnit::kScalar},
-    Pattern{"igemm", MatrixUnit::kScalar},
-    Pattern{"gemm", MatrixUnit::kScalar},
-};
+    {"sgemm", MatrixUnit::kScalar},
+    {"scudnn", MatrixUnit::kScalar},
+    {"gcgemm", MatrixUnit::kScalar},
+    {"dgrad_engine", MatrixUnit::kScalar},
+    {"wgrad_alg", MatrixUnit::kScalar},
+    {"grad2d", MatrixUnit::kScalar},
+    {"grouped_direct", MatrixUnit::kScalar},
+    {"winograd", MatrixUnit::kScalar},
+    {"fft2d", MatrixUnit::kScalar},
+    {"convolve", MatrixUnit::kScalar},
+    {"igemm", MatrixUnit::kScalar},
+    {"gemm", MatrixUnit::kScalar},
+});
 
 std::string lowercase(std::string_view text) {
   std::string lower(text);
@@ -113,11 +111,9 @@ MatrixKernel classify_matrix_kernel(std::string_view kernel_name) {
     return {MatrixUnit::kTensorCores, precision_of(lower, MatrixUnit::kTensorCores),
             "xmma*tensor*"};
   }
-  for (const Pattern& pattern : kPatterns) {
-    if (!contains(lower, pattern.text)) continue;
-    return {pattern.unit, precision_of(lower, pattern.unit), pattern.text};
-  }
-  return {};
+  const auto* pattern = trace::first_contained_in(kPatterns, lower);
+  if (pattern == nullptr) return {};
+  return {pattern->value, precision_of(lower, pattern->value), pattern->name};
 }
 
 std::string_view to_string(MatrixPrecision precision) {

@@ -149,7 +149,7 @@ void check_sgd_operands(std::span<const Tensor> parameters, std::span<const Tens
   }
 }
 
-void check_matmul_operands(const Tensor& a, const Tensor& b) {
+MatmulExtents matmul_extents(const Tensor& a, const Tensor& b) {
   require_dtype(a, DType::kFloat32, "matmul");
   require_dtype(b, DType::kFloat32, "matmul");
   if (a.dim() != 3 || b.dim() != 3 || a.shape()[0] != b.shape()[0] ||
@@ -157,6 +157,7 @@ void check_matmul_operands(const Tensor& a, const Tensor& b) {
     throw EngineError("matmul kernel: expected [B, M, K] and [B, K, N], got " +
                       shape_to_string(a.shape()) + " and " + shape_to_string(b.shape()));
   }
+  return {.batch = a.shape()[0], .m = a.shape()[1], .k = a.shape()[2], .n = b.shape()[2]};
 }
 
 int gemm_int(std::int64_t value, const char* library) {

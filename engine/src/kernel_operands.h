@@ -51,8 +51,15 @@ void check_optimizer_operands(const char* op_name, std::span<const Tensor> param
 void check_sgd_operands(std::span<const Tensor> parameters, std::span<const Tensor> gradients,
                         std::span<const Tensor> momentum_buffers, bool momentum);
 
-// float32 a [B, M, K] and b [B, K, N], as the matmul kernels take them.
-void check_matmul_operands(const Tensor& a, const Tensor& b);
+// The extents of a batched matmul of float32 a [B, M, K] and b [B, K, N], as the matmul kernels
+// take them; throws EngineError for any other operands.
+struct MatmulExtents {
+  std::int64_t batch = 0;
+  std::int64_t m = 0;
+  std::int64_t k = 0;
+  std::int64_t n = 0;
+};
+MatmulExtents matmul_extents(const Tensor& a, const Tensor& b);
 
 // One operand of a batch of row-major GEMMs, [batch, rows, cols], as BLAS and cuBLAS both take
 // it: a view whose rows or columns are dense is passed as it is (transposed where its columns

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <string>
 
+#include "real_traces.h"
 #include "synthetic_trace.h"
 #include "test_data.h"
 #include "tscope/analyzer/launch.h"
@@ -58,13 +59,8 @@ void expect_launch_stats_match(const Finding& finding, simdjson::dom::element ht
   EXPECT_NEAR(finding.metric("launch_delay_max_ns"), double(hta["launch_delay_max_us"]) * 1e3, 1);
 }
 
-#define LOAD_TRACE(variable, relative)                               \
-  const auto variable##_path = shared_data_path("traces/" relative); \
-  TSCOPE_REQUIRE_FILE(variable##_path);                              \
-  const trace::Trace variable = trace::read_chrome_json(variable##_path)
-
 TEST_F(HtaReferenceTest, LaunchStatisticsOfTheNcclTraceMatchHtaExactly) {
-  LOAD_TRACE(trace, "kineto/hta_nccl_data_a100_rank0_of2.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/hta_nccl_data_a100_rank0_of2.json.gz");
   const Finding finding =
       only_finding(find_launch_bound(AnalysisContext(trace, {})), "launch_bound");
   // Fractional-microsecond timestamps: HTA's exact_ns mode (3,774 launches, 2,076 short).
@@ -73,7 +69,8 @@ TEST_F(HtaReferenceTest, LaunchStatisticsOfTheNcclTraceMatchHtaExactly) {
 }
 
 TEST_F(HtaReferenceTest, LaunchStatisticsOfTheV100TraceMatchHtaExactly) {
-  LOAD_TRACE(trace, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(
+      trace, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   const Finding finding =
       only_finding(find_launch_bound(AnalysisContext(trace, {})), "launch_bound");
   expect_launch_stats_match(
@@ -82,7 +79,7 @@ TEST_F(HtaReferenceTest, LaunchStatisticsOfTheV100TraceMatchHtaExactly) {
 }
 
 TEST_F(HtaReferenceTest, LaunchStatisticsOfASampledRankMatchHtaExactly) {
-  LOAD_TRACE(trace, "multirank/sampled_rank-0.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(trace, "multirank/sampled_rank-0.json.gz");
   const Finding finding =
       only_finding(find_launch_bound(AnalysisContext(trace, {})), "launch_bound");
   expect_launch_stats_match(finding, figures("multirank/sampled_rank-*.json.gz", "include_last",
@@ -90,7 +87,7 @@ TEST_F(HtaReferenceTest, LaunchStatisticsOfASampledRankMatchHtaExactly) {
 }
 
 TEST_F(HtaReferenceTest, HipLaunchesAreCountedWhereHtaCountsNone) {
-  LOAD_TRACE(trace, "kineto/tracelens_mi210_gpu_only.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/tracelens_mi210_gpu_only.json.gz");
   // HTA pairs only cudaLaunchKernel, cudaLaunchKernelExC, cudaMemcpyAsync and cudaMemsetAsync,
   // so it finds no launch on this ROCm trace; its 339 hipExtModuleLaunchKernel and 223
   // hipLaunchKernel calls launch all 562 kernels (Python over the JSON: 10 shorter than their
@@ -133,7 +130,7 @@ TEST(LaunchApiTest, EveryKernelGraphAndAsyncCopyLaunchCallCounts) {
 }
 
 TEST_F(HtaReferenceTest, KernelWaitIsGapsUnderThirtyMicroseconds) {
-  LOAD_TRACE(trace, "kineto/tracelens_mi210_gpu_only.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/tracelens_mi210_gpu_only.json.gz");
   // One stream and no steps: the whole-GPU idle split is HTA's split of that stream (exact_ns,
   // the trace has fractional microseconds). With HTA's documented 30 ns the 543 gaps under
   // 30 µs would be "other" instead.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "real_traces.h"
 #include "test_data.h"
 #include "tscope/analyzer/copies.h"
 #include "tscope/analyzer/launch.h"
@@ -20,19 +21,8 @@ namespace {
 
 using tscope::testing::shared_data_path;
 
-const Finding* find_kind(const std::vector<Finding>& findings, std::string_view kind) {
-  const auto found = std::find_if(findings.begin(), findings.end(),
-                                  [&](const Finding& finding) { return finding.kind == kind; });
-  return found == findings.end() ? nullptr : &*found;
-}
-
-#define LOAD_KINETO(variable, file)                                     \
-  const auto variable##_path = shared_data_path("traces/kineto/" file); \
-  TSCOPE_REQUIRE_FILE(variable##_path);                                 \
-  const trace::Trace variable = trace::read_chrome_json(variable##_path)
-
 TEST(RealTraceTest, Gp100HasTenPageableHostToDeviceCopiesEachFollowedByAStreamSync) {
-  LOAD_KINETO(trace, "hta_step_based_gpu_user_annotation_gp100.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
   const AnalysisContext context(trace, {});
   const std::vector<Finding> findings = find_copy_and_sync_problems(context);
 
@@ -54,7 +44,7 @@ TEST(RealTraceTest, Gp100HasTenPageableHostToDeviceCopiesEachFollowedByAStreamSy
 }
 
 TEST(RealTraceTest, Gp100WithoutStepRangesIsOneStepWithItsGpuTimeSplit) {
-  LOAD_KINETO(trace, "hta_step_based_gpu_user_annotation_gp100.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
   const AnalysisContext context(trace, {});
   EXPECT_TRUE(context.steps().whole_trace);
   const TimeBreakdown time = compute_time_breakdown(context);
@@ -73,7 +63,8 @@ TEST(RealTraceTest, Gp100WithoutStepRangesIsOneStepWithItsGpuTimeSplit) {
 }
 
 TEST(RealTraceTest, V100StepsAreItsSixProfilerSteps) {
-  LOAD_KINETO(trace, "kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(
+      trace, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   const AnalysisContext context(trace, {});
   const StepSet& steps = context.steps();
   ASSERT_EQ(steps.steps.size(), 6u);
@@ -86,7 +77,8 @@ TEST(RealTraceTest, V100StepsAreItsSixProfilerSteps) {
 }
 
 TEST(RealTraceTest, V100StepFilterKeepsOnlyMatchingSteps) {
-  LOAD_KINETO(trace, "kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(
+      trace, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   AnalysisOptions options;
   options.step_filter = "#(5|6)$";
   const AnalysisContext context(trace, options);
@@ -94,7 +86,8 @@ TEST(RealTraceTest, V100StepFilterKeepsOnlyMatchingSteps) {
 }
 
 TEST(RealTraceTest, V100MemoryPeakComesFromItsAddresslessMemoryEvents) {
-  LOAD_KINETO(trace, "kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(
+      trace, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   const AnalysisContext context(trace, {});
   const std::vector<Finding> findings = find_memory_pressure(context);
   ASSERT_EQ(findings.size(), 1u);
@@ -105,7 +98,8 @@ TEST(RealTraceTest, V100MemoryPeakComesFromItsAddresslessMemoryEvents) {
 }
 
 TEST(RealTraceTest, V100MemoryPeakOnTheGpuHasItsHeadroomAgainstDeviceProperties) {
-  LOAD_KINETO(trace, "kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(
+      trace, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   const AnalysisContext context(trace, {});
   const Finding peak = find_memory_pressure(context).at(0);
   // GPU 0's [memory] events (Device Type 1, Device Id 0) summed in time order peak at 2791636480
@@ -118,14 +112,15 @@ TEST(RealTraceTest, V100MemoryPeakOnTheGpuHasItsHeadroomAgainstDeviceProperties)
 }
 
 TEST(RealTraceTest, V100MemoryFlatAtStepBoundariesIsNoLeak) {
-  LOAD_KINETO(trace, "kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(
+      trace, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   const AnalysisContext context(trace, {});
   for (const Finding& finding : find_leaks(context))
     EXPECT_NE(finding.kind, "leak");
 }
 
 TEST(RealTraceTest, NcclTraceSplitsGpuTimeIntoComputeAndCommunication) {
-  LOAD_KINETO(trace, "hta_nccl_data_a100_rank0_of2.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/hta_nccl_data_a100_rank0_of2.json.gz");
   const AnalysisContext context(trace, {});
   ASSERT_EQ(context.steps().steps.size(), 3u);
   const TimeBreakdown time = compute_time_breakdown(context);
@@ -137,7 +132,8 @@ TEST(RealTraceTest, NcclTraceSplitsGpuTimeIntoComputeAndCommunication) {
 }
 
 TEST(RealTraceTest, V100TopKernelsAreRankedByTotalTimeWithPercentiles) {
-  LOAD_KINETO(trace, "kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(
+      trace, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   const AnalysisContext context(trace, {});
   const OpBreakdown breakdown = compute_op_breakdown(context);
   ASSERT_FALSE(breakdown.kernels.empty());

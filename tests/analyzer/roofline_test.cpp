@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "real_traces.h"
 #include "synthetic_trace.h"
 #include "test_data.h"
 #include "tscope/analyzer/device_peaks.h"
@@ -23,24 +24,12 @@
 namespace tscope::analyzer {
 namespace {
 
-using tscope::testing::shared_data_path;
-
-const Finding* find_kind(const std::vector<Finding>& findings, std::string_view kind) {
-  const auto found = std::find_if(findings.begin(), findings.end(),
-                                  [&](const Finding& finding) { return finding.kind == kind; });
-  return found == findings.end() ? nullptr : &*found;
-}
-
-#define LOAD_TRACE(variable, file)                               \
-  const auto variable##_path = shared_data_path("traces/" file); \
-  TSCOPE_REQUIRE_FILE(variable##_path);                          \
-  const trace::Trace variable = trace::read_chrome_json(variable##_path)
-
 TEST(DevicePeaksTest, TheDevicesOfTheRealTracesAreKnownByTheNamesTheyRecord) {
-  LOAD_TRACE(alexnet, "kineto/hta_critical_path_alexnet_a100.json.gz");
-  LOAD_TRACE(resnet, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
-  LOAD_TRACE(gp100, "kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
-  LOAD_TRACE(mi210, "kineto/tracelens_mi210_gpu_only.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(alexnet, "kineto/hta_critical_path_alexnet_a100.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(
+      resnet, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(gp100, "kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(mi210, "kineto/tracelens_mi210_gpu_only.json.gz");
   const auto a100 = trace_device(alexnet);
   ASSERT_TRUE(a100 && a100->peaks);
   EXPECT_EQ(a100->name, "NVIDIA A100-PG509-200");
@@ -61,7 +50,7 @@ TEST(DevicePeaksTest, TheDevicesOfTheRealTracesAreKnownByTheNamesTheyRecord) {
 }
 
 TEST(DevicePeaksTest, TheMultiRankTracesNameNoDevice) {
-  LOAD_TRACE(rank0, "multirank/sampled_rank-0.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(rank0, "multirank/sampled_rank-0.json.gz");
   EXPECT_FALSE(trace_device(rank0).has_value());
 }
 
@@ -177,7 +166,8 @@ TEST(OpWorkTest, ConvolutionGradientsCountBothPassesAndForwardConvolutionsAreUnk
 }
 
 TEST(TensorCoreTest, ResNet50OnV100RunsEveryGemmAndConvolutionOnFp32SimtAndNeedsAutocast) {
-  LOAD_TRACE(trace, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(
+      trace, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   const AnalysisContext context(trace, {});
   const std::vector<Finding> findings = find_tensor_core_use(context);
   const Finding* finding = find_kind(findings, "tensor_cores");
@@ -193,7 +183,7 @@ TEST(TensorCoreTest, ResNet50OnV100RunsEveryGemmAndConvolutionOnFp32SimtAndNeeds
 }
 
 TEST(TensorCoreTest, A100TrainingMixesTf32AndSimtKernelsAndTheFixIsTf32) {
-  LOAD_TRACE(trace, "kineto/hta_nccl_data_a100_rank0_of2.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/hta_nccl_data_a100_rank0_of2.json.gz");
   const AnalysisContext context(trace, {});
   const std::vector<Finding> findings = find_tensor_core_use(context);
   const Finding* finding = find_kind(findings, "tensor_cores");
@@ -209,7 +199,7 @@ TEST(TensorCoreTest, A100TrainingMixesTf32AndSimtKernelsAndTheFixIsTf32) {
 }
 
 TEST(TensorCoreTest, AnUnnamedGpuGetsTheShareButNoGainEstimate) {
-  LOAD_TRACE(trace, "multirank/sampled_rank-0.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(trace, "multirank/sampled_rank-0.json.gz");
   const AnalysisContext context(trace, {});
   const std::vector<Finding> findings = find_tensor_core_use(context);
   const Finding* finding = find_kind(findings, "tensor_cores");
@@ -221,13 +211,14 @@ TEST(TensorCoreTest, AnUnnamedGpuGetsTheShareButNoGainEstimate) {
 
 TEST(TensorCoreTest, MatrixVectorKernelsAloneMakeNoFinding) {
   // The GP100 trace's only BLAS kernels are gemv and gemmk1: bandwidth-bound, not GEMMs.
-  LOAD_TRACE(trace, "kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
   const AnalysisContext context(trace, {});
   EXPECT_TRUE(find_tensor_core_use(context).empty());
 }
 
 TEST(RooflineTest, ResNet50OnV100RanksOpsByTimeAboveTheirRoofline) {
-  LOAD_TRACE(trace, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(
+      trace, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   const AnalysisContext context(trace, {});
   const std::vector<Finding> findings = find_roofline_gaps(context);
   ASSERT_FALSE(findings.empty());
@@ -247,7 +238,7 @@ TEST(RooflineTest, ResNet50OnV100RanksOpsByTimeAboveTheirRoofline) {
 }
 
 TEST(RooflineTest, ATraceThatNamesNoGpuSaysSoInsteadOfGuessingAPeak) {
-  LOAD_TRACE(trace, "multirank/sampled_rank-0.json.gz");
+  TSCOPE_LOAD_SHARED_TRACE(trace, "multirank/sampled_rank-0.json.gz");
   const AnalysisContext context(trace, {});
   const std::vector<Finding> findings = find_roofline_gaps(context);
   ASSERT_EQ(findings.size(), 1u);

@@ -30,23 +30,14 @@ class SyntheticTrace {
 
   trace::EventRef span(std::uint32_t track, std::string_view name, trace::Category category,
                        trace::TimeNs start, trace::TimeNs end) {
-    trace::SpanRecord record;
-    record.name = builder_.intern(name);
-    record.category = category;
-    record.start = start;
-    record.end = end;
-    return builder_.add_span(track, record);
+    return builder_.add_span(track, span_record(name, category, start, end));
   }
 
   // An engine op with its dataflow and traffic.
   trace::EventRef op(std::string_view name, trace::TimeNs start, trace::TimeNs end,
                      std::vector<std::uint64_t> reads, std::vector<std::uint64_t> writes,
                      std::uint64_t bytes_read, std::uint64_t bytes_written, std::uint64_t flops) {
-    trace::SpanRecord record;
-    record.name = builder_.intern(name);
-    record.category = trace::Category::kCpuOp;
-    record.start = start;
-    record.end = end;
+    trace::SpanRecord record = span_record(name, trace::Category::kCpuOp, start, end);
     trace::OpInfo info;
     info.tensors_read = std::move(reads);
     info.tensors_written = std::move(writes);
@@ -60,43 +51,17 @@ class SyntheticTrace {
   // A host-to-device copy on the GPU stream, launched by a runtime call on the main thread.
   void copy(trace::TimeNs launch_start, trace::TimeNs start, trace::TimeNs end, std::uint64_t bytes,
             trace::MemoryKind source) {
-    const std::uint32_t correlation = ++correlation_;
-    trace::SpanRecord launch;
-    launch.name = builder_.intern("cudaMemcpyAsync");
-    launch.category = trace::Category::kRuntimeApi;
-    launch.start = launch_start;
-    launch.end = launch_start + 1'000;
-    launch.correlation_id = correlation;
-    builder_.add_span(main_, launch);
-    trace::SpanRecord record;
-    record.name = builder_.intern("Memcpy HtoD");
-    record.category = trace::Category::kMemcpy;
-    record.start = start;
-    record.end = end;
-    record.correlation_id = correlation;
+    trace::SpanRecord record = span_record("Memcpy HtoD", trace::Category::kMemcpy, start, end);
     record.copy = trace::CopyInfo{bytes, trace::CopyDirection::kHostToDevice, source,
                                   trace::MemoryKind::kDevice};
-    builder_.add_span(gpu_, record);
+    launch_on_gpu("cudaMemcpyAsync", launch_start, launch_start + 1'000, record);
   }
 
   // A kernel on the GPU stream, launched by a call named `launch_call` on the main thread.
   void kernel(trace::TimeNs launch_start, trace::TimeNs launch_end, trace::TimeNs start,
               trace::TimeNs end, std::string_view launch_call = "cudaLaunchKernel") {
-    const std::uint32_t correlation = ++correlation_;
-    trace::SpanRecord launch;
-    launch.name = builder_.intern(launch_call);
-    launch.category = trace::Category::kRuntimeApi;
-    launch.start = launch_start;
-    launch.end = launch_end;
-    launch.correlation_id = correlation;
-    builder_.add_span(main_, launch);
-    trace::SpanRecord record;
-    record.name = builder_.intern("gemm_kernel");
-    record.category = trace::Category::kKernel;
-    record.start = start;
-    record.end = end;
-    record.correlation_id = correlation;
-    builder_.add_span(gpu_, record);
+    launch_on_gpu(launch_call, launch_start, launch_end,
+                  span_record("gemm_kernel", trace::Category::kKernel, start, end));
   }
 
   void memory(trace::TimeNs time, trace::MemoryAction action, std::uint64_t address,
@@ -112,7 +77,7 @@ class SyntheticTrace {
   }
 
   void instant(std::string_view name, trace::TimeNs time,
-               std::vector<std::pair<std::string, std::int64_t>> args) {
+               const std::vector<std::pair<std::string, std::int64_t>>& args) {
     trace::InstantRecord record;
     record.name = builder_.intern(name);
     record.time = time;
@@ -124,19 +89,15 @@ class SyntheticTrace {
   // A training step as the profiler's StepRange records it: its name and its batch_size argument.
   void step(std::string_view name, trace::TimeNs start, trace::TimeNs end,
             std::int64_t batch_size) {
-    trace::SpanRecord record;
-    record.name = builder_.intern(name);
-    record.category = trace::Category::kStep;
-    record.start = start;
-    record.end = end;
+    trace::SpanRecord record = span_record(name, trace::Category::kStep, start, end);
     record.args.push_back({builder_.intern("batch_size"), batch_size});
     builder_.add_span(main_, record);
   }
 
   // An instant with a text argument beside its numeric ones (an OOM's requesting op).
   void instant_with_text(std::string_view name, trace::TimeNs time,
-                         std::vector<std::pair<std::string, std::int64_t>> args,
-                         std::vector<std::pair<std::string, std::string>> texts) {
+                         const std::vector<std::pair<std::string, std::int64_t>>& args,
+                         const std::vector<std::pair<std::string, std::string>>& texts) {
     trace::InstantRecord record;
     record.name = builder_.intern(name);
     record.time = time;
@@ -151,6 +112,29 @@ class SyntheticTrace {
   trace::Trace finish() { return builder_.finalize(); }
 
  private:
+  trace::SpanRecord span_record(std::string_view name, trace::Category category,
+                                trace::TimeNs start, trace::TimeNs end) {
+    trace::SpanRecord record;
+    record.name = builder_.intern(name);
+    record.category = category;
+    record.start = start;
+    record.end = end;
+    return record;
+  }
+
+  // `activity` on the GPU stream and the runtime call `launch_call` on the main thread that
+  // launched it, joined by a fresh correlation id.
+  void launch_on_gpu(std::string_view launch_call, trace::TimeNs launch_start,
+                     trace::TimeNs launch_end, trace::SpanRecord activity) {
+    const std::uint32_t correlation = ++correlation_;
+    trace::SpanRecord launch =
+        span_record(launch_call, trace::Category::kRuntimeApi, launch_start, launch_end);
+    launch.correlation_id = correlation;
+    builder_.add_span(main_, launch);
+    activity.correlation_id = correlation;
+    builder_.add_span(gpu_, activity);
+  }
+
   std::uint32_t add_track(std::uint32_t process, trace::TrackKind kind, std::string_view name) {
     trace::TrackInfo info;
     info.kind = kind;

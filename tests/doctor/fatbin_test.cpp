@@ -40,6 +40,13 @@ KernelImageVerdict verdict_on_probe(int major, int minor) {
   return match_kernel_image(containers.at(0).images, {major, minor});
 }
 
+void expect_verdict_on_probe(int major, int minor, KernelImageMatch match,
+                             const std::string& image) {
+  const KernelImageVerdict verdict = verdict_on_probe(major, minor);
+  EXPECT_EQ(verdict.match, match) << "sm_" << major << minor;
+  EXPECT_EQ(verdict.image, image) << "sm_" << major << minor;
+}
+
 TEST(FatbinTest, ProbeObjectCarriesExactlyTheArchitecturesItWasBuiltFor) {
   TSCOPE_REQUIRE_CUDA_PROBES();
   const auto containers = read_fatbin_containers(kProbeObject);
@@ -54,30 +61,22 @@ TEST(FatbinTest, Turing75HasNoUsableImageInTheProbe) {
 
 TEST(FatbinTest, Ampere80RunsTheSm80MachineCode) {
   TSCOPE_REQUIRE_CUDA_PROBES();
-  const KernelImageVerdict verdict = verdict_on_probe(8, 0);
-  EXPECT_EQ(verdict.match, KernelImageMatch::machine_code);
-  EXPECT_EQ(verdict.image, "sm_80");
+  expect_verdict_on_probe(8, 0, KernelImageMatch::machine_code, "sm_80");
 }
 
 TEST(FatbinTest, Ampere86RunsSm80MachineCodeOfTheSameMajor) {
   TSCOPE_REQUIRE_CUDA_PROBES();
-  const KernelImageVerdict verdict = verdict_on_probe(8, 6);
-  EXPECT_EQ(verdict.match, KernelImageMatch::machine_code);
-  EXPECT_EQ(verdict.image, "sm_80");
+  expect_verdict_on_probe(8, 6, KernelImageMatch::machine_code, "sm_80");
 }
 
 TEST(FatbinTest, Hopper90JitCompilesTheCompute90Ptx) {
   TSCOPE_REQUIRE_CUDA_PROBES();
-  const KernelImageVerdict verdict = verdict_on_probe(9, 0);
-  EXPECT_EQ(verdict.match, KernelImageMatch::ptx_jit);
-  EXPECT_EQ(verdict.image, "compute_90");
+  expect_verdict_on_probe(9, 0, KernelImageMatch::ptx_jit, "compute_90");
 }
 
 TEST(FatbinTest, Blackwell100JitCompilesTheOlderPtx) {
   TSCOPE_REQUIRE_CUDA_PROBES();
-  const KernelImageVerdict verdict = verdict_on_probe(10, 0);
-  EXPECT_EQ(verdict.match, KernelImageMatch::ptx_jit);
-  EXPECT_EQ(verdict.image, "compute_90");
+  expect_verdict_on_probe(10, 0, KernelImageMatch::ptx_jit, "compute_90");
 }
 
 TEST(FatbinTest, LinkedLibraryKeepsOneContainerPerTranslationUnit) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -234,38 +235,58 @@ TEST(CachingAllocator, CapacityCapRaisesOutOfMemoryWithASnapshotOfOwners) {
   allocator.deallocate(held, 12 * kMegabyte);
 }
 
-// The numeric arguments of the first instant named `name` in `recorded`.
-std::map<std::string, std::int64_t> instant_arguments(const trace::Trace& recorded,
-                                                      std::string_view name) {
+// Every instant named `name` in `recorded`: its numeric arguments, in time order.
+std::vector<std::map<std::string, std::int64_t>> all_instant_arguments(const trace::Trace& recorded,
+                                                                       std::string_view name) {
+  // Ordered by time; instants of one time stay in the order they were found.
+  std::multimap<trace::TimeNs, std::map<std::string, std::int64_t>> found;
   for (std::uint32_t track = 0; track < recorded.tracks().size(); ++track) {
     const trace::InstantColumns& instants = recorded.track(track).instants();
     for (std::size_t i = 0; i < instants.size(); ++i) {
       if (recorded.string(instants.name[i]) != name) continue;
       std::map<std::string, std::int64_t> arguments;
       for (const trace::Arg& arg : recorded.args(instants.args[i])) {
-        if (const auto* value = std::get_if<std::int64_t>(&arg.value)) {
+        if (const auto* value = std::get_if<std::int64_t>(&arg.value))
           arguments[std::string(recorded.string(arg.key))] = *value;
-        }
       }
-      return arguments;
+      found.emplace(instants.time[i], std::move(arguments));
     }
   }
-  return {};
+  std::vector<std::map<std::string, std::int64_t>> arguments;
+  arguments.reserve(found.size());
+  for (auto& [time, values] : found)
+    arguments.push_back(std::move(values));
+  return arguments;
+}
+
+// The numeric arguments of the first instant named `name` in `recorded`.
+std::map<std::string, std::int64_t> instant_arguments(const trace::Trace& recorded,
+                                                      std::string_view name) {
+  auto all = all_instant_arguments(recorded, name);
+  return all.empty() ? std::map<std::string, std::int64_t>{} : std::move(all.front());
+}
+
+// What a profiler session records while `work` runs, through a temporary .tsc named for `name`.
+trace::Trace record_session(const std::string& name, const std::function<void()>& work) {
+  const std::filesystem::path output =
+      std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()) + ".tsc");
+  profiler::Session session({.output = output, .sample_process_counters = false});
+  session.start();
+  work();
+  session.stop();
+  trace::Trace recorded = trace::load_trace(output);
+  std::filesystem::remove(output);
+  return recorded;
 }
 
 TEST(CachingAllocator, OutOfMemoryAndEveryBlockAreRecordedInTheTrace) {
-  const std::filesystem::path output = std::filesystem::temp_directory_path() /
-                                       ("caching_allocator_" + std::to_string(::getpid()) + ".tsc");
   CachingAllocator allocator = make_allocator();
   allocator.set_capacity(16 * kMegabyte);
-  profiler::Session session({.output = output, .sample_process_counters = false});
-  session.start();
-  void* held = allocator.allocate(12 * kMegabyte);
-  EXPECT_THROW(allocator.allocate(12 * kMegabyte), DeviceOutOfMemory);
-  allocator.deallocate(held, 12 * kMegabyte);
-  session.stop();
-  const trace::Trace recorded = trace::load_trace(output);
-  std::filesystem::remove(output);
+  const trace::Trace recorded = record_session("caching_allocator", [&] {
+    void* held = allocator.allocate(12 * kMegabyte);
+    EXPECT_THROW(allocator.allocate(12 * kMegabyte), DeviceOutOfMemory);
+    allocator.deallocate(held, 12 * kMegabyte);
+  });
 
   const auto oom = instant_arguments(recorded, "out of memory");
   EXPECT_EQ(oom.at("requested_bytes"), static_cast<std::int64_t>(12 * kMegabyte));
@@ -282,45 +303,17 @@ TEST(CachingAllocator, OutOfMemoryAndEveryBlockAreRecordedInTheTrace) {
   EXPECT_EQ(reserved_after_each, (std::vector<std::uint64_t>{12 * kMegabyte, 12 * kMegabyte}));
 }
 
-// Every instant named `name` in `recorded`: its numeric arguments, in time order.
-std::vector<std::map<std::string, std::int64_t>> all_instant_arguments(const trace::Trace& recorded,
-                                                                       std::string_view name) {
-  std::vector<std::pair<trace::TimeNs, std::map<std::string, std::int64_t>>> found;
-  for (std::uint32_t track = 0; track < recorded.tracks().size(); ++track) {
-    const trace::InstantColumns& instants = recorded.track(track).instants();
-    for (std::size_t i = 0; i < instants.size(); ++i) {
-      if (recorded.string(instants.name[i]) != name) continue;
-      std::map<std::string, std::int64_t> arguments;
-      for (const trace::Arg& arg : recorded.args(instants.args[i])) {
-        if (const auto* value = std::get_if<std::int64_t>(&arg.value))
-          arguments[std::string(recorded.string(arg.key))] = *value;
-      }
-      found.emplace_back(instants.time[i], std::move(arguments));
-    }
-  }
-  std::stable_sort(found.begin(), found.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::map<std::string, std::int64_t>> arguments;
-  for (auto& [time, values] : found)
-    arguments.push_back(std::move(values));
-  return arguments;
-}
-
 TEST(CachingAllocator, EverySegmentTakenAndGivenBackIsRecordedWithItsBlocksInside) {
-  const std::filesystem::path output =
-      std::filesystem::temp_directory_path() /
-      ("caching_allocator_segments_" + std::to_string(::getpid()) + ".tsc");
   CachingAllocator allocator = make_allocator();
-  profiler::Session session({.output = output, .sample_process_counters = false});
-  session.start();
-  void* small = allocator.allocate(4 * kKilobyte);
-  void* large = allocator.allocate(12 * kMegabyte);
-  allocator.deallocate(small, 4 * kKilobyte);
-  allocator.deallocate(large, 12 * kMegabyte);
-  allocator.empty_cache();
-  session.stop();
-  const trace::Trace recorded = trace::load_trace(output);
-  std::filesystem::remove(output);
+  void* small = nullptr;
+  void* large = nullptr;
+  const trace::Trace recorded = record_session("caching_allocator_segments", [&] {
+    small = allocator.allocate(4 * kKilobyte);
+    large = allocator.allocate(12 * kMegabyte);
+    allocator.deallocate(small, 4 * kKilobyte);
+    allocator.deallocate(large, 12 * kMegabyte);
+    allocator.empty_cache();
+  });
 
   const auto taken = all_instant_arguments(recorded, trace::kSegmentAllocInstant);
   const auto given_back = all_instant_arguments(recorded, trace::kSegmentFreeInstant);
@@ -348,19 +341,13 @@ TEST(CachingAllocator, EverySegmentTakenAndGivenBackIsRecordedWithItsBlocksInsid
 }
 
 TEST(CachingAllocator, FragmentedOutOfMemoryRecordsTheLargestFreeBlockAndTheSegmentLayout) {
-  const std::filesystem::path output =
-      std::filesystem::temp_directory_path() /
-      ("caching_allocator_fragmented_" + std::to_string(::getpid()) + ".tsc");
   CachingAllocator allocator = make_allocator();
   allocator.set_capacity(20 * kMegabyte);
-  profiler::Session session({.output = output, .sample_process_counters = false});
-  session.start();
-  void* middle = testing::run_out_of_memory_in_fragmented_segment(allocator);
-  EXPECT_NE(middle, nullptr) << "the 14 MiB request was served";
-  if (middle != nullptr) allocator.deallocate(middle, 4 * kMegabyte);
-  session.stop();
-  const trace::Trace recorded = trace::load_trace(output);
-  std::filesystem::remove(output);
+  const trace::Trace recorded = record_session("caching_allocator_fragmented", [&] {
+    void* middle = testing::run_out_of_memory_in_fragmented_segment(allocator);
+    EXPECT_NE(middle, nullptr) << "the 14 MiB request was served";
+    if (middle != nullptr) allocator.deallocate(middle, 4 * kMegabyte);
+  });
 
   const auto oom = instant_arguments(recorded, "out of memory");
   EXPECT_EQ(oom.at("allocated_bytes"), static_cast<std::int64_t>(4 * kMegabyte));

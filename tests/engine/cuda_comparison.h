@@ -1,14 +1,19 @@
 #pragma once
 // What the CUDA tests share: the tolerances of the issue (fp32 and TF32 against the CPU), the
-// device they run on, and the error measure they compare with.
+// device they run on, the error measure they compare with, and a fixture that skips where no
+// CUDA device answers and draws fresh random inputs.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <vector>
 
+#include "tscope/engine/cuda.h"
 #include "tscope/engine/device.h"
+#include "tscope/engine/factories.h"
+#include "tscope/engine/generator.h"
 #include "tscope/engine/tensor.h"
 
 namespace tscope::engine::testing {
@@ -30,5 +35,19 @@ inline double relative_error(const Tensor& reference, const Tensor& actual) {
   }
   return difference / largest;
 }
+
+class CudaComparisonTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda_available()) {
+      GTEST_SKIP() << "no CUDA device answers: " << cuda_unavailable_reason();
+    }
+  }
+
+  // A fresh random host tensor: a different seed each call, so inputs are never tuned to pass.
+  Tensor random(const Shape& shape) { return randn(shape, generator_); }
+
+  Generator generator_{std::random_device{}()};
+};
 
 }  // namespace tscope::engine::testing

@@ -15,13 +15,8 @@
 #include "tscope/engine/factories.h"
 #include "tscope/engine/ops.h"
 
-namespace tscope::engine {
+namespace tscope::engine::testing {
 namespace {
-
-using testing::kCuda;
-using testing::kFp32Tolerance;
-using testing::kTf32Tolerance;
-using testing::relative_error;
 
 struct ConvCase {
   Shape input;
@@ -85,18 +80,7 @@ TEST(CpuConvolution, DispatchedKernelMatchesTheDefinitionForEveryGeometry) {
   }
 }
 
-class CudaConvolution : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda_available()) {
-      GTEST_SKIP() << "no CUDA device answers: " << cuda_unavailable_reason();
-    }
-  }
-
-  Tensor random(const Shape& shape) { return randn(shape, generator_); }
-
-  Generator generator_{std::random_device{}()};
-};
+using CudaConvolution = CudaComparisonTest;
 
 TEST_F(CudaConvolution, ForwardMatchesTheCpuForEveryGeometry) {
   for (const ConvCase& c : kCases) {
@@ -186,4 +170,4 @@ TEST_F(CudaConvolution, OverlappingMaxPoolWindowsMatchTheCpuWithGradients) {
 }
 
 }  // namespace
-}  // namespace tscope::engine
+}  // namespace tscope::engine::testing

@@ -21,25 +21,11 @@
 #include "tscope/engine/optim/sgd.h"
 #include "tscope/engine/transfer.h"
 
-namespace tscope::engine {
+namespace tscope::engine::testing {
 namespace {
 
-using testing::kCuda;
-using testing::kFp32Tolerance;
-using testing::kTf32Tolerance;
-using testing::relative_error;
-
-class CudaKernels : public ::testing::Test {
+class CudaKernels : public CudaComparisonTest {
  protected:
-  void SetUp() override {
-    if (!cuda_available()) {
-      GTEST_SKIP() << "no CUDA device answers: " << cuda_unavailable_reason();
-    }
-  }
-
-  // A fresh random host tensor: a different seed each call, so inputs are never tuned to pass.
-  Tensor random(const Shape& shape) { return randn(shape, generator_); }
-
   void expect_same_on_both(const std::function<Tensor(const Tensor&)>& op, const Tensor& input,
                            double tolerance = kFp32Tolerance) {
     const Tensor expected = op(input);
@@ -48,8 +34,6 @@ class CudaKernels : public ::testing::Test {
     EXPECT_EQ(actual.shape(), expected.shape());
     EXPECT_LT(relative_error(expected, actual), tolerance);
   }
-
-  Generator generator_{std::random_device{}()};
 };
 
 TEST_F(CudaKernels, UnaryOpsMatchTheCpu) {
@@ -181,6 +165,7 @@ using LeafFn = std::function<Tensor(const std::vector<Tensor>&)>;
 std::vector<Tensor> output_and_gradients(const LeafFn& op, const std::vector<Tensor>& host_leaves,
                                          const Tensor& host_weights, Device device) {
   std::vector<Tensor> leaves;
+  leaves.reserve(host_leaves.size());
   for (const Tensor& leaf : host_leaves)
     leaves.push_back(leaf.to(device).detach().set_requires_grad(true));
   const Tensor out = op(leaves);
@@ -236,6 +221,7 @@ TEST_F(CudaKernels, FusedCrossEntropyAndItsGradientMatchTheCpu) {
     const std::int64_t classes = shape[1];
     SCOPED_TRACE("rows " + std::to_string(rows) + ", classes " + std::to_string(classes));
     std::vector<std::int64_t> labels;
+    labels.reserve(static_cast<std::size_t>(rows));
     for (std::int64_t row = 0; row < rows; ++row)
       labels.push_back((row * 7 + 3) % classes);
     const Tensor targets = from_vector(labels, {rows});
@@ -297,6 +283,7 @@ std::vector<Tensor> network_gradients(const std::vector<Tensor>& leaves, const T
   const Tensor loss = add(cross_entropy(logits, targets), mean(softmax(logits, 1)));
   loss.backward();
   std::vector<Tensor> gradients;
+  gradients.reserve(leaves.size());
   for (const Tensor& leaf : leaves)
     gradients.push_back(leaf.grad());
   return gradients;
@@ -402,4 +389,4 @@ TEST_F(CudaKernels, MixingDevicesNamesBothDevices) {
 }
 
 }  // namespace
-}  // namespace tscope::engine
+}  // namespace tscope::engine::testing

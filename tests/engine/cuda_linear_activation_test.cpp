@@ -15,13 +15,8 @@
 #include "tscope/engine/factories.h"
 #include "tscope/engine/ops.h"
 
-namespace tscope::engine {
+namespace tscope::engine::testing {
 namespace {
-
-using testing::kCuda;
-using testing::kFp32Tolerance;
-using testing::kTf32Tolerance;
-using testing::relative_error;
 
 Tensor unfused(const Tensor& x, const Tensor& weight, const Tensor& bias,
                FusedActivation activation) {
@@ -135,4 +130,4 @@ INSTANTIATE_TEST_SUITE_P(Activations, FusedLinear,
                          });
 
 }  // namespace
-}  // namespace tscope::engine
+}  // namespace tscope::engine::testing

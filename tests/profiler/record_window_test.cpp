@@ -173,10 +173,7 @@ TEST(RecordWindow, MissingStepsKeepTheWholeRunWithAWarning) {
 }
 
 TEST(RecordWindow, EngineStepsKeepThoseStepsAndAnalyzeCountsOnlyThem) {
-  if (!std::filesystem::exists(testing::fashion_mnist_dir())) {
-    if (testing::test_inputs_required()) FAIL() << "Fashion-MNIST is not installed";
-    GTEST_SKIP() << "Fashion-MNIST (dataset-fashion-mnist) is not installed";
-  }
+  TSCOPE_REQUIRE_FILE(testing::fashion_mnist_dir());
   const auto path = temporary_trace_path();
   const testing::CommandResult recorded = testing::run_command(
       std::string(TSCOPE_CLI) + " record -o " + testing::quoted(path) + " --steps 2:3 -- " +

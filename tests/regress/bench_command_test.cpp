@@ -97,11 +97,15 @@ TEST_F(BenchCommandTest, CompareAppliesAThresholdFromTheConfigFile) {
   EXPECT_EQ(result.exit_code, 0) << result.output;
 }
 
-TEST_F(BenchCommandTest, RatioWithinLimitExitsZero) {
+// `tscope bench ratio` over kBaseRun with these options.
+CommandResult ratio_of_base_run(const std::string& options) {
   const TempFile run("run.json", kBaseRun);
-  const CommandResult result =
-      run_tscope("bench ratio " + quoted(run.path()) +
-                 " --numerator 'BM_EngineMatmul/(.*)' --denominator 'BM_BlasSgemm/$1' --max 1.15");
+  return run_tscope("bench ratio " + quoted(run.path()) + " " + options);
+}
+
+TEST_F(BenchCommandTest, RatioWithinLimitExitsZero) {
+  const CommandResult result = ratio_of_base_run(
+      "--numerator 'BM_EngineMatmul/(.*)' --denominator 'BM_BlasSgemm/$1' --max 1.15");
   EXPECT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("BM_EngineMatmul/64 / BM_BlasSgemm/64 = 1.1000 (limit 1.1500) ok"),
             std::string::npos)
@@ -109,19 +113,15 @@ TEST_F(BenchCommandTest, RatioWithinLimitExitsZero) {
 }
 
 TEST_F(BenchCommandTest, RatioAboveLimitExitsOne) {
-  const TempFile run("run.json", kBaseRun);
-  const CommandResult result =
-      run_tscope("bench ratio " + quoted(run.path()) +
-                 " --numerator 'BM_EngineMatmul/(.*)' --denominator 'BM_BlasSgemm/$1' --max 1.05");
+  const CommandResult result = ratio_of_base_run(
+      "--numerator 'BM_EngineMatmul/(.*)' --denominator 'BM_BlasSgemm/$1' --max 1.05");
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("EXCEEDED"), std::string::npos) << result.output;
 }
 
 TEST_F(BenchCommandTest, RatioMatchingNothingIsBadInput) {
-  const TempFile run("run.json", kBaseRun);
   const CommandResult result =
-      run_tscope("bench ratio " + quoted(run.path()) +
-                 " --numerator 'BM_Nothing(.*)' --denominator 'X$1' --max 1.1");
+      ratio_of_base_run("--numerator 'BM_Nothing(.*)' --denominator 'X$1' --max 1.1");
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("no benchmark matches"), std::string::npos) << result.output;
 }

@@ -27,6 +27,30 @@ struct Expected {
   Verdict verdict;
 };
 
+// compare.py's "Time" and "CPU" columns for each benchmark of the pair.
+struct ComparePyRow {
+  const char* name;
+  Expected real_time;
+  Expected cpu_time;
+};
+
+constexpr ComparePyRow kComparePy[] = {
+    {"BM_SameTimes", {0.0, Verdict::kUnchanged}, {0.0, Verdict::kUnchanged}},
+    {"BM_2xFaster", {-0.5, Verdict::kImproved}, {-0.5, Verdict::kImproved}},
+    {"BM_2xSlower", {1.0, Verdict::kRegressed}, {1.0, Verdict::kRegressed}},
+    {"BM_1PercentFaster", {-0.01, Verdict::kUnchanged}, {-0.01, Verdict::kUnchanged}},
+    {"BM_1PercentSlower", {0.01, Verdict::kUnchanged}, {0.01, Verdict::kUnchanged}},
+    {"BM_10PercentFaster", {-0.1, Verdict::kImproved}, {-0.1, Verdict::kImproved}},
+    {"BM_10PercentSlower", {0.1, Verdict::kRegressed}, {0.1, Verdict::kRegressed}},
+    {"BM_100xSlower", {99.0, Verdict::kRegressed}, {99.0, Verdict::kRegressed}},
+    {"BM_100xFaster", {-0.99, Verdict::kImproved}, {-0.99, Verdict::kImproved}},
+    {"BM_10PercentCPUToTime", {0.1, Verdict::kRegressed}, {-0.1, Verdict::kImproved}},
+    {"BM_ThirdFaster", {-0.3333, Verdict::kImproved}, {-0.3334, Verdict::kImproved}},
+    {"BM_NotBadTimeUnit", {-0.9, Verdict::kImproved}, {0.2, Verdict::kRegressed}},
+    {"BM_DifferentTimeUnit", {-1.0, Verdict::kImproved}, {-1.0, Verdict::kImproved}},
+    {"BM_hasLabel", {0.0, Verdict::kUnchanged}, {0.0, Verdict::kUnchanged}},
+};
+
 class ComparePyFixtureTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -43,8 +67,11 @@ class ComparePyFixtureTest : public ::testing::Test {
                            metric_named(metric), {});
   }
 
-  static void expect_changes(const ComparisonReport& report,
-                             const std::map<std::string, Expected>& expected) {
+  // Every benchmark of `report` against the column `metric` of kComparePy.
+  static void expect_changes(const ComparisonReport& report, Expected ComparePyRow::*metric) {
+    std::map<std::string, Expected> expected;
+    for (const ComparePyRow& row : kComparePy)
+      expected.emplace(row.name, row.*metric);
     ASSERT_EQ(report.benchmarks.size(), expected.size());
     for (const BenchmarkComparison& benchmark : report.benchmarks) {
       const auto found = expected.find(benchmark.name);
@@ -60,41 +87,11 @@ class ComparePyFixtureTest : public ::testing::Test {
 };
 
 TEST_F(ComparePyFixtureTest, RealTimeChangesAndVerdictsMatchComparePy) {
-  expect_changes(compare("real_time"), {
-                                           {"BM_SameTimes", {0.0, Verdict::kUnchanged}},
-                                           {"BM_2xFaster", {-0.5, Verdict::kImproved}},
-                                           {"BM_2xSlower", {1.0, Verdict::kRegressed}},
-                                           {"BM_1PercentFaster", {-0.01, Verdict::kUnchanged}},
-                                           {"BM_1PercentSlower", {0.01, Verdict::kUnchanged}},
-                                           {"BM_10PercentFaster", {-0.1, Verdict::kImproved}},
-                                           {"BM_10PercentSlower", {0.1, Verdict::kRegressed}},
-                                           {"BM_100xSlower", {99.0, Verdict::kRegressed}},
-                                           {"BM_100xFaster", {-0.99, Verdict::kImproved}},
-                                           {"BM_10PercentCPUToTime", {0.1, Verdict::kRegressed}},
-                                           {"BM_ThirdFaster", {-0.3333, Verdict::kImproved}},
-                                           {"BM_NotBadTimeUnit", {-0.9, Verdict::kImproved}},
-                                           {"BM_DifferentTimeUnit", {-1.0, Verdict::kImproved}},
-                                           {"BM_hasLabel", {0.0, Verdict::kUnchanged}},
-                                       });
+  expect_changes(compare("real_time"), &ComparePyRow::real_time);
 }
 
 TEST_F(ComparePyFixtureTest, CpuTimeChangesAndVerdictsMatchComparePy) {
-  expect_changes(compare("cpu_time"), {
-                                          {"BM_SameTimes", {0.0, Verdict::kUnchanged}},
-                                          {"BM_2xFaster", {-0.5, Verdict::kImproved}},
-                                          {"BM_2xSlower", {1.0, Verdict::kRegressed}},
-                                          {"BM_1PercentFaster", {-0.01, Verdict::kUnchanged}},
-                                          {"BM_1PercentSlower", {0.01, Verdict::kUnchanged}},
-                                          {"BM_10PercentFaster", {-0.1, Verdict::kImproved}},
-                                          {"BM_10PercentSlower", {0.1, Verdict::kRegressed}},
-                                          {"BM_100xSlower", {99.0, Verdict::kRegressed}},
-                                          {"BM_100xFaster", {-0.99, Verdict::kImproved}},
-                                          {"BM_10PercentCPUToTime", {-0.1, Verdict::kImproved}},
-                                          {"BM_ThirdFaster", {-0.3334, Verdict::kImproved}},
-                                          {"BM_NotBadTimeUnit", {0.2, Verdict::kRegressed}},
-                                          {"BM_DifferentTimeUnit", {-1.0, Verdict::kImproved}},
-                                          {"BM_hasLabel", {0.0, Verdict::kUnchanged}},
-                                      });
+  expect_changes(compare("cpu_time"), &ComparePyRow::cpu_time);
 }
 
 TEST_F(ComparePyFixtureTest, GeometricMeanMatchesComparePyOverallGeomean) {

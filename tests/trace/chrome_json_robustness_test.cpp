@@ -3,12 +3,12 @@
 // once crashed the fuzzer are replayed from fuzz/corpus/chrome_json (fuzz/CMakeLists.txt).
 
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "gzip_text.h"
 #include "test_data.h"
 #include "tscope/trace/chrome_json_reader.h"
 #include "tscope/trace/errors.h"
@@ -27,21 +27,6 @@ Trace parse(std::string_view json) {
 
 std::string decompressed(const std::filesystem::path& path) {
   return std::string(ChromeJsonInput::read_file(path).json());
-}
-
-std::string gzip(std::string_view text) {
-  uLongf size = compressBound(static_cast<uLong>(text.size())) + 32;
-  std::string out(size, '\0');
-  z_stream stream{};
-  deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  stream.avail_in = static_cast<uInt>(text.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  deflate(&stream, Z_FINISH);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  return out;
 }
 
 TEST(ChromeJsonRobustnessTest, MissingClosingBracketIsAccepted) {
@@ -101,7 +86,7 @@ TEST(ChromeJsonRobustnessTest, ObjectFormCutAtManyOffsetsLoadsOrFailsCleanly) {
 TEST(ChromeJsonRobustnessTest, GzipAndPlainBytesGiveTheSameTrace) {
   TSCOPE_REQUIRE_FILE(kKinetoObject);
   const std::string json = decompressed(kKinetoObject);
-  EXPECT_EQ(parse(gzip(json)), parse(json));
+  EXPECT_EQ(parse(testing::gzip_text(json)), parse(json));
 }
 
 TEST(ChromeJsonRobustnessTest, NotJsonIsAFormatErrorNamingTheFile) {
@@ -121,12 +106,14 @@ TEST(ChromeJsonRobustnessTest, JsonThatIsNotATraceIsAFormatError) {
 
 TEST(ChromeJsonRobustnessTest, GzipInflatingPastTheLimitIsRejected) {
   const std::string zeros(1 << 20, ' ');
-  EXPECT_THROW(ChromeJsonInput::from_bytes(gzip("[" + zeros + "]"), "bomb.json.gz", 4096),
-               FormatError);
+  EXPECT_THROW(
+      ChromeJsonInput::from_bytes(testing::gzip_text("[" + zeros + "]"), "bomb.json.gz", 4096),
+      FormatError);
 }
 
 TEST(ChromeJsonRobustnessTest, CorruptGzipIsAFormatErrorWithItsOffset) {
-  std::string compressed = gzip(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}])");
+  std::string compressed =
+      testing::gzip_text(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}])");
   compressed[compressed.size() / 2] = static_cast<char>(compressed[compressed.size() / 2] ^ 0x55);
   try {
     ChromeJsonInput::from_bytes(compressed, "corrupt.json.gz");

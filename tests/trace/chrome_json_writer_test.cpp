@@ -140,6 +140,22 @@ std::vector<std::string> describe_flows(const Trace& trace) {
 }
 
 // Reports the first differing line of each track, which keeps failures on real traces readable.
+// Process 10, "python", and its thread 11, "main": where the hand-built traces below record.
+std::uint32_t add_python_process(TraceBuilder& builder) {
+  Process process;
+  process.pid = 10;
+  process.name = builder.intern("python");
+  return builder.add_process(process);
+}
+
+std::uint32_t add_main_thread(TraceBuilder& builder, std::uint32_t process) {
+  TrackInfo host;
+  host.process = process;
+  host.thread_id = 11;
+  host.name = builder.intern("main");
+  return builder.add_track(host);
+}
+
 void expect_equivalent(const Trace& expected, const Trace& actual) {
   const auto expected_tracks = describe_tracks(expected);
   const auto actual_tracks = describe_tracks(actual);
@@ -265,15 +281,8 @@ TEST(ChromeJsonWriterTest, LaunchFlowsAreAc2gPairsWithTheirOwnIdAndTheCorrelatio
 
 TEST(ChromeJsonWriterTest, EveryArrowHasItsOwnFlowIdWhenOneLaunchFeedsSeveralKernels) {
   TraceBuilder builder;
-  Process process;
-  process.pid = 10;
-  process.name = builder.intern("python");
-  const std::uint32_t owner = builder.add_process(process);
-  TrackInfo host;
-  host.process = owner;
-  host.thread_id = 11;
-  host.name = builder.intern("main");
-  const std::uint32_t host_track = builder.add_track(host);
+  const std::uint32_t owner = add_python_process(builder);
+  const std::uint32_t host_track = add_main_thread(builder, owner);
   TrackInfo gpu;
   gpu.kind = TrackKind::kGpuStream;
   gpu.process = owner;
@@ -394,15 +403,7 @@ TEST(ChromeJsonWriterTest, SeparateDetailKeepsArgsOutOfArgsAndReadsBackTheSame) 
 
 TEST(ChromeJsonWriterTest, SpansThatOverlapWithoutNestingGetAnOverlapRowAndComeBackToTheirThread) {
   TraceBuilder builder;
-  Process process;
-  process.pid = 10;
-  process.name = builder.intern("python");
-  const std::uint32_t owner = builder.add_process(process);
-  TrackInfo host;
-  host.process = owner;
-  host.thread_id = 11;
-  host.name = builder.intern("main");
-  const std::uint32_t track = builder.add_track(host);
+  const std::uint32_t track = add_main_thread(builder, add_python_process(builder));
   for (const auto& [start, end] : {std::pair<TimeNs, TimeNs>{1000, 3000}, {2000, 4000}}) {
     SpanRecord span;
     span.name = builder.intern("op");

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "perfetto_trace_decoder.h"
+#include "shared_trace.h"
 #include "test_data.h"
 #include "tscope/trace/chrome_json_writer.h"
 #include "tscope/trace/errors.h"
@@ -49,11 +50,8 @@ std::filesystem::path scratch(const std::string& name) {
   return folder / name;
 }
 
-bool load_real_trace(const std::string& relative, Trace& loaded) {
-  const std::filesystem::path path = testing::shared_data_path("traces/" + relative);
-  if (!std::filesystem::exists(path)) return false;
-  loaded = load_trace(path);
-  return true;
+std::filesystem::path real_trace_path(const std::string& relative) {
+  return testing::shared_data_path("traces/" + relative);
 }
 
 // What the decoded packets say, checked against the rules a trace processor applies as it reads.
@@ -166,8 +164,12 @@ TEST(PerfettoExport, EveryRealTraceDecodesIntoNestedSlicesOnDescribedTracks) {
   std::size_t checked = 0;
   for (const char* relative : kRealTraces) {
     SCOPED_TRACE(relative);
-    Trace trace;
-    if (!load_real_trace(relative, trace)) continue;
+    const std::filesystem::path path = real_trace_path(relative);
+    if (!std::filesystem::exists(path)) {
+      if (testing::test_inputs_required()) ADD_FAILURE() << path << " is missing";
+      continue;
+    }
+    const Trace trace = load_trace(path);
     const std::filesystem::path out = scratch("real.pftrace");
     write_perfetto(trace, out);
     const DecodedExport decoded = check_packets(testing::decode_perfetto_trace(out));
@@ -186,9 +188,7 @@ TEST(PerfettoExport, EveryRealTraceDecodesIntoNestedSlicesOnDescribedTracks) {
 }
 
 TEST(PerfettoExport, EveryFlowIsOneArrowFromAHostThreadToAGpuStream) {
-  Trace trace;
-  if (!load_real_trace("kineto/hta_critical_path_alexnet_a100.json.gz", trace))
-    GTEST_SKIP() << "the real traces of ../shared are not installed";
+  TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/hta_critical_path_alexnet_a100.json.gz");
   ASSERT_FALSE(trace.flows().empty());
   const std::filesystem::path out = scratch("flows.pftrace");
   write_perfetto(trace, out);
@@ -221,9 +221,7 @@ TEST(PerfettoExport, ProtocDecodesTheExportAsAProtobufMessage) {
     if (testing::test_inputs_required()) FAIL() << "protoc not found (scripts/install-deps.sh)";
     GTEST_SKIP() << "protoc (Debian's protobuf-compiler) is not installed";
   }
-  Trace trace;
-  if (!load_real_trace("kineto/hta_critical_path_alexnet_a100.json.gz", trace))
-    GTEST_SKIP() << "the real traces of ../shared are not installed";
+  TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/hta_critical_path_alexnet_a100.json.gz");
   const std::filesystem::path out = scratch("protoc.pftrace");
   write_perfetto(trace, out);
   const testing::CommandResult result =
@@ -238,9 +236,7 @@ TEST(PerfettoExport, ProtocDecodesTheExportAsAProtobufMessage) {
 }
 
 TEST(PerfettoExport, GzipPathHoldsTheSameTraceCompressed) {
-  Trace trace;
-  if (!load_real_trace("kineto/hta_step_based_gpu_user_annotation_gp100.json.gz", trace))
-    GTEST_SKIP() << "the real traces of ../shared are not installed";
+  TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
   const std::filesystem::path plain = scratch("plain.pftrace");
   const std::filesystem::path gzip = scratch("compressed.pftrace.gz");
   write_perfetto(trace, plain);
@@ -251,10 +247,8 @@ TEST(PerfettoExport, GzipPathHoldsTheSameTraceCompressed) {
 }
 
 TEST(PerfettoExport, SmallerThanTheChromeJsonOfTheSameTrace) {
-  Trace trace;
-  if (!load_real_trace("kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz",
-                       trace))
-    GTEST_SKIP() << "the real traces of ../shared are not installed";
+  TSCOPE_LOAD_SHARED_TRACE(
+      trace, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   const std::filesystem::path protobuf = scratch("size.pftrace");
   const std::filesystem::path json = scratch("size.json");
   write_perfetto(trace, protobuf);
@@ -269,7 +263,7 @@ TEST(PerfettoExport, UnwritablePathIsAnIoError) {
 
 TEST(PerfettoExport, RanksExportAsOneProcessEach) {
   const std::filesystem::path folder = testing::shared_data_path("traces/multirank");
-  if (!std::filesystem::exists(folder)) GTEST_SKIP() << "the multirank traces are not installed";
+  TSCOPE_REQUIRE_FILE(folder);
   const std::filesystem::path out = scratch("ranks.pftrace");
   const testing::CommandResult result = testing::run_tscope(
       "export --perfetto " + testing::quoted(out) + " " + testing::quoted(folder));

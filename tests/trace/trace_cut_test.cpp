@@ -58,10 +58,7 @@ class TraceCut : public ::testing::Test {
  protected:
   void SetUp() override {
     const std::filesystem::path path = testing::shared_data_path(kResnet);
-    if (!std::filesystem::exists(path)) {
-      if (testing::test_inputs_required()) FAIL() << path << " is missing";
-      GTEST_SKIP() << "the real traces of ../shared are not installed";
-    }
+    TSCOPE_REQUIRE_FILE(path);
     trace_ = load_trace(path);
     // The middle third: spans, flows and allocations cross both edges.
     const TimeNs third = (trace_.end_time() - trace_.begin_time()) / 3;

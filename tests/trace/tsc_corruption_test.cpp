@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <random>
+#include <string>
 
 #include "sample_trace.h"
 #include "tsc_test_files.h"
@@ -46,6 +47,15 @@ std::uint64_t error_offset(const Bytes& file) {
   }
   ADD_FAILURE() << "no FormatError";
   return 0;
+}
+
+// Where the reader places the error of a spans chunk of `payload` after file_with_one_track(),
+// counted from the start of that chunk.
+std::uint64_t spans_chunk_error_offset(const Bytes& payload) {
+  Bytes file = file_with_one_track();
+  const std::size_t chunk = file.size();
+  testing::append_chunk(file, kSpansChunk, payload);
+  return error_offset(file) - chunk;
 }
 
 TEST(TscCorruption, CraftedFileWithOneTrackIsValid) {
@@ -99,47 +109,29 @@ TEST(TscCorruption, UnknownChunkTypeIsRejected) {
 }
 
 TEST(TscCorruption, UnterminatedVarintIsRejected) {
-  Bytes file = file_with_one_track();
-  const std::size_t chunk = file.size();
-  testing::append_chunk(file, kSpansChunk, {0, 1, 0xff, 0xff, 0xff, 0xff, 0xff});
-  EXPECT_EQ(error_offset(file), chunk);
+  EXPECT_EQ(spans_chunk_error_offset({0, 1, 0xff, 0xff, 0xff, 0xff, 0xff}), 0u);
 }
 
 TEST(TscCorruption, OverlongVarintIsRejected) {
-  Bytes file = file_with_one_track();
-  const std::size_t chunk = file.size();
-  testing::append_chunk(
-      file, kSpansChunk,
-      {0, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0});
-  EXPECT_EQ(error_offset(file), chunk);
+  EXPECT_EQ(spans_chunk_error_offset(
+                {0, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0}),
+            0u);
 }
 
 TEST(TscCorruption, EventCountBeyondThePayloadIsRejected) {
-  Bytes file = file_with_one_track();
-  const std::size_t chunk = file.size();
-  testing::append_chunk(file, kSpansChunk, {0, 0xff, 0xff, 0xff, 0xff, 0x0f});
-  EXPECT_EQ(error_offset(file), chunk);
+  EXPECT_EQ(spans_chunk_error_offset({0, 0xff, 0xff, 0xff, 0xff, 0x0f}), 0u);
 }
 
 TEST(TscCorruption, EventOnUndefinedTrackIsRejected) {
-  Bytes file = file_with_one_track();
-  const std::size_t chunk = file.size();
-  testing::append_chunk(file, kSpansChunk, {5, 1, 2, 2, 0, 0, 0});
-  EXPECT_EQ(error_offset(file), chunk);
+  EXPECT_EQ(spans_chunk_error_offset({5, 1, 2, 2, 0, 0, 0}), 0u);
 }
 
 TEST(TscCorruption, UndefinedStringIdIsRejected) {
-  Bytes file = file_with_one_track();
-  const std::size_t chunk = file.size();
-  testing::append_chunk(file, kSpansChunk, {0, 1, 2, 2, 9, 0, 0});
-  EXPECT_EQ(error_offset(file), chunk);
+  EXPECT_EQ(spans_chunk_error_offset({0, 1, 2, 2, 9, 0, 0}), 0u);
 }
 
 TEST(TscCorruption, UnknownCategoryIsRejected) {
-  Bytes file = file_with_one_track();
-  const std::size_t chunk = file.size();
-  testing::append_chunk(file, kSpansChunk, {0, 1, 2, 2, 0, 99, 0});
-  EXPECT_EQ(error_offset(file), chunk);
+  EXPECT_EQ(spans_chunk_error_offset({0, 1, 2, 2, 0, 99, 0}), 0u);
 }
 
 TEST(TscCorruption, StringsChunkOutOfSequenceIsRejected) {
@@ -163,7 +155,8 @@ TEST(TscCorruption, RandomBytesAfterAValidHeaderNeverCrash) {
       file.push_back(static_cast<std::uint8_t>(random()));
     try {
       read_tsc(file, "random.tsc");
-    } catch (const FormatError&) {
+    } catch (const FormatError& error) {
+      EXPECT_NE(std::string(error.what()).find("random.tsc"), std::string::npos) << error.what();
     }
   }
 }
@@ -179,7 +172,8 @@ TEST(TscCorruption, EveryFlippedByteGivesAnErrorOrTheSameTrace) {
       const TscReadResult result = read_tsc(file, "flipped.tsc");
       // Only a flip in a length field can turn the rest into a cut-off tail.
       EXPECT_TRUE(result.truncated() || result.trace == expected);
-    } catch (const FormatError&) {
+    } catch (const FormatError& error) {
+      EXPECT_NE(std::string(error.what()).find("flipped.tsc"), std::string::npos) << error.what();
     }
   }
 }

@@ -2,80 +2,62 @@
 
 #include <array>
 #include <charconv>
+#include <optional>
+
+#include "tscope/trace/named_values.h"
 
 namespace tscope::trace {
 namespace {
 
-struct CategoryName {
-  std::string_view cat;
-  Category category;
-};
-
 // Kineto's categories (current and 2021 schema) and how tools after it spell the same meaning.
-constexpr std::array kKinetoCategories{
-    CategoryName{"kernel", Category::kKernel},
-    CategoryName{"Kernel", Category::kKernel},
-    CategoryName{"gpu_memcpy", Category::kMemcpy},
-    CategoryName{"Memcpy", Category::kMemcpy},
-    CategoryName{"gpu_memset", Category::kMemset},
-    CategoryName{"Memset", Category::kMemset},
-    CategoryName{"cuda_runtime", Category::kRuntimeApi},
-    CategoryName{"Runtime", Category::kRuntimeApi},
-    CategoryName{"cuda_driver", Category::kDriverApi},
-    CategoryName{"cuda_sync", Category::kSynchronization},
-    CategoryName{"cpu_op", Category::kCpuOp},
-    CategoryName{"Operator", Category::kCpuOp},
-    CategoryName{"user_annotation", Category::kUserAnnotation},
-    CategoryName{"gpu_user_annotation", Category::kGpuUserAnnotation},
-    CategoryName{"python_function", Category::kPythonFunction},
-};
-
-struct DirectionName {
-  std::string_view text;
-  CopyDirection direction;
-};
+constexpr auto kKinetoCategories = std::to_array<NamedValue<Category>>({
+    {"kernel", Category::kKernel},
+    {"Kernel", Category::kKernel},
+    {"gpu_memcpy", Category::kMemcpy},
+    {"Memcpy", Category::kMemcpy},
+    {"gpu_memset", Category::kMemset},
+    {"Memset", Category::kMemset},
+    {"cuda_runtime", Category::kRuntimeApi},
+    {"Runtime", Category::kRuntimeApi},
+    {"cuda_driver", Category::kDriverApi},
+    {"cuda_sync", Category::kSynchronization},
+    {"cpu_op", Category::kCpuOp},
+    {"Operator", Category::kCpuOp},
+    {"user_annotation", Category::kUserAnnotation},
+    {"gpu_user_annotation", Category::kGpuUserAnnotation},
+    {"python_function", Category::kPythonFunction},
+});
 
 // CUPTI's copy kinds as Kineto prints them; array copies count as device copies.
-constexpr std::array kDirections{
-    DirectionName{"HtoD", CopyDirection::kHostToDevice},
-    DirectionName{"HtoA", CopyDirection::kHostToDevice},
-    DirectionName{"DtoH", CopyDirection::kDeviceToHost},
-    DirectionName{"AtoH", CopyDirection::kDeviceToHost},
-    DirectionName{"DtoD", CopyDirection::kDeviceToDevice},
-    DirectionName{"DtoA", CopyDirection::kDeviceToDevice},
-    DirectionName{"AtoD", CopyDirection::kDeviceToDevice},
-    DirectionName{"AtoA", CopyDirection::kDeviceToDevice},
-    DirectionName{"HtoH", CopyDirection::kHostToHost},
-    DirectionName{"PtoP", CopyDirection::kPeerToPeer},
-};
+constexpr auto kDirections = std::to_array<NamedValue<CopyDirection>>({
+    {"HtoD", CopyDirection::kHostToDevice},
+    {"HtoA", CopyDirection::kHostToDevice},
+    {"DtoH", CopyDirection::kDeviceToHost},
+    {"AtoH", CopyDirection::kDeviceToHost},
+    {"DtoD", CopyDirection::kDeviceToDevice},
+    {"DtoA", CopyDirection::kDeviceToDevice},
+    {"AtoD", CopyDirection::kDeviceToDevice},
+    {"AtoA", CopyDirection::kDeviceToDevice},
+    {"HtoH", CopyDirection::kHostToHost},
+    {"PtoP", CopyDirection::kPeerToPeer},
+});
 
-struct MemoryKindName {
-  std::string_view text;
-  MemoryKind kind;
-};
-
-constexpr std::array kMemoryKinds{
-    MemoryKindName{"Pageable", MemoryKind::kPageable},
-    MemoryKindName{"Pinned", MemoryKind::kPinned},
-    MemoryKindName{"Device", MemoryKind::kDevice},
-    MemoryKindName{"Array", MemoryKind::kDevice},
-    MemoryKindName{"Device Static", MemoryKind::kDevice},
-    MemoryKindName{"Managed", MemoryKind::kManaged},
-    MemoryKindName{"Managed Static", MemoryKind::kManaged},
-};
+constexpr auto kMemoryKinds = std::to_array<NamedValue<MemoryKind>>({
+    {"Pageable", MemoryKind::kPageable},
+    {"Pinned", MemoryKind::kPinned},
+    {"Device", MemoryKind::kDevice},
+    {"Array", MemoryKind::kDevice},
+    {"Device Static", MemoryKind::kDevice},
+    {"Managed", MemoryKind::kManaged},
+    {"Managed Static", MemoryKind::kManaged},
+});
 
 MemoryKind memory_kind_from_name(std::string_view text) {
-  for (const auto& entry : kMemoryKinds) {
-    if (entry.text == text) return entry.kind;
-  }
-  return MemoryKind::kUnknown;
+  return value_named(kMemoryKinds, text).value_or(MemoryKind::kUnknown);
 }
 
 std::string_view memory_kind_name(MemoryKind kind) {
-  for (const auto& entry : kMemoryKinds) {
-    if (entry.kind == kind) return entry.text;
-  }
-  return "Unknown";
+  return name_of(kMemoryKinds, kind).value_or("Unknown");
 }
 
 // Kineto names each profiler step "ProfilerStep#<n>".
@@ -115,11 +97,9 @@ Category category_from_chrome(std::string_view cat, std::string_view name) {
     if (name.starts_with("enumerate(DataLoader)")) return Category::kUserAnnotation;
     return Category::kOther;
   }
-  for (const auto& entry : kKinetoCategories) {
-    if (entry.cat != cat) continue;
-    const bool may_be_step =
-        entry.category == Category::kUserAnnotation || entry.category == Category::kCpuOp;
-    return may_be_step && is_profiler_step(name) ? Category::kStep : entry.category;
+  if (const std::optional<Category> kineto = value_named(kKinetoCategories, cat)) {
+    const bool may_be_step = kineto == Category::kUserAnnotation || kineto == Category::kCpuOp;
+    return may_be_step && is_profiler_step(name) ? Category::kStep : *kineto;
   }
   for (int index = 0; index < kCategoryCount; ++index) {
     const auto category = static_cast<Category>(index);
@@ -129,10 +109,7 @@ Category category_from_chrome(std::string_view cat, std::string_view name) {
 }
 
 std::string_view chrome_category(Category category) {
-  for (const auto& entry : kKinetoCategories) {
-    if (entry.category == category) return entry.cat;
-  }
-  return to_string(category);
+  return name_of(kKinetoCategories, category).value_or(to_string(category));
 }
 
 CopyInfo copy_from_kineto_name(std::string_view name) {
@@ -143,9 +120,7 @@ CopyInfo copy_from_kineto_name(std::string_view name) {
   name.remove_prefix(kPrefix.size());
   const auto space = name.find(' ');
   const std::string_view direction = name.substr(0, space);
-  for (const auto& entry : kDirections) {
-    if (entry.text == direction) copy.direction = entry.direction;
-  }
+  copy.direction = value_named(kDirections, direction).value_or(CopyDirection::kUnknown);
   if (space == std::string_view::npos) return copy;
   std::string_view kinds = name.substr(space + 1);
   if (!kinds.starts_with('(') || !kinds.ends_with(')')) return copy;

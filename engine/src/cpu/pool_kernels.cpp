@@ -35,8 +35,8 @@ std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dGeometry& g) {
           for (std::int64_t oh = 0; oh < g.out_height; ++oh) {
             for (std::int64_t ow = 0; ow < g.out_width; ++ow) {
               std::int64_t best = (oh * g.stride) * g.width + ow * g.stride;
-              for (std::int64_t ki = 0; ki < g.kernel; ++ki) {
-                for (std::int64_t kj = 0; kj < g.kernel; ++kj) {
+              for (std::int64_t ki = 0; ki < g.kernel_height; ++ki) {
+                for (std::int64_t kj = 0; kj < g.kernel_width; ++kj) {
                   const std::int64_t at = (oh * g.stride + ki) * g.width + ow * g.stride + kj;
                   if (plane[at] > plane[best]) best = at;
                 }

@@ -115,11 +115,6 @@ Shape kept_shape(const Tensor& x, std::span<const std::int64_t> dims) {
   return shape;
 }
 
-WindowGeometry window(const Pool2dGeometry& g) {
-  return {g.batch,  g.channels, g.height, g.width,      g.kernel,
-          g.kernel, g.stride,   0,        g.out_height, g.out_width};
-}
-
 // Rows of the last dim of two tensors of one shape, as the softmax kernels take them.
 std::pair<std::int64_t, std::int64_t> rows_and_length(const Tensor& x) {
   const std::int64_t length = x.dim() == 0 ? 1 : x.shape().back();
@@ -321,7 +316,7 @@ std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dGeometry& g) {
   const Shape shape{g.batch, g.channels, g.out_height, g.out_width};
   Tensor values = empty(shape, {.device = x.device()});
   Tensor indices = empty(shape, {.dtype = DType::kInt64, .device = x.device()});
-  launch_max_pool(floats(values), int64s(indices), floats(input), window(g), stream);
+  launch_max_pool(floats(values), int64s(indices), floats(input), g, stream);
   TSCOPE_CUDA_CHECK_LAUNCH("max_pool2d");
   return {values, indices};
 }
@@ -333,7 +328,7 @@ Tensor max_pool2d_backward(const Tensor& grad, const Tensor& indices, const Pool
   const Tensor incoming = dense(grad);
   const Tensor positions = dense(indices);
   Tensor out = zeros({g.batch, g.channels, g.height, g.width}, {.device = grad.device()});
-  launch_max_pool_backward(floats(out), floats(incoming), int64s(positions), window(g), stream);
+  launch_max_pool_backward(floats(out), floats(incoming), int64s(positions), g, stream);
   TSCOPE_CUDA_CHECK_LAUNCH("max_pool2d_backward");
   return out;
 }

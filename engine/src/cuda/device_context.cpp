@@ -41,6 +41,17 @@ const Discovery& discovery() {
   return found;
 }
 
+// What a segment allocation returns: its memory, or nullptr where the memory is full, which is
+// the caching allocator's to handle (release the cache, retry, report); any other error throws.
+void* segment_or_null(cudaError_t status, void* memory) {
+  if (status == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  TSCOPE_CUDA_CHECK(status);
+  return memory;
+}
+
 class DeviceSegmentSource final : public SegmentSource {
  public:
   explicit DeviceSegmentSource(int index) : index_(index) {}
@@ -49,13 +60,7 @@ class DeviceSegmentSource final : public SegmentSource {
     TSCOPE_CUDA_CHECK(cudaSetDevice(index_));
     void* memory = nullptr;
     const cudaError_t status = cudaMalloc(&memory, bytes);
-    if (status == cudaErrorMemoryAllocation) {
-      // A full device is the allocator's to handle (release the cache, retry, report).
-      cudaGetLastError();
-      return nullptr;
-    }
-    TSCOPE_CUDA_CHECK(status);
-    return memory;
+    return segment_or_null(status, memory);
   }
 
   void free_segment(void* address, std::size_t /*bytes*/) override {
@@ -74,12 +79,7 @@ class PinnedSegmentSource final : public SegmentSource {
   void* allocate_segment(std::size_t bytes) override {
     void* memory = nullptr;
     const cudaError_t status = cudaHostAlloc(&memory, bytes, cudaHostAllocDefault);
-    if (status == cudaErrorMemoryAllocation) {
-      cudaGetLastError();
-      return nullptr;
-    }
-    TSCOPE_CUDA_CHECK(status);
-    return memory;
+    return segment_or_null(status, memory);
   }
 
   void free_segment(void* address, std::size_t /*bytes*/) override {

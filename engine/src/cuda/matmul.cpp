@@ -27,11 +27,7 @@ cublasOperation_t cublas_operation(const GemmOperand& operand) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  check_matmul_operands(a, b);
-  const std::int64_t batch = a.shape()[0];
-  const std::int64_t m = a.shape()[1];
-  const std::int64_t k = a.shape()[2];
-  const std::int64_t n = b.shape()[2];
+  const auto [batch, m, k, n] = matmul_extents(a, b);
   if (k == 0) return zeros({batch, m, n}, {.device = a.device()});
   Tensor out = empty({batch, m, n}, {.device = a.device()});
   if (out.numel() == 0) return out;

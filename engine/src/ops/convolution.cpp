@@ -78,7 +78,8 @@ Tensor max_pool2d(const Tensor& input, std::int64_t kernel_size,
                           .channels = input.shape()[1],
                           .height = input.shape()[2],
                           .width = input.shape()[3],
-                          .kernel = kernel_size,
+                          .kernel_height = kernel_size,
+                          .kernel_width = kernel_size,
                           .stride = step};
   geometry.out_height = output_extent(geometry.height, kernel_size, step, 0, "max_pool2d");
   geometry.out_width = output_extent(geometry.width, kernel_size, step, 0, "max_pool2d");

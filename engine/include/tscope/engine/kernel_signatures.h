@@ -16,18 +16,8 @@ namespace tscope::engine {
 
 // Geometry of a 2-D convolution over input [batch, channels, height, width].
 using Conv2dGeometry = WindowGeometry;
-
-// Geometry of a 2-D max pooling over input [batch, channels, height, width].
-struct Pool2dGeometry {
-  std::int64_t batch = 0;
-  std::int64_t channels = 0;
-  std::int64_t height = 0;
-  std::int64_t width = 0;
-  std::int64_t kernel = 0;
-  std::int64_t stride = 0;
-  std::int64_t out_height = 0;
-  std::int64_t out_width = 0;
-};
+// Geometry of a 2-D max pooling over the same input: a square window, no padding.
+using Pool2dGeometry = WindowGeometry;
 
 // out = f(x)
 using UnaryKernel = Tensor (*)(const Tensor& x);

@@ -1,7 +1,7 @@
 #pragma once
 // The geometry of a window sliding over a dense [batch, channels, height, width] input: a 2-D
-// convolution's (Conv2dGeometry), and what the CUDA im2col, col2im and max-pooling kernels take
-// for convolution and pooling alike. Plain C++17, so device code includes it too.
+// convolution's (Conv2dGeometry) and a max pooling's (Pool2dGeometry), as both backends' kernels
+// take it. Plain C++17, so device code includes it too.
 
 #include <cstdint>
 
