@@ -11,9 +11,9 @@
 #include <unordered_set>
 #include <utility>
 
-#include "time_range.h"
 #include "tscope/trace/arg_runs.h"
 #include "tscope/trace/errors.h"
+#include "tscope/trace/time_range.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
