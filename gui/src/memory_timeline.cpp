@@ -132,7 +132,7 @@ MemoryTimeline::MemoryTimeline(const trace::Trace& trace, MemoryGrouping groupin
     key_to_group_[ranked[i].second] = static_cast<std::uint8_t>(i);
     group_names_.push_back(key_name(trace, grouping, ranked[i].second));
   }
-  group_names_.push_back("other");
+  group_names_.emplace_back("other");
 
   times_.reserve(order.size());
   delta_begin_.push_back(0);

@@ -273,6 +273,7 @@ std::vector<LiveBlock> SegmentTimeline::blocks_at(const trace::Trace& trace, std
     }
   }
   std::vector<LiveBlock> blocks;
+  blocks.reserve(live.size());
   for (const auto& [address, block] : live)
     blocks.push_back(block);
   std::sort(blocks.begin(), blocks.end(), [](const LiveBlock& a, const LiveBlock& b) {
