@@ -26,16 +26,22 @@ namespace {
 
 constexpr std::size_t kMaxArguments = 16;
 
-// A fresh scratch folder holding only the fixtures, for every input, so that what one input's
-// command wrote cannot change what the next one does.
-void enter_fresh_scratch_folder() {
+// Runs one command in a fresh scratch folder holding only the fixtures, so that what one input's
+// command wrote cannot change what the next one does, and returns to the working folder after:
+// libFuzzer reads its corpus and writes crash inputs by the relative paths it was given, and reads
+// the corpus while it runs the inputs, so a folder left changed made it read every seed after the
+// first as an empty input (and stop: "no interesting inputs were found").
+int run_in_scratch_folder(int argc, const char* const* argv) {
   static const std::filesystem::path scratch =
       std::filesystem::temp_directory_path() / ("tscope-cli-fuzz-" + std::to_string(getpid()));
-  std::filesystem::current_path(std::filesystem::temp_directory_path());
+  const std::filesystem::path working_folder = std::filesystem::current_path();
   std::filesystem::remove_all(scratch);
   std::filesystem::create_directories(scratch);
   std::filesystem::copy(TSCOPE_CLI_FUZZ_FILES, scratch);
   std::filesystem::current_path(scratch);
+  const int code = tscope::cli::tscope_main(argc, argv);
+  std::filesystem::current_path(working_folder);
+  return code;
 }
 
 bool allowed(const std::string& argument) {
@@ -52,8 +58,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!allowed(line) || arguments.size() > kMaxArguments) return 0;
     arguments.push_back(line);
   }
-  enter_fresh_scratch_folder();
   std::vector<const char*> argv;
+  argv.reserve(arguments.size() + 1);
   for (const std::string& argument : arguments)
     argv.push_back(argument.c_str());
   argv.push_back(nullptr);
@@ -62,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::ostringstream sink;
   auto* const out = std::cout.rdbuf(sink.rdbuf());
   auto* const err = std::cerr.rdbuf(sink.rdbuf());
-  const int code = tscope::cli::tscope_main(static_cast<int>(argv.size() - 1), argv.data());
+  const int code = run_in_scratch_folder(static_cast<int>(argv.size() - 1), argv.data());
   std::cout.rdbuf(out);
   std::cerr.rdbuf(err);
   if (code < 0 || code > 2) {

@@ -12,10 +12,8 @@ cd "$(dirname "$0")/.."
 build_dir=${1:?usage: scripts/fuzz.sh BUILD_DIR [SECONDS_PER_FUZZER] [WORK_DIR]}
 seconds=${2:-60}
 work_dir=${3:-$(mktemp -d)}
-# cli_args_fuzzer is left out: built under ASan it stops after its first inputs ("no interesting
-# inputs were found"), so a run proves nothing; its corpus replay runs in every build.
 fuzzers=(tsc_reader_fuzzer chrome_json_fuzzer chrome_json_gzip_fuzzer nsys_sqlite_fuzzer
-  gbench_json_fuzzer policy_fuzzer)
+  gbench_json_fuzzer policy_fuzzer cli_args_fuzzer)
 
 # The first report ends the run, leaks included.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "event_classes.h"
+#include "tscope/trace/time_range.h"
 #include "tscope/trace/trace.h"
 
 namespace tscope::analyzer {
@@ -28,7 +29,10 @@ template <typename Visit>
 void for_spans_in_window(const trace::Track& track, trace::TimeNs start, trace::TimeNs end,
                          trace::TimeNs longest, Visit&& visit) {
   const trace::SpanColumns& spans = track.spans();
-  const auto first = std::lower_bound(spans.start.begin(), spans.start.end(), start - longest);
+  // No span starts before the time range a trace holds; stopping there keeps `start - longest`
+  // from overflowing when a span lasts nearly all of it.
+  const trace::TimeNs earliest = start - std::min(longest, start + trace::kMaxAbsTimeNs);
+  const auto first = std::lower_bound(spans.start.begin(), spans.start.end(), earliest);
   for (auto at = first; at != spans.start.end() && *at < end; ++at) {
     const auto index = static_cast<std::uint32_t>(at - spans.start.begin());
     if (spans.end[index] > start) visit(index);

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <tuple>
 
+#include "saturating_bytes.h"
+
 namespace tscope::gui {
 
 namespace {
@@ -68,14 +70,17 @@ std::vector<std::uint64_t> replay_allocations(const trace::MemoryColumns& memory
   std::int64_t total = 0;
   std::int64_t lowest = 0;
   for (std::size_t event = 0; event < memory.size(); ++event) {
-    const auto bytes = static_cast<std::int64_t>(memory.bytes[event]);
-    total += memory.action[event] == trace::MemoryAction::kAlloc ? bytes : -bytes;
+    const std::int64_t bytes = signed_bytes(memory.bytes[event]);
+    total =
+        saturating_add(total, memory.action[event] == trace::MemoryAction::kAlloc ? bytes : -bytes);
     running[event] = total;
     lowest = std::min(lowest, total);
   }
   std::vector<std::uint64_t> shifted(memory.size());
   for (std::size_t event = 0; event < memory.size(); ++event) {
-    shifted[event] = static_cast<std::uint64_t>(running[event] - lowest);
+    // In unsigned arithmetic: the difference of two int64 fits uint64, not int64.
+    shifted[event] =
+        static_cast<std::uint64_t>(running[event]) - static_cast<std::uint64_t>(lowest);
   }
   return shifted;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "column_times.h"
+#include "saturating_bytes.h"
 #include "tscope/analyzer/allocation_category.h"
 #include "tscope/analyzer/memory.h"
 
@@ -64,7 +66,7 @@ void replay(const trace::Trace& trace, const std::vector<MemoryEvent>& order,
     const trace::MemoryColumns& memory = trace.track(event.track).memory();
     auto& pool = live[event.track];
     const std::uint64_t address = memory.address[event.index];
-    const auto bytes = static_cast<std::int64_t>(memory.bytes[event.index]);
+    const std::int64_t bytes = signed_bytes(memory.bytes[event.index]);
     if (address == 0) {
       // Kineto's 2021 events carry no address: each only moves a net, under its own key.
       const std::uint32_t key =
@@ -74,7 +76,7 @@ void replay(const trace::Trace& trace, const std::vector<MemoryEvent>& order,
       continue;
     }
     if (const auto found = pool.find(address); found != pool.end()) {
-      change(found->second.key, -static_cast<std::int64_t>(found->second.bytes));
+      change(found->second.key, -signed_bytes(found->second.bytes));
       pool.erase(found);
     }
     if (memory.action[event.index] == trace::MemoryAction::kAlloc) {
@@ -105,7 +107,8 @@ MemoryTimeline::MemoryTimeline(const trace::Trace& trace, MemoryGrouping groupin
   std::int64_t total = 0;
   std::size_t peak_position = 0;
   replay(
-      trace, order, grouping, [&](std::uint32_t, std::int64_t bytes) { total += bytes; },
+      trace, order, grouping,
+      [&](std::uint32_t, std::int64_t bytes) { total = saturating_add(total, bytes); },
       [&](std::size_t position) {
         if (total > static_cast<std::int64_t>(peak_bytes_)) {
           peak_bytes_ = static_cast<std::uint64_t>(total);
@@ -117,7 +120,7 @@ MemoryTimeline::MemoryTimeline(const trace::Trace& trace, MemoryGrouping groupin
   replay(
       trace, order, grouping,
       [&](std::uint32_t key, std::int64_t bytes) {
-        if (position_now <= peak_position) at_peak[key] += bytes;
+        if (position_now <= peak_position) at_peak[key] = saturating_add(at_peak[key], bytes);
       },
       [&](std::size_t position) { position_now = position + 1; });
   std::vector<std::pair<std::int64_t, std::uint32_t>> ranked;
@@ -129,7 +132,7 @@ MemoryTimeline::MemoryTimeline(const trace::Trace& trace, MemoryGrouping groupin
     key_to_group_[ranked[i].second] = static_cast<std::uint8_t>(i);
     group_names_.push_back(key_name(trace, grouping, ranked[i].second));
   }
-  group_names_.push_back("other");
+  group_names_.emplace_back("other");
 
   times_.reserve(order.size());
   delta_begin_.push_back(0);
@@ -141,8 +144,8 @@ MemoryTimeline::MemoryTimeline(const trace::Trace& trace, MemoryGrouping groupin
       trace, order, grouping,
       [&](std::uint32_t key, std::int64_t bytes) {
         const auto group = static_cast<std::uint8_t>(group_of(key));
-        stack[group] += bytes;
-        live += bytes;
+        stack[group] = saturating_add(stack[group], bytes);
+        live = saturating_add(live, bytes);
         delta_group_.push_back(group);
         delta_bytes_.push_back(bytes);
       },
@@ -205,7 +208,7 @@ std::vector<std::uint64_t> MemoryTimeline::groups_after(std::size_t event) const
                                         : checkpoints_[checkpoint - 1];
   for (std::size_t d = delta_begin_[checkpoint * kCheckpointEvery]; d < delta_begin_[event + 1];
        ++d) {
-    stack[delta_group_[d]] += delta_bytes_[d];
+    stack[delta_group_[d]] = saturating_add(stack[delta_group_[d]], delta_bytes_[d]);
   }
   std::vector<std::uint64_t> shown(stack.size());
   for (std::size_t group = 0; group < stack.size(); ++group) {
@@ -217,13 +220,12 @@ std::vector<std::uint64_t> MemoryTimeline::groups_after(std::size_t event) const
 std::vector<MemoryColumn> MemoryTimeline::sample(TimeRange range, std::size_t columns) const {
   std::vector<MemoryColumn> samples(columns);
   if (empty() || columns == 0 || range.length() <= 0) return samples;
-  const double width = static_cast<double>(range.length()) / static_cast<double>(columns);
   std::size_t first = static_cast<std::size_t>(
       std::lower_bound(times_.begin(), times_.end(), range.begin) - times_.begin());
   for (std::size_t column = 0; column < columns; ++column) {
     MemoryColumn& sample = samples[column];
-    sample.time = range.begin + static_cast<TimeNs>(width * static_cast<double>(column));
-    const TimeNs end = range.begin + static_cast<TimeNs>(width * static_cast<double>(column + 1));
+    sample.time = column == 0 ? range.begin : column_end(range, column - 1, columns);
+    const TimeNs end = column_end(range, column, columns);
     const std::size_t last = static_cast<std::size_t>(
         std::lower_bound(times_.begin() + static_cast<std::ptrdiff_t>(first), times_.end(), end) -
         times_.begin());

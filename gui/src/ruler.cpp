@@ -24,9 +24,12 @@ std::vector<RulerTick> ruler_ticks(const TimeView& view, TimeNs origin) {
   const TimeNs from_origin = range.begin - origin;
   TimeNs tick = from_origin - (from_origin % minor + minor) % minor;
   if (tick < from_origin) tick += minor;
+  const TimeNs to_end = range.end - origin;
   std::vector<RulerTick> ticks;
-  for (; origin + tick < range.end; tick += minor) {
+  for (; tick < to_end; tick += minor) {
     ticks.push_back({view.x_of(origin + tick), tick, tick % major == 0});
+    // Stops before the step past the end, which near the end of the time range overflows.
+    if (tick >= to_end - minor) break;
   }
   return ticks;
 }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "column_times.h"
 #include "tscope/trace/allocator_segments.h"
 
 namespace tscope::gui {
@@ -195,7 +196,6 @@ SegmentTimeline::SegmentTimeline(const trace::Trace& trace) {
 
 std::vector<SegmentColumn> SegmentTimeline::sample(TimeRange range, std::size_t columns) const {
   std::vector<SegmentColumn> sampled(columns);
-  const double width = static_cast<double>(range.length()) / static_cast<double>(columns);
   // The live segments swept forward over the columns, by index (the order they were taken): a
   // frame costs one pass over the segments plus their changes in view, however many were
   // given back before.
@@ -204,9 +204,7 @@ std::vector<SegmentColumn> SegmentTimeline::sample(TimeRange range, std::size_t 
   std::size_t next_given_back = 0;
   for (std::size_t column = 0; column < columns; ++column) {
     SegmentColumn& out = sampled[column];
-    out.time =
-        range.begin +
-        std::max<TimeNs>(0, static_cast<TimeNs>(width * static_cast<double>(column + 1)) - 1);
+    out.time = std::max(range.begin, column_end(range, column, columns) - 1);
     if (has_segments()) {
       if (column == 0) {
         for (std::uint32_t index = 0; index < segments_.size(); ++index) {
@@ -275,6 +273,7 @@ std::vector<LiveBlock> SegmentTimeline::blocks_at(const trace::Trace& trace, std
     }
   }
   std::vector<LiveBlock> blocks;
+  blocks.reserve(live.size());
   for (const auto& [address, block] : live)
     blocks.push_back(block);
   std::sort(blocks.begin(), blocks.end(), [](const LiveBlock& a, const LiveBlock& b) {

@@ -7,6 +7,7 @@
 #include "tscope/analyzer/errors.h"
 #include "tscope/gui/hit_test.h"
 #include "tscope/gui/selection.h"
+#include "tscope/trace/time_range.h"
 
 namespace tscope::gui {
 
@@ -206,8 +207,12 @@ void TimelineSession::search_step(bool forward) {
 
 void TimelineSession::center_on(trace::EventRef event) {
   const TimeRange range = event_range(event);
-  // Keep the zoom unless the event would not fit.
-  const TimeNs length = std::max(view_.range().length(), range.length() + range.length() / 5);
+  // Keep the zoom unless the event would not fit; a span across most of the time range a trace
+  // holds gets all of it (its length and a fifth more would overflow).
+  const TimeNs widest = 2 * trace::kMaxAbsTimeNs;
+  const TimeNs fifth = range.length() / 5;
+  const TimeNs fitting = range.length() < widest - fifth ? range.length() + fifth : widest;
+  const TimeNs length = std::max(view_.range().length(), fitting);
   const TimeNs middle = range.begin + range.length() / 2;
   view_.show({middle - length / 2, middle - length / 2 + length});
   scroll_to_track(event.track);

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <stdexcept>
+#include <string>
+
+#include "tscope/trace/time_range.h"
 
 namespace tscope::gui {
 namespace {
@@ -35,6 +39,36 @@ TEST(TimeView, ZoomStopsAtTheNarrowestWindow) {
   EXPECT_EQ(view.range().length(), TimeView::kMinLength);
 }
 
+// Zooming out and panning stop at the edges of the time range a trace holds, where an unbounded
+// window's ends (and its distance to the trace's events) would overflow TimeNs.
+TEST(TimeView, ZoomOutStopsAtTheWidestWindow) {
+  TimeView view({0, 1'000'000}, 0, 1000);
+  for (int step = 0; step < 200; ++step)
+    view.zoom_around(0, 4.0);
+  EXPECT_EQ(view.range(), (TimeRange{0, trace::kMaxAbsTimeNs}));
+  for (int step = 0; step < 200; ++step)
+    view.zoom_around(1000, 4.0);
+  EXPECT_EQ(view.range(), (TimeRange{-trace::kMaxAbsTimeNs, trace::kMaxAbsTimeNs}));
+  EXPECT_DOUBLE_EQ(view.x_of(trace::kMaxAbsTimeNs), 1000);
+}
+
+TEST(TimeView, PanningStopsAtTheEdgesAndKeepsTheLength) {
+  TimeView view({0, 1'000}, 0, 100);
+  view.pan_pixels(1e30);
+  EXPECT_EQ(view.range(), (TimeRange{-trace::kMaxAbsTimeNs, -trace::kMaxAbsTimeNs + 1'000}));
+  view.pan_pixels(-1e30);
+  EXPECT_EQ(view.range(), (TimeRange{trace::kMaxAbsTimeNs - 1'000, trace::kMaxAbsTimeNs}));
+}
+
+TEST(TimeView, ShowCutsARangeToTheWidestWindow) {
+  TimeView view({0, 1}, 0, 100);
+  view.show({std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::max()});
+  EXPECT_EQ(view.range(), (TimeRange{-trace::kMaxAbsTimeNs, trace::kMaxAbsTimeNs}));
+  view.show({std::numeric_limits<TimeNs>::max() - 1, std::numeric_limits<TimeNs>::max()});
+  EXPECT_EQ(view.range(),
+            (TimeRange{trace::kMaxAbsTimeNs - TimeView::kMinLength, trace::kMaxAbsTimeNs}));
+}
+
 TEST(TimeRangeParsing, ReadsNanosecondsFromTheOrigin) {
   EXPECT_EQ(parse_time_range("100:250", 1'000), (TimeRange{1'100, 1'250}));
 }
@@ -43,6 +77,13 @@ TEST(TimeRangeParsing, RejectsMalformedAndEmptyRanges) {
   EXPECT_THROW(parse_time_range("100", 0), std::invalid_argument);
   EXPECT_THROW(parse_time_range("a:5", 0), std::invalid_argument);
   EXPECT_THROW(parse_time_range("5:5", 0), std::invalid_argument);
+}
+
+TEST(TimeRangeParsing, RejectsRangesBeyondTheTimesATraceHolds) {
+  EXPECT_THROW(parse_time_range("0:9223372036854775807", 1'000), std::invalid_argument);
+  EXPECT_THROW(parse_time_range("-9223372036854775808:0", -1'000), std::invalid_argument);
+  EXPECT_EQ(parse_time_range("0:" + std::to_string(trace::kMaxAbsTimeNs), 0),
+            (TimeRange{0, trace::kMaxAbsTimeNs}));
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
-// Valid but hostile traces for the analyzer: negative durations, spans that overlap without
-// nesting, duplicate correlation ids, timestamps at the limits of a trace's time range (2^62 ns,
-// so that no duration overflows int64) and a million tracks. The
-// full report (every analysis) must come back without a crash, in bounded time, with finite
-// numbers and no share above 100% in any rendering.
+// Valid but hostile traces (tests/support/hostile_traces.h) for the analyzer: the full report
+// (every analysis) must come back without a crash, in bounded time, with finite numbers and no
+// share above 100% in any rendering.
+
+#include "hostile_traces.h"
 
 #include <gtest/gtest.h>
 
@@ -12,17 +12,12 @@
 #include <regex>
 #include <string>
 
-#include "time_range.h"
 #include "tscope/analyzer/render.h"
 #include "tscope/analyzer/report.h"
-#include "tscope/trace/chrome_json_reader.h"
 #include "tscope/trace/errors.h"
-#include "tscope/trace/trace_builder.h"
 
 namespace tscope {
 namespace {
-
-using trace::TimeNs;
 
 void expect_finite_share(double value, const std::string& what) {
   EXPECT_TRUE(std::isfinite(value)) << what << " = " << value;
@@ -73,100 +68,32 @@ analyzer::Report analyze_in_bounded_time(const trace::Trace& trace) {
   return report;
 }
 
-// Kineto-style JSON: two profiler steps, runtime calls and kernels that share correlation ids,
-// a span with a negative duration, spans that overlap without nesting, and events at the ends of
-// the microsecond range that still fits int64 nanoseconds.
 TEST(HostileTraces, KinetoJsonWithNegativeDurationsOverlapsAndDuplicateCorrelations) {
-  const std::string json = R"({"traceEvents":[
-{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":1000},
-{"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":1000,"dur":1000},
-{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10,"dur":-500},
-{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":100,"dur":300},
-{"ph":"X","cat":"cpu_op","name":"aten::mul","pid":1,"tid":1,"ts":200,"dur":300},
-{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":120,"dur":5,"args":{"correlation":7}},
-{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1120,"dur":5,"args":{"correlation":7}},
-{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":130,"dur":400,"args":{"correlation":7,"device":0,"stream":7}},
-{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":300,"dur":900,"args":{"correlation":7,"device":0,"stream":7}},
-{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD","pid":0,"tid":7,"ts":1500,"dur":-10,"args":{"correlation":7,"device":0,"stream":7,"bytes":-1}},
-{"ph":"X","cat":"cpu_op","name":"late","pid":1,"tid":2,"ts":9223372036854,"dur":1},
-{"ph":"X","cat":"cpu_op","name":"early","pid":1,"tid":2,"ts":-9223372036854,"dur":1}
-]})";
-  const trace::Trace trace =
-      trace::read_chrome_json(trace::ChromeJsonInput::from_bytes(json, "hostile.json"));
-  expect_sane(analyze_in_bounded_time(trace));
+  expect_sane(analyze_in_bounded_time(
+      testing::kineto_with_negative_durations_overlaps_and_duplicate_correlations()));
 }
 
-struct Builder {
-  trace::TraceBuilder builder;
-  std::uint32_t process = 0;
-  Builder() {
-    trace::Process info;
-    info.pid = 1;
-    info.name = builder.intern("hostile");
-    process = builder.add_process(info);
-  }
-  std::uint32_t track(trace::TrackKind kind, const std::string& name, std::int64_t thread) {
-    trace::TrackInfo info;
-    info.kind = kind;
-    info.process = process;
-    info.name = builder.intern(name);
-    info.thread_id = thread;
-    if (kind == trace::TrackKind::kGpuStream) {
-      info.device = 0;
-      info.stream = 7;
-    }
-    return builder.add_track(info);
-  }
-  void span(std::uint32_t track, const char* name, trace::Category category, TimeNs start,
-            TimeNs end, std::uint32_t correlation = 0) {
-    trace::SpanRecord record;
-    record.name = builder.intern(name);
-    record.category = category;
-    record.start = start;
-    record.end = end;
-    record.correlation_id = correlation;
-    builder.add_span(track, record);
-  }
-};
+TEST(HostileTraces, TimestampsAndMemoryAtTheLimitsOfTheTimeRange) {
+  expect_sane(analyze_in_bounded_time(testing::at_the_limits_of_the_time_range()));
+}
 
-// Times at both ends of what a trace holds (+-2^62 ns, so that any duration fits int64): steps,
-// launches and kernels there, and one span across the whole range. Beyond it the builder refuses.
-TEST(HostileTraces, TimestampsAtTheLimitsOfTheTimeRange) {
-  constexpr TimeNs kMax = trace::kMaxAbsTimeNs;
-  constexpr TimeNs kMin = -trace::kMaxAbsTimeNs;
-  Builder trace;
-  const std::uint32_t main = trace.track(trace::TrackKind::kHostThread, "main", 1);
-  const std::uint32_t gpu = trace.track(trace::TrackKind::kGpuStream, "stream 7", 0);
-  trace.span(main, "step 0", trace::Category::kStep, kMin, kMin + 1'000'000);
-  trace.span(main, "step 1", trace::Category::kStep, kMax - 1'000'000, kMax);
-  trace.span(main, "cudaLaunchKernel", trace::Category::kRuntimeApi, kMax - 900'000, kMax - 899'000,
-             5);
-  trace.span(gpu, "gemm", trace::Category::kKernel, kMax - 800'000, kMax - 2, 5);
-  trace.span(main, "aten::mm", trace::Category::kCpuOp, kMin + 10, kMin + 100);
-  expect_sane(analyze_in_bounded_time(trace.builder.finalize()));
+TEST(HostileTraces, OneSpanAcrossTheWholeTimeRange) {
+  expect_sane(analyze_in_bounded_time(testing::one_span_across_the_time_range()));
+}
 
-  Builder whole;
-  const std::uint32_t only = whole.track(trace::TrackKind::kHostThread, "main", 1);
-  whole.span(only, "everything", trace::Category::kCpuOp, kMin, kMax);
-  whole.span(only, "inside", trace::Category::kCpuOp, -5, 5);
-  expect_sane(analyze_in_bounded_time(whole.builder.finalize()));
-
-  EXPECT_THROW(whole.span(only, "beyond", trace::Category::kCpuOp, kMin - 1, 0), trace::TraceError);
-  EXPECT_THROW(whole.span(only, "beyond", trace::Category::kCpuOp, 0, kMax + 1), trace::TraceError);
+TEST(HostileTraces, TheBuilderRefusesTimesBeyondTheTimeRange) {
+  testing::HostileTraceBuilder beyond;
+  const std::uint32_t track = beyond.track(trace::TrackKind::kHostThread, "main", 1);
+  EXPECT_THROW(beyond.span(track, "before", trace::Category::kCpuOp, -trace::kMaxAbsTimeNs - 1, 0),
+               trace::TraceError);
+  EXPECT_THROW(beyond.span(track, "after", trace::Category::kCpuOp, 0, trace::kMaxAbsTimeNs + 1),
+               trace::TraceError);
 }
 
 TEST(HostileTraces, AMillionTracks) {
-  constexpr int kTracks = 1'000'000;
-  Builder trace;
-  for (int t = 0; t < kTracks; ++t) {
-    const std::uint32_t track =
-        trace.track(trace::TrackKind::kHostThread, "thread " + std::to_string(t), t + 1);
-    trace.span(track, t == 0 ? "step 0" : "work",
-               t == 0 ? trace::Category::kStep : trace::Category::kCpuOp, t, t + 1000);
-  }
-  const trace::Trace finalized = trace.builder.finalize();
-  ASSERT_EQ(finalized.tracks().size(), static_cast<std::size_t>(kTracks));
-  expect_sane(analyze_in_bounded_time(finalized));
+  const trace::Trace trace = testing::with_a_million_tracks();
+  ASSERT_EQ(trace.tracks().size(), 1'000'000u);
+  expect_sane(analyze_in_bounded_time(trace));
 }
 
 }  // namespace

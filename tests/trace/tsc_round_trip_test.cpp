@@ -3,8 +3,8 @@
 #include <filesystem>
 
 #include "sample_trace.h"
-#include "time_range.h"
 #include "tscope/trace/errors.h"
+#include "tscope/trace/time_range.h"
 #include "tscope/trace/trace_builder.h"
 #include "tscope/trace/tsc_reader.h"
 #include "tscope/trace/tsc_writer.h"

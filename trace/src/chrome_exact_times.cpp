@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "time_range.h"
+#include "tscope/trace/time_range.h"
 
 namespace tscope::trace {
 namespace {

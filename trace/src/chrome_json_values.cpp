@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "chrome_exact_times.h"
-#include "time_range.h"
+#include "tscope/trace/time_range.h"
 
 namespace tscope::trace::chrome_json {
 

@@ -11,10 +11,10 @@
 #include <unordered_set>
 #include <utility>
 
-#include "time_range.h"
 #include "tscope/trace/arg_runs.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/record_interner.h"
+#include "tscope/trace/time_range.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>

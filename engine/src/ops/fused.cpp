@@ -20,9 +20,11 @@ Tensor bias_gelu_dropout(const Tensor& x, const Tensor& bias, double p, bool tra
   const Tensor shift = bias.contiguous();
   auto [out, mask] = run_op<BiasGeluDropoutKernel>(OpKind::kBiasGeluDropout, input, shift,
                                                    drop_probability, generator);
+  // `mask = mask`: clang 14 (the sanitizer build's compiler) cannot capture a structured binding
+  // by name.
   record_if_needed(out, "BiasGeluDropoutBackward", {x, bias},
-                   [input = input.detach(), shift = shift.detach(), mask](const Tensor& grad,
-                                                                          const GradNeeds& needs) {
+                   [input = input.detach(), shift = shift.detach(), mask = mask](
+                       const Tensor& grad, const GradNeeds& needs) {
                      auto [grad_input, grad_bias] = run_op<BiasGeluDropoutBackwardKernel>(
                          OpKind::kBiasGeluDropoutBackward, grad.contiguous(), input, shift, mask);
                      return std::vector<Tensor>{needs[0] ? grad_input : Tensor(),

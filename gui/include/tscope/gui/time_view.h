@@ -22,6 +22,9 @@ struct TimeRange {
 // `tscope view --view` takes it. Throws std::invalid_argument naming the text when malformed.
 TimeRange parse_time_range(const std::string& text, TimeNs origin);
 
+// The window never reaches beyond the time range a trace holds (trace/time_range.h, 146 years
+// either way): zooming out and panning stop there, so the distance from the window's start to any
+// event's time fits TimeNs.
 class TimeView {
  public:
   // The narrowest window a zoom can reach: a few nanoseconds across the whole width.
@@ -38,8 +41,10 @@ class TimeView {
   // Screen x of `time`; double because deep zoom into a long trace needs more than float's
   // 24 bits before the result is clamped to the screen.
   double x_of(TimeNs time) const;
+  // The time under screen x, cut to the widest window.
   TimeNs time_at(double x) const;
 
+  // Shows `range`, cut to the widest window and widened to the narrowest.
   void show(TimeRange range);
   // factor < 1 zooms in; the time under screen x stays under x.
   void zoom_around(double x, double factor);
