@@ -190,21 +190,12 @@ void range_end(nvtxRangeId_t id) {
   if (enabled()) internal::end_async_range(id);
 }
 
-int push_named(std::string_view name, NameStorage storage, std::span<const Arg> args) {
-  const auto level = static_cast<int>(internal::current_depth());
-  if (enabled()) detail::begin_range(name, storage, trace::Category::kUserAnnotation, args);
-  return level;
-}
-
 int range_push(const EventDescription& event) {
-  return push_named(event.name(), event.storage(), event.args());
+  return internal::push_range(event.name(), event.storage(), event.args());
 }
 
 int range_pop() {
-  const auto depth = static_cast<int>(internal::current_depth());
-  if (depth == 0) return -1;
-  detail::end_range(detail::active_generation.load(std::memory_order_relaxed));
-  return depth - 1;
+  return internal::pop_range();
 }
 
 void mark_ex(const nvtxEventAttributes_t* attributes) {
@@ -233,7 +224,7 @@ int range_push_ex(const nvtxEventAttributes_t* attributes) {
 // The most common push: a message and nothing else, recorded without building an
 // EventDescription (whose argument slots cost more to set up than the record itself).
 int range_push_a(const char* message) {
-  return push_named(message == nullptr ? "" : message, NameStorage::kCopy, {});
+  return internal::push_range(message == nullptr ? "" : message, NameStorage::kCopy, {});
 }
 int range_push_w(const wchar_t* message) {
   const std::string text = to_utf8(message);

@@ -88,8 +88,8 @@ void count_drop(ProducerState& state) {
 
 // Sizes the record with `encode`, then appends it unless that would eat into `keep_free`.
 template <typename Encode>
-bool append(ProducerState& state, RecordKind kind, std::uint16_t aux, std::size_t keep_free,
-            const Encode& encode) {
+[[gnu::always_inline]] inline bool append(ProducerState& state, RecordKind kind, std::uint16_t aux,
+                                          std::size_t keep_free, const Encode& encode) {
   wire::ByteCounter counter;
   encode(counter);
   const std::size_t size = round_up_record(sizeof(RecordHeader) + counter.size());
@@ -115,6 +115,43 @@ void append_single(RecordKind kind, std::uint16_t aux, const Encode& encode) {
   if (!append(state, kind, aux, state.reserved_for_ends, encode)) count_drop(state);
 }
 
+// Opens a range on the calling thread: its begin record, kept only below kMaxDepth and when the
+// ring holds it beside the end records of every open range (the range's own included).
+template <typename Encode>
+[[gnu::always_inline]] inline std::uint32_t open_range(ProducerState& state,
+                                                       trace::Category category,
+                                                       const Encode& encode) {
+  const std::uint32_t level = state.depth++;
+  const bool kept =
+      level < kMaxDepth && append(state, RecordKind::kBegin, static_cast<std::uint16_t>(category),
+                                  state.reserved_for_ends + kEndReserve, encode);
+  if (kept) [[likely]] {
+    state.reserved_for_ends += kEndReserve;
+  } else {
+    if (level < kMaxDepth) state.dropped_levels |= std::uint64_t{1} << level;
+    count_drop(state);
+  }
+  return state.generation;
+}
+
+// Closes the innermost range open on the calling thread, if the session `generation` opened it.
+void close_range(std::uint32_t generation) {
+  if (detail::active_generation.load(std::memory_order_relaxed) != generation) return;
+  ProducerState& state = t_producer;
+  if (state.generation != generation || state.depth == 0) return;
+  const std::uint32_t level = --state.depth;
+  if (level >= kMaxDepth) return;
+  const std::uint64_t bit = std::uint64_t{1} << level;
+  if ((state.dropped_levels & bit) != 0) [[unlikely]] {
+    state.dropped_levels &= ~bit;
+    return;
+  }
+  state.reserved_for_ends -= kEndReserve;
+  const Ticks ticks = now_ticks();
+  append(state, RecordKind::kEnd, 0, state.reserved_for_ends,
+         [&](auto& out) { out.template put<Ticks>(ticks); });
+}
+
 }  // namespace
 
 namespace detail {
@@ -124,36 +161,28 @@ std::uint32_t begin_range(std::string_view name, NameStorage storage, trace::Cat
   const std::uint32_t generation = active_generation.load(std::memory_order_relaxed);
   if (generation == 0) return 0;
   ProducerState& state = producer(generation);
-  const std::uint32_t level = state.depth++;
   const Ticks ticks = now_ticks();
-  const bool kept = level < kMaxDepth &&
-                    append(state, RecordKind::kBegin, static_cast<std::uint16_t>(category),
-                           state.reserved_for_ends + kEndReserve,
-                           [&](auto& out) { wire::encode_named(out, ticks, name, storage, args); });
-  if (kept) {
-    state.reserved_for_ends += kEndReserve;
-  } else {
-    if (level < kMaxDepth) state.dropped_levels |= std::uint64_t{1} << level;
-    count_drop(state);
-  }
-  return generation;
+  return open_range(state, category,
+                    [&](auto& out) { wire::encode_named(out, ticks, name, storage, args); });
+}
+
+std::uint32_t begin_plain_range(std::string_view name, NameStorage storage,
+                                trace::Category category) {
+  const std::uint32_t generation = active_generation.load(std::memory_order_relaxed);
+  if (generation == 0) return 0;
+  ProducerState& state = producer(generation);
+  const Ticks ticks = now_ticks();
+  // One instance per storage, so that a static name's record has a size known at compile time.
+  const auto open_with = [&]<NameStorage kStorage>() {
+    return open_range(state, category,
+                      [&](auto& out) { wire::encode_plain_named(out, ticks, name, kStorage); });
+  };
+  return storage == NameStorage::kStatic ? open_with.template operator()<NameStorage::kStatic>()
+                                         : open_with.template operator()<NameStorage::kCopy>();
 }
 
 void end_range(std::uint32_t generation) {
-  if (active_generation.load(std::memory_order_relaxed) != generation) return;
-  ProducerState& state = t_producer;
-  if (state.generation != generation || state.depth == 0) return;
-  const std::uint32_t level = --state.depth;
-  if (level >= kMaxDepth) return;
-  const std::uint64_t bit = std::uint64_t{1} << level;
-  if ((state.dropped_levels & bit) != 0) {
-    state.dropped_levels &= ~bit;
-    return;
-  }
-  state.reserved_for_ends -= kEndReserve;
-  const Ticks ticks = now_ticks();
-  append(state, RecordKind::kEnd, 0, state.reserved_for_ends,
-         [&](auto& out) { out.template put<Ticks>(ticks); });
+  close_range(generation);
 }
 
 void record_instant(std::string_view name, NameStorage storage, trace::Category category,
@@ -228,10 +257,29 @@ void end_async_range(std::uint64_t id) {
   });
 }
 
-std::uint32_t current_depth() {
+int push_range(std::string_view name, NameStorage storage, std::span<const Arg> args) {
+  const std::uint32_t generation = detail::active_generation.load(std::memory_order_relaxed);
+  if (generation == 0) return 0;
+  ProducerState& state = producer(generation);
+  const auto level = static_cast<int>(state.depth);
+  const Ticks ticks = now_ticks();
+  if (args.empty()) {
+    open_range(state, trace::Category::kUserAnnotation,
+               [&](auto& out) { wire::encode_plain_named(out, ticks, name, storage); });
+  } else {
+    open_range(state, trace::Category::kUserAnnotation,
+               [&](auto& out) { wire::encode_named(out, ticks, name, storage, args); });
+  }
+  return level;
+}
+
+int pop_range() {
   const std::uint32_t generation = detail::active_generation.load(std::memory_order_relaxed);
   const ProducerState& state = t_producer;
-  return generation != 0 && state.generation == generation ? state.depth : 0;
+  if (generation == 0 || state.generation != generation || state.depth == 0) return -1;
+  const auto depth = static_cast<int>(state.depth);
+  close_range(generation);
+  return depth - 1;
 }
 
 void name_thread(std::int64_t thread_id, std::string_view name) {

@@ -1,6 +1,6 @@
 #pragma once
 // Record-path entry points that only the capture layer itself uses (NVTX capture): ranges that
-// end on another thread, the calling thread's nesting depth, and thread names.
+// end on another thread, push and pop, and thread names.
 
 #include <cstdint>
 #include <span>
@@ -13,8 +13,11 @@ namespace tscope::profiler::internal {
 void begin_async_range(std::uint64_t id, std::string_view name, NameStorage storage,
                        trace::Category category, std::span<const Arg> args);
 void end_async_range(std::uint64_t id);
-// Ranges open on the calling thread in the running session.
-std::uint32_t current_depth();
+// NVTX's push and pop, each one call: push returns the nesting level the range opened at (the
+// calling thread's depth before it, 0 with no session), pop the depth it leaves (-1 when no
+// range of the running session was open).
+int push_range(std::string_view name, NameStorage storage, std::span<const Arg> args);
+int pop_range();
 void name_thread(std::int64_t thread_id, std::string_view name);
 
 }  // namespace tscope::profiler::internal
