@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdio>
 
+#include "capture_gate.h"
 #include "thread_buffers.h"
 #include "wire_format.h"
 
@@ -134,22 +135,24 @@ template <typename Encode>
   return state.generation;
 }
 
-// Closes the innermost range open on the calling thread, if the session `generation` opened it.
-void close_range(std::uint32_t generation) {
-  if (detail::active_generation.load(std::memory_order_relaxed) != generation) return;
+// Closes the innermost range open on the calling thread, if the session `generation` opened it;
+// returns the depth left open (-1 when it was not).
+int close_range(std::uint32_t generation) {
+  if (detail::active_generation.load(std::memory_order_relaxed) != generation) return -1;
   ProducerState& state = t_producer;
-  if (state.generation != generation || state.depth == 0) return;
+  if (state.generation != generation || state.depth == 0) return -1;
   const std::uint32_t level = --state.depth;
-  if (level >= kMaxDepth) return;
+  if (level >= kMaxDepth) return static_cast<int>(level);
   const std::uint64_t bit = std::uint64_t{1} << level;
   if ((state.dropped_levels & bit) != 0) [[unlikely]] {
     state.dropped_levels &= ~bit;
-    return;
+    return static_cast<int>(level);
   }
   state.reserved_for_ends -= kEndReserve;
   const Ticks ticks = now_ticks();
   append(state, RecordKind::kEnd, 0, state.reserved_for_ends,
          [&](auto& out) { out.template put<Ticks>(ticks); });
+  return static_cast<int>(level);
 }
 
 }  // namespace
@@ -225,15 +228,28 @@ void record_op(std::uint32_t generation, Ticks start_ticks, std::string_view nam
 
 }  // namespace detail
 
+// The engine's steps show their names to the capture gate while a --steps window watches them.
 StepRange::StepRange(std::int64_t step, std::int64_t batch_size) {
-  if (!enabled()) return;
+  const bool watched = detail::gate_watches_opens.load(std::memory_order_relaxed);
+  if (!enabled() && !watched) return;
   std::array<char, 32> name{};
   const int length =
       std::snprintf(name.data(), name.size(), "step %lld", static_cast<long long>(step));
+  const std::string_view text(name.data(), static_cast<std::size_t>(length));
+  const bool ends_window = watched && CaptureGate::instance().before_open(text);
   const Arg batch_size_arg("batch_size", batch_size);
-  generation_ = detail::begin_range(std::string_view(name.data(), static_cast<std::size_t>(length)),
-                                    NameStorage::kCopy, trace::Category::kStep,
-                                    std::span<const Arg>(&batch_size_arg, batch_size > 0 ? 1 : 0));
+  const internal::Pushed pushed =
+      internal::push_range(text, NameStorage::kCopy, trace::Category::kStep,
+                           std::span<const Arg>(&batch_size_arg, batch_size > 0 ? 1 : 0));
+  generation_ = pushed.generation;
+  if (ends_window) CaptureGate::instance().after_open(pushed.level);
+}
+
+StepRange::~StepRange() {
+  if (generation_ == 0) return;
+  const int depth = close_range(generation_);
+  if (detail::gate_watches_closes.load(std::memory_order_relaxed))
+    CaptureGate::instance().after_close(depth);
 }
 
 void name_current_thread(std::string_view name) {
@@ -257,29 +273,28 @@ void end_async_range(std::uint64_t id) {
   });
 }
 
-int push_range(std::string_view name, NameStorage storage, std::span<const Arg> args) {
+Pushed push_range(std::string_view name, NameStorage storage, trace::Category category,
+                  std::span<const Arg> args) {
   const std::uint32_t generation = detail::active_generation.load(std::memory_order_relaxed);
-  if (generation == 0) return 0;
+  if (generation == 0) return {};
   ProducerState& state = producer(generation);
   const auto level = static_cast<int>(state.depth);
   const Ticks ticks = now_ticks();
   if (args.empty()) {
-    open_range(state, trace::Category::kUserAnnotation,
+    open_range(state, category,
                [&](auto& out) { wire::encode_plain_named(out, ticks, name, storage); });
   } else {
-    open_range(state, trace::Category::kUserAnnotation,
+    open_range(state, category,
                [&](auto& out) { wire::encode_named(out, ticks, name, storage, args); });
   }
-  return level;
+  return {level, generation};
 }
 
 int pop_range() {
   const std::uint32_t generation = detail::active_generation.load(std::memory_order_relaxed);
   const ProducerState& state = t_producer;
   if (generation == 0 || state.generation != generation || state.depth == 0) return -1;
-  const auto depth = static_cast<int>(state.depth);
-  close_range(generation);
-  return depth - 1;
+  return close_range(generation);
 }
 
 void name_thread(std::int64_t thread_id, std::string_view name) {

@@ -127,9 +127,7 @@ class Range {
 class StepRange {
  public:
   explicit StepRange(std::int64_t step, std::int64_t batch_size = 0);
-  ~StepRange() {
-    if (generation_ != 0) detail::end_range(generation_);
-  }
+  ~StepRange();
   StepRange(const StepRange&) = delete;
   StepRange& operator=(const StepRange&) = delete;
 
