@@ -274,14 +274,14 @@ int record(const std::vector<std::string>& command, std::filesystem::path output
   output = std::filesystem::absolute(expand_output(output));
   std::error_code ignored;
   std::filesystem::remove(output, ignored);
-  const int toggle_descriptor = window.start_paused ? install_capture_toggle() : -1;
+  const int toggle_descriptor = install_capture_toggle();
   const trace::TimeNs run_start = profiler::monotonic_ns();
   ChildEnvironment environment(find_inject_library(), output, session,
                                window_environment(window, run_start, toggle_descriptor));
   const int status = run_child(command, environment);
-  if (toggle_descriptor >= 0) close(toggle_descriptor);
+  close(toggle_descriptor);
   if (!std::filesystem::exists(output)) write_empty_trace(output, command.front());
-  if (window.any()) report_window(std::cerr, output, run_start);
+  report_window(std::cerr, output, run_start);
   report(std::cerr, output);
   if (WIFSIGNALED(status)) {
     std::cerr << fmt::format("tscope record: {} was killed by signal {} ({})\n", command.front(),

@@ -71,6 +71,8 @@ std::vector<std::string> window_environment(const RecordWindowSettings& settings
   if (toggle_descriptor >= 0) {
     entries.push_back(fmt::format("{}={}", profiler::kRecordToggleFdVariable, toggle_descriptor));
   }
+  if (settings.start_paused)
+    entries.push_back(fmt::format("{}=1", profiler::kRecordStartPausedVariable));
   return entries;
 }
 

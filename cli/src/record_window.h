@@ -28,10 +28,11 @@ struct RecordWindowSettings {
 // Parses --capture-range's "nvtx:NAME" into NAME. Throws WindowSyntaxError.
 std::string parse_capture_range(const std::string& text);
 
-// --start-paused: SIGUSR1 to this process writes a byte into a pipe whose read end the recorded
-// program inherits; its session toggles capture on each byte. A pipe rather than a signal
-// forwarded to the program, which might not yet (or never) handle SIGUSR1 and would die of it.
-// Returns the read end's descriptor, kept open across exec. Throws std::system_error.
+// SIGUSR1 to this process writes a byte into a pipe whose read end the recorded program
+// inherits; its session toggles capture on each byte (starting paused with --start-paused). A pipe
+// rather than a signal forwarded to the program, which might not yet (or never) handle SIGUSR1 and
+// would die of it. Returns the read end's descriptor, kept open across exec. Throws
+// std::system_error.
 int install_capture_toggle();
 
 // The variables of the child's environment that carry the window ("NAME=VALUE"), with the delay

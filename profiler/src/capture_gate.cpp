@@ -25,7 +25,8 @@ void CaptureGate::begin(const CaptureWindowOptions& window, std::uint32_t genera
   running_ = true;
   open_ = false;
   finished_ = false;
-  toggled_on_ = window.toggle_descriptor < 0;
+  toggled_on_ = !window.start_paused;
+  toggled_ = false;
   range_seen_ = !window.steps && !window.range_name;
   first_open_.reset();
   last_close_ = now;
@@ -70,6 +71,7 @@ std::uint32_t CaptureGate::toggle(trace::TimeNs now) {
   const std::lock_guard lock(mutex_);
   if (!running_ || finished_) return 0;
   toggled_on_ = !toggled_on_;
+  toggled_ = true;
   if (!toggled_on_) {
     close(now, false);
     return 0;
@@ -114,18 +116,19 @@ std::optional<trace::CaptureWindow> CaptureGate::end(trace::TimeNs now) {
   close(now, true);
   running_ = false;
   update_flags();
-  if (!window_.any()) return std::nullopt;
+  if (!window_.any() && !toggled_) return std::nullopt;
   // Never opened: an empty window at the end of the run.
   if (!first_open_) return trace::CaptureWindow{now, now};
   return trace::CaptureWindow{*first_open_, last_close_};
 }
 
 bool CaptureGate::before_open(std::string_view name) {
+  // Locked before the window is read: a push only comes here while a window watches names.
+  const std::lock_guard lock(mutex_);
+  if (!running_ || finished_) return false;
   const std::optional<std::int64_t> step = window_.steps ? step_number(name) : std::nullopt;
   const bool named = window_.range_name && name == *window_.range_name;
   if (!step && !named) return false;
-  const std::lock_guard lock(mutex_);
-  if (!running_ || finished_) return false;
   const trace::TimeNs now = monotonic_ns();
   if (named) {
     if (range_seen_ || !ready_at(now)) return false;

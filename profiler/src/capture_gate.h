@@ -69,6 +69,7 @@ class CaptureGate {
   bool open_ = false;
   bool finished_ = false;   // ended for good: duration over or the closing range ended
   bool toggled_on_ = true;  // --start-paused: off until the first toggle
+  bool toggled_ = false;    // a toggle came, which records a window
   bool range_seen_ = true;  // --steps / --capture-range: false until the first range opens
   std::optional<trace::TimeNs> first_open_;
   trace::TimeNs last_close_ = 0;

@@ -74,6 +74,7 @@ CaptureWindowOptions window_from_environment() {
     window.range_name = name;
   if (const auto descriptor = positive_variable(kRecordToggleFdVariable))
     window.toggle_descriptor = static_cast<int>(*descriptor);
+  window.start_paused = positive_variable(kRecordStartPausedVariable).has_value();
   return window;
 }
 

@@ -15,13 +15,14 @@ inline constexpr std::string_view kRecordFlushMsVariable = "TSCOPE_RECORD_FLUSH_
 // `tscope record`'s capture window (SessionOptions::window): capture not before this
 // CLOCK_MONOTONIC time in ns (the program's start plus --delay), for this many ns (--duration),
 // steps "A:B" (--steps), from the first NVTX range of this name until it closes
-// (--capture-range), and paused until a byte can be read from this descriptor, each further one
-// toggling it (--start-paused, fed by SIGUSR1 to tscope record).
+// (--capture-range), toggled by each byte that can be read from this descriptor (fed by SIGUSR1
+// to tscope record), and starting paused when the last is 1 (--start-paused).
 inline constexpr std::string_view kRecordNotBeforeVariable = "TSCOPE_RECORD_NOT_BEFORE_NS";
 inline constexpr std::string_view kRecordDurationVariable = "TSCOPE_RECORD_DURATION_NS";
 inline constexpr std::string_view kRecordStepsVariable = "TSCOPE_RECORD_STEPS";
 inline constexpr std::string_view kRecordCaptureRangeVariable = "TSCOPE_RECORD_CAPTURE_RANGE";
 inline constexpr std::string_view kRecordToggleFdVariable = "TSCOPE_RECORD_TOGGLE_FD";
+inline constexpr std::string_view kRecordStartPausedVariable = "TSCOPE_RECORD_START_PAUSED";
 // Every variable above, which a recording's child environment replaces.
 inline constexpr std::string_view kRecordVariables[] = {
     kRecordOutputVariable,  kRecordPidVariable,          kRecordBufferBytesVariable,

@@ -39,12 +39,12 @@ struct CaptureWindowOptions {
   std::optional<std::pair<std::int64_t, std::int64_t>> steps;
   // An NVTX push/pop range's name: from the first time one opens until it closes.
   std::optional<std::string> range_name;
-  // Start paused; each byte that can be read from this descriptor toggles capture. -1: none.
+  // Each byte that can be read from this descriptor toggles capture (-1: none); a window is
+  // recorded once one did.
   int toggle_descriptor = -1;
+  bool start_paused = false;  // off until the first toggle
 
-  bool any() const {
-    return not_before_ns || duration_ns || steps || range_name || toggle_descriptor >= 0;
-  }
+  bool any() const { return not_before_ns || duration_ns || steps || range_name || start_paused; }
 };
 
 struct SessionOptions {
