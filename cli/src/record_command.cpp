@@ -318,15 +318,15 @@ void add_record_command(CLI::App& app, CommandContext& context) {
                    "runtime, driver, sync, overhead, or none")
       ->default_str(std::string(profiler::kDefaultGpuTrace));
   command->add_option("--delay", settings->delay,
-                      "Keep what happens after SECONDS from the program's start (or with a unit: "
+                      "Capture from SECONDS after the program's start (or with a unit: "
                       "500ms)");
   command->add_option("--duration", settings->duration,
-                      "Keep SECONDS from the capture window's start (or with a unit: 2500ms)");
+                      "Capture SECONDS from the capture window's opening (or with a unit: 2500ms)");
   command->add_option("--steps", settings->steps,
-                      "Keep training steps A to B (A:B): our engine's 'step N', PyTorch's "
+                      "Capture training steps A to B (A:B): our engine's 'step N', PyTorch's "
                       "ProfilerStep#N through NVTX, or NVTX ranges named 'step N'");
   command->add_option("--capture-range", settings->capture_range,
-                      "nvtx:NAME: keep from the first time an NVTX range NAME opens until it "
+                      "nvtx:NAME: capture from the first time an NVTX range NAME opens until it "
                       "closes, as Nsight Systems does");
   command->add_flag("--start-paused", settings->start_paused,
                     "Start with capture paused; SIGUSR1 to tscope record starts it, the next "
