@@ -33,14 +33,20 @@ std::string record_command(const std::filesystem::path& output, const std::strin
          " -- " + TSCOPE_NVTX_SAMPLE_PROGRAM + " " + program_arguments;
 }
 
-// Records `steps COUNT MS` of the sample program with `options`; the trace, with the test failed
-// when tscope record did not exit 0.
-trace::Trace record_steps(const std::string& options, int count, int milliseconds) {
-  const auto path = temporary_trace_path();
-  const testing::CommandResult result = testing::run_command(record_command(
-      path, options, "steps " + std::to_string(count) + " " + std::to_string(milliseconds)));
+// Records the sample program's `steps ARGUMENTS` with `options` into `path`; the trace, with the
+// test failed when tscope record did not exit 0.
+trace::Trace record_steps_into(const std::filesystem::path& path, const std::string& options,
+                               const std::string& arguments) {
+  const testing::CommandResult result =
+      testing::run_command(record_command(path, options, "steps " + arguments));
   EXPECT_EQ(result.exit_code, 0) << result.output;
   return trace::load_trace(path);
+}
+
+// Records `steps COUNT MS` of the sample program with `options`.
+trace::Trace record_steps(const std::string& options, int count, int milliseconds) {
+  return record_steps_into(temporary_trace_path(), options,
+                           std::to_string(count) + " " + std::to_string(milliseconds));
 }
 
 std::size_t steps_kept(const trace::Trace& recorded, int count,
@@ -79,10 +85,7 @@ void expect_analyzed_steps(const std::filesystem::path& path, std::size_t steps)
 
 TEST(RecordWindow, StepsCaptureOnlyThoseStepsOfAnNvtxProgram) {
   const auto path = temporary_trace_path();
-  const testing::CommandResult result =
-      testing::run_command(record_command(path, "--steps 3:5", "steps 8 30"));
-  ASSERT_EQ(result.exit_code, 0) << result.output;
-  const trace::Trace recorded = trace::load_trace(path);
+  const trace::Trace recorded = record_steps_into(path, "--steps 3:5", "8 30");
   for (const char* step : {"ProfilerStep#3", "ProfilerStep#4", "ProfilerStep#5"})
     EXPECT_EQ(spans_named(recorded, step).size(), 1u) << step;
   EXPECT_EQ(steps_kept(recorded, 8), 3u);
@@ -96,10 +99,7 @@ TEST(RecordWindow, StepsCaptureOnlyThoseStepsOfAnNvtxProgram) {
 
 TEST(RecordWindow, StepsRecogniseNvtxRangesNamedStepN) {
   const auto path = temporary_trace_path();
-  const testing::CommandResult result =
-      testing::run_command(record_command(path, "--steps 2:3", "steps 5 20 'step '"));
-  ASSERT_EQ(result.exit_code, 0) << result.output;
-  const trace::Trace recorded = trace::load_trace(path);
+  const trace::Trace recorded = record_steps_into(path, "--steps 2:3", "5 20 'step '");
   EXPECT_EQ(spans_named(recorded, "step 2").size(), 1u);
   EXPECT_EQ(spans_named(recorded, "step 3").size(), 1u);
   EXPECT_EQ(steps_kept(recorded, 5, "step "), 2u);
