@@ -3,8 +3,8 @@
 // through CUDA_INJECTION64_PATH (GPU capture), which records into FILE; a
 // program that links tensorscope records natively into the same file instead. tscope waits,
 // forwards SIGINT/SIGTERM, and exits with the program's own code (128+signal when it was
-// killed, 127 when it could not be started, as a shell does). With a capture window
-// (record_window.h) the trace is cut to it once the program has exited.
+// killed, 127 when it could not be started, as a shell does). A capture window (record_window.h)
+// is applied by the program's session as it runs.
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -19,6 +19,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "command.h"
@@ -28,6 +29,7 @@
 #include "tscope/profiler/gpu_capture.h"
 #include "tscope/profiler/output_name.h"
 #include "tscope/profiler/session.h"
+#include "tscope/trace/capture_window.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/trace_io.h"
 #include "tscope/trace/tsc_writer.h"
@@ -87,15 +89,16 @@ struct SessionSettings {
 class ChildEnvironment {
  public:
   ChildEnvironment(const std::filesystem::path& library, const std::filesystem::path& output,
-                   const SessionSettings& session) {
+                   const SessionSettings& session, const std::vector<std::string>& window) {
     auto ours = [](std::string_view entry) {
       const std::string_view name = entry.substr(0, entry.find('='));
       for (const std::string_view variable : kInjectionVariables) {
         if (name == variable) return true;
       }
-      return name == profiler::kRecordOutputVariable || name == profiler::kRecordPidVariable ||
-             name == profiler::kRecordBufferBytesVariable ||
-             name == profiler::kRecordFlushMsVariable;
+      for (const std::string_view variable : profiler::kRecordVariables) {
+        if (name == variable) return true;
+      }
+      return false;
     };
     for (char** entry = environ; *entry != nullptr; ++entry) {
       if (!ours(*entry)) entries_.emplace_back(*entry);
@@ -111,6 +114,7 @@ class ChildEnvironment {
     if (session.flush_ms != 0) {
       entries_.push_back(fmt::format("{}={}", profiler::kRecordFlushMsVariable, session.flush_ms));
     }
+    entries_.insert(entries_.end(), window.begin(), window.end());
     entries_.push_back(fmt::format("{}={:20}", profiler::kRecordPidVariable, ""));
     for (auto& entry : entries_)
       pointers_.push_back(entry.data());
@@ -240,22 +244,25 @@ std::filesystem::path expand_output(const std::filesystem::path& output) {
   }
 }
 
-// Cuts the recording to its window and says which part of the run that was; a window the trace
-// cannot give (steps or a range it lacks) leaves the whole recording, with a warning.
-void keep_window(const std::filesystem::path& output, const RecordWindowSettings& window,
-                 trace::TimeNs run_start, trace::TimeNs run_end) {
+// Says which part of the run the program's session captured, as the trace records it.
+void report_window(std::ostream& out, const std::filesystem::path& output,
+                   trace::TimeNs run_start) {
   try {
-    const trace::CaptureWindow kept = cut_recording(output, window, run_start, run_end);
-    std::cerr << fmt::format(
-        "tscope record: kept the capture window {:.3f} s to {:.3f} s of the run ({:.3f} s)\n",
-        static_cast<double>(kept.begin - run_start) * 1e-9,
-        static_cast<double>(kept.end - run_start) * 1e-9,
-        static_cast<double>(kept.end - kept.begin) * 1e-9);
-  } catch (const WindowSyntaxError& error) {
-    std::cerr << fmt::format("tscope record: warning: {}; the whole run is kept\n", error.what());
-  } catch (const trace::TraceError& error) {
-    std::cerr << fmt::format("tscope record: cannot cut {} to the capture window: {}\n",
-                             output.string(), error.what());
+    const std::optional<trace::CaptureWindow> window =
+        trace::capture_window(trace::load_trace(output).metadata());
+    if (!window) return;
+    if (window->end == window->begin) {
+      out << "tscope record: warning: the capture window never opened (the program ran no step "
+             "or range it names, or ended first); the trace holds no events\n";
+      return;
+    }
+    out << fmt::format(
+        "tscope record: captured the window {:.3f} s to {:.3f} s of the run ({:.3f} s)\n",
+        static_cast<double>(window->begin - run_start) * 1e-9,
+        static_cast<double>(window->end - run_start) * 1e-9,
+        static_cast<double>(window->end - window->begin) * 1e-9);
+  } catch (const trace::TraceError&) {
+    // report() says that the trace cannot be read.
   }
 }
 
@@ -267,13 +274,14 @@ int record(const std::vector<std::string>& command, std::filesystem::path output
   output = std::filesystem::absolute(expand_output(output));
   std::error_code ignored;
   std::filesystem::remove(output, ignored);
-  ChildEnvironment environment(find_inject_library(), output, session);
-  install_capture_toggle();
+  const int toggle_descriptor = install_capture_toggle();
   const trace::TimeNs run_start = profiler::monotonic_ns();
+  ChildEnvironment environment(find_inject_library(), output, session,
+                               window_environment(window, run_start, toggle_descriptor));
   const int status = run_child(command, environment);
-  const trace::TimeNs run_end = profiler::monotonic_ns();
+  close(toggle_descriptor);
   if (!std::filesystem::exists(output)) write_empty_trace(output, command.front());
-  if (window.any()) keep_window(output, window, run_start, run_end);
+  report_window(std::cerr, output, run_start);
   report(std::cerr, output);
   if (WIFSIGNALED(status)) {
     std::cerr << fmt::format("tscope record: {} was killed by signal {} ({})\n", command.front(),
@@ -310,15 +318,15 @@ void add_record_command(CLI::App& app, CommandContext& context) {
                    "runtime, driver, sync, overhead, or none")
       ->default_str(std::string(profiler::kDefaultGpuTrace));
   command->add_option("--delay", settings->delay,
-                      "Keep what happens after SECONDS from the program's start (or with a unit: "
+                      "Capture from SECONDS after the program's start (or with a unit: "
                       "500ms)");
   command->add_option("--duration", settings->duration,
-                      "Keep SECONDS from the capture window's start (or with a unit: 2500ms)");
+                      "Capture SECONDS from the capture window's opening (or with a unit: 2500ms)");
   command->add_option("--steps", settings->steps,
-                      "Keep training steps A to B (A:B): our engine's 'step N', PyTorch's "
+                      "Capture training steps A to B (A:B): our engine's 'step N', PyTorch's "
                       "ProfilerStep#N through NVTX, or NVTX ranges named 'step N'");
   command->add_option("--capture-range", settings->capture_range,
-                      "nvtx:NAME: keep from the first time an NVTX range NAME opens until it "
+                      "nvtx:NAME: capture from the first time an NVTX range NAME opens until it "
                       "closes, as Nsight Systems does");
   command->add_flag("--start-paused", settings->start_paused,
                     "Start with capture paused; SIGUSR1 to tscope record starts it, the next "
@@ -370,6 +378,9 @@ void add_record_command(CLI::App& app, CommandContext& context) {
     } catch (const trace::IoError& error) {
       std::cerr << "tscope record: " << error.what() << "\n";
       context.exit_code = kExitBadInput;
+    } catch (const std::system_error& error) {
+      std::cerr << "tscope record: " << error.what() << "\n";
+      context.exit_code = kExitFailure;
     }
   });
 }

@@ -1,24 +1,23 @@
 #pragma once
 // The capture window of `tscope record`: --delay, --duration, --steps, --capture-range nvtx:NAME
 // and SIGUSR1 sent to `tscope record` (starting paused with --start-paused) decide which part of
-// the run the trace keeps. The program records the whole run; when it has exited, the trace is cut
-// to the window (trace_cut.h) and records it, so the analyzer's per-step figures cover only it.
+// the run is captured. They reach the recorded program's session through its environment
+// (environment.h), which applies them while the program runs, so nothing outside the window is
+// recorded, and writes the window into the trace for the analyzer's per-step figures.
 
 #include <cstdint>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "tscope/trace/capture_window.h"
-#include "tscope/trace/trace.h"
+#include "tscope/trace/records.h"
 #include "window_options.h"
 
 namespace tscope::cli {
 
 struct RecordWindowSettings {
   std::optional<trace::TimeNs> delay;     // after the program starts
-  std::optional<trace::TimeNs> duration;  // after the window starts
+  std::optional<trace::TimeNs> duration;  // after the window opens
   std::optional<StepRange> steps;
   std::optional<std::string> range_name;  // from --capture-range nvtx:NAME
   bool start_paused = false;
@@ -29,26 +28,16 @@ struct RecordWindowSettings {
 // Parses --capture-range's "nvtx:NAME" into NAME. Throws WindowSyntaxError.
 std::string parse_capture_range(const std::string& text);
 
-// Makes SIGUSR1 to this process toggle capture (noting the time, CLOCK_MONOTONIC) instead of
-// ending it.
-void install_capture_toggle();
-// The times SIGUSR1 arrived since install_capture_toggle, in order.
-std::vector<trace::TimeNs> capture_toggles();
+// SIGUSR1 to this process writes a byte into a pipe whose read end the recorded program
+// inherits; its session toggles capture on each byte (starting paused with --start-paused). A pipe
+// rather than a signal forwarded to the program, which might not yet (or never) handle SIGUSR1 and
+// would die of it. Returns the read end's descriptor, kept open across exec. Throws
+// std::system_error.
+int install_capture_toggle();
 
-// The window of a run that started at run_start and ended at run_end (CLOCK_MONOTONIC ns, the
-// trace's clock) whose trace is `recorded`: the part captured between toggles (from the first
-// start to the last stop; before any toggle, capture is on unless start_paused), after the delay,
-// within the duration, and within the steps and the named range when asked. Throws
-// WindowSyntaxError when the trace lacks the steps or range.
-trace::CaptureWindow record_window(const trace::Trace& recorded,
-                                   const RecordWindowSettings& settings, trace::TimeNs run_start,
-                                   trace::TimeNs run_end,
-                                   const std::vector<trace::TimeNs>& toggles);
-
-// Cuts the trace at `path` to its window in place and returns the window; throws as
-// record_window, or trace::IoError / FormatError.
-trace::CaptureWindow cut_recording(const std::filesystem::path& path,
-                                   const RecordWindowSettings& settings, trace::TimeNs run_start,
-                                   trace::TimeNs run_end);
+// The variables of the child's environment that carry the window ("NAME=VALUE"), with the delay
+// counted from `run_start` (CLOCK_MONOTONIC ns) and the toggle pipe's read end (-1: none).
+std::vector<std::string> window_environment(const RecordWindowSettings& settings,
+                                            trace::TimeNs run_start, int toggle_descriptor);
 
 }  // namespace tscope::cli

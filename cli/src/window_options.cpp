@@ -11,6 +11,8 @@
 #include <set>
 #include <string>
 
+#include "tscope/profiler/step_names.h"
+
 namespace tscope::cli {
 namespace {
 
@@ -83,20 +85,6 @@ StepRange parse_step_range(std::string_view text) {
   return range;
 }
 
-std::optional<std::int64_t> step_number(std::string_view name) {
-  std::size_t digits = name.size();
-  while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
-    --digits;
-  if (digits == name.size() || name.size() - digits > 18) return std::nullopt;
-  std::string prefix(name.substr(0, digits));
-  std::transform(prefix.begin(), prefix.end(), prefix.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (prefix != "step " && prefix != "profilerstep#") return std::nullopt;
-  std::int64_t value = 0;
-  std::from_chars(name.data() + digits, name.data() + name.size(), value);
-  return value;
-}
-
 trace::CaptureWindow window_in(const trace::Trace& trace, const TimeRange& range) {
   const trace::TimeNs begin = trace.begin_time();
   const trace::TimeNs end = trace.end_time();
@@ -110,7 +98,8 @@ trace::CaptureWindow window_of_steps(const trace::Trace& trace, const StepRange&
   for (const trace::Track& track : trace.tracks()) {
     const trace::SpanColumns& spans = track.spans();
     for (std::size_t span = 0; span < spans.size(); ++span) {
-      const std::optional<std::int64_t> number = step_number(trace.string(spans.name[span]));
+      const std::optional<std::int64_t> number =
+          profiler::step_number(trace.string(spans.name[span]));
       if (!number) continue;
       numbers.insert(*number);
       if (*number < range.first || *number > range.last) continue;

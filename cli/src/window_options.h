@@ -36,11 +36,6 @@ trace::TimeNs parse_duration(std::string_view text);
 TimeRange parse_time_range(std::string_view text);
 StepRange parse_step_range(std::string_view text);
 
-// The number of a span named as a training step: "step 12" (our engine, or an NVTX range named
-// so) or "ProfilerStep#12" (PyTorch, in Kineto JSON or through NVTX), any case; nullopt for
-// other names.
-std::optional<std::int64_t> step_number(std::string_view name);
-
 // The absolute window of `range` in `trace`.
 trace::CaptureWindow window_in(const trace::Trace& trace, const TimeRange& range);
 // The window from the start of step `range.first` to the end of step `range.last`: the spans

@@ -26,7 +26,8 @@ std::string host_name() {
 }  // namespace
 
 Collector::Collector(trace::TscWriter& sink, std::uint32_t generation, const TickClock& clock)
-    : sink_(sink), generation_(static_cast<std::uint8_t>(generation)), clock_(clock) {
+    : sink_(sink), clock_(clock) {
+  accept_generation(generation);
   trace::Process process;
   process.pid = getpid();
   process.name = sink_.intern(process_name());
@@ -40,7 +41,7 @@ Collector::Collector(trace::TscWriter& sink, std::uint32_t generation, const Tic
   }
 }
 
-void Collector::drain() {
+void Collector::drain(std::optional<trace::TimeNs> retired_end) {
   for (const auto& buffer : ThreadBufferRegistry::instance().snapshot()) {
     auto [entry, inserted] = threads_.try_emplace(buffer.get());
     ThreadState& thread = entry->second;
@@ -48,13 +49,13 @@ void Collector::drain() {
     // Read before draining: a thread that has exited appends nothing after this.
     const bool retired = buffer->retired.load(std::memory_order_acquire);
     buffer->ring.drain([&](const RecordHeader& header, const std::byte* record) {
-      if (header.generation == generation_) visit(thread, header, record);
+      if (generations_.test(header.generation)) visit(thread, header, record);
     });
     report_drops(thread);
     if (retired) {
-      const trace::TimeNs now = monotonic_ns();
+      const trace::TimeNs end = retired_end.value_or(monotonic_ns());
       while (!thread.open.empty())
-        close_range(thread, now, true);
+        close_range(thread, end, true);
       ThreadBufferRegistry::instance().remove(buffer.get());
       threads_.erase(entry);
     }
@@ -79,12 +80,20 @@ void Collector::add_counter_sample(std::string_view static_name, trace::TimeNs t
   ++events_;
 }
 
-void Collector::finish(trace::TimeNs end) {
-  drain();
+void Collector::accept_generation(std::uint32_t generation) {
+  generations_.set(generation & 0xff);
+}
+
+void Collector::close_open_ranges(trace::TimeNs end) {
   for (auto& [buffer, thread] : threads_) {
     while (!thread.open.empty())
       close_range(thread, end, true);
   }
+}
+
+void Collector::finish(trace::TimeNs end) {
+  drain(end);
+  close_open_ranges(end);
   for (auto& [id, async] : async_ranges_) {
     add_span(async.track, std::move(async.range), end, std::nullopt, true);
   }

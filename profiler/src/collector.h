@@ -4,6 +4,7 @@
 // thread's innermost open range and each flow to the ranges it joins, and hands complete events
 // to the streaming .tsc writer.
 
+#include <bitset>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -24,9 +25,15 @@ class Collector {
  public:
   Collector(trace::TscWriter& sink, std::uint32_t generation, const TickClock& clock);
 
-  // Drains every registered buffer once; forgets buffers of exited threads once drained.
-  void drain();
+  // Drains every registered buffer once; forgets buffers of exited threads once drained, ending
+  // their open ranges at `retired_end` (default: now).
+  void drain(std::optional<trace::TimeNs> retired_end = std::nullopt);
   void add_counter_sample(std::string_view static_name, trace::TimeNs time, double value);
+  // Records written under `generation` belong to this session too (capture reopened after a
+  // pause, capture_gate.h).
+  void accept_generation(std::uint32_t generation);
+  // Ends every range still open at `end` (marked unfinished): capture paused there.
+  void close_open_ranges(trace::TimeNs end);
   // Ends every range still open at `end` (marked unfinished) and reports drops to the sink.
   void finish(trace::TimeNs end);
 
@@ -79,7 +86,7 @@ class Collector {
   void bind_flow(const FlowEnd& end, trace::EventRef ref);
 
   trace::TscWriter& sink_;
-  std::uint8_t generation_;
+  std::bitset<256> generations_;  // the low bytes of this session's generations
   const TickClock& clock_;
   std::uint32_t process_ = 0;
   std::map<const ThreadBuffer*, ThreadState> threads_;

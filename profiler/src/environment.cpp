@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "tscope/profiler/session.h"
 
@@ -47,8 +48,38 @@ std::optional<std::uint64_t> positive_variable(std::string_view name) {
   return value;
 }
 
+// "A:B" with A <= B, both at least 0.
+std::optional<std::pair<std::int64_t, std::int64_t>> steps_variable() {
+  const char* text = std::getenv(kRecordStepsVariable.data());
+  if (text == nullptr) return std::nullopt;
+  const char* end = text + std::strlen(text);
+  std::int64_t first = 0;
+  std::int64_t last = 0;
+  const auto [colon, first_error] = std::from_chars(text, end, first);
+  if (first_error != std::errc() || colon == end || *colon != ':') return std::nullopt;
+  const auto [stop, last_error] = std::from_chars(colon + 1, end, last);
+  if (last_error != std::errc() || stop != end || first < 0 || last < first) return std::nullopt;
+  return std::pair{first, last};
+}
+
+CaptureWindowOptions window_from_environment() {
+  CaptureWindowOptions window;
+  if (const auto not_before = positive_variable(kRecordNotBeforeVariable))
+    window.not_before_ns = static_cast<std::int64_t>(*not_before);
+  if (const auto duration = positive_variable(kRecordDurationVariable))
+    window.duration_ns = static_cast<std::int64_t>(*duration);
+  window.steps = steps_variable();
+  if (const char* name = std::getenv(kRecordCaptureRangeVariable.data());
+      name != nullptr && *name != '\0')
+    window.range_name = name;
+  if (const auto descriptor = positive_variable(kRecordToggleFdVariable))
+    window.toggle_descriptor = static_cast<int>(*descriptor);
+  window.start_paused = positive_variable(kRecordStartPausedVariable).has_value();
+  return window;
+}
+
 SessionOptions options_from_environment(const char* output) {
-  SessionOptions options{.output = output};
+  SessionOptions options{.output = output, .window = window_from_environment()};
   if (const auto bytes = positive_variable(kRecordBufferBytesVariable))
     options.buffer_bytes_per_thread = static_cast<std::size_t>(*bytes);
   if (const auto milliseconds = positive_variable(kRecordFlushMsVariable))

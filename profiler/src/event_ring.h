@@ -59,21 +59,15 @@ class EventRing {
   // `commit` publishes it.
   std::byte* reserve(std::size_t bytes, std::size_t keep_free) {
     const std::size_t offset = static_cast<std::size_t>(head_) & mask_;
-    const std::size_t to_end = capacity() - offset;
-    const std::size_t padding = bytes > to_end ? to_end : 0;
-    const std::size_t needed = bytes + padding + keep_free;
-    if (capacity() - static_cast<std::size_t>(head_ - cached_tail_) < needed &&
-        free_bytes() < needed) {
-      return nullptr;
+    // The common case, inline: the record fits before the end and the last tail seen leaves
+    // room. Padding and a fresh look at the tail are out of line, keeping the record path short.
+    if (bytes <= capacity() - offset &&
+        capacity() - static_cast<std::size_t>(head_ - cached_tail_) >= bytes + keep_free)
+        [[likely]] {
+      pending_padding_ = 0;
+      return buffer_.get() + offset;
     }
-    if (padding != 0) {
-      const RecordHeader pad{static_cast<std::uint32_t>(padding), RecordKind::kPadding, 0, 0};
-      std::memcpy(buffer_.get() + offset, &pad, sizeof pad);
-      pending_padding_ = padding;
-      return buffer_.get();
-    }
-    pending_padding_ = 0;
-    return buffer_.get() + offset;
+    return reserve_slow(bytes, keep_free);
   }
   void commit(std::size_t bytes) {
     head_ += pending_padding_ + bytes;
@@ -107,6 +101,8 @@ class EventRing {
   }
 
  private:
+  std::byte* reserve_slow(std::size_t bytes, std::size_t keep_free);
+
   std::unique_ptr<std::byte[]> buffer_;
   std::size_t mask_;
   // Producer-owned.

@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "capture_gate.h"
 #include "recorder.h"
 #include "tscope/profiler/environment.h"
 #include "tscope/profiler/record.h"
+#include "tscope/profiler/step_names.h"
 
 namespace tscope::profiler {
 namespace {
@@ -190,21 +192,39 @@ void range_end(nvtxRangeId_t id) {
   if (enabled()) internal::end_async_range(id);
 }
 
-int push_named(std::string_view name, NameStorage storage, std::span<const Arg> args) {
-  const auto level = static_cast<int>(internal::current_depth());
-  if (enabled()) detail::begin_range(name, storage, trace::Category::kUserAnnotation, args);
-  return level;
+// PyTorch's ProfilerStep#N and ranges named "step N" are the run's steps for the analyzer. The
+// last character rules out most names before step_number parses anything.
+trace::Category push_category(std::string_view name) {
+  const bool may_be_step = !name.empty() && name.back() >= '0' && name.back() <= '9';
+  return may_be_step && step_number(name) ? trace::Category::kStep
+                                          : trace::Category::kUserAnnotation;
+}
+
+// A push while a --steps or --capture-range window watches the names of opening ranges.
+[[gnu::noinline]] int push_watched(std::string_view name, NameStorage storage,
+                                   std::span<const Arg> args) {
+  CaptureGate& gate = CaptureGate::instance();
+  const bool ends_window = gate.before_open(name);
+  const internal::Pushed pushed = internal::push_range(name, storage, push_category(name), args);
+  if (ends_window) gate.after_open(pushed.level);
+  return pushed.level;
+}
+
+int push(std::string_view name, NameStorage storage, std::span<const Arg> args) {
+  if (detail::gate_watches_opens.load(std::memory_order_relaxed)) [[unlikely]]
+    return push_watched(name, storage, args);
+  return internal::push_range(name, storage, push_category(name), args).level;
 }
 
 int range_push(const EventDescription& event) {
-  return push_named(event.name(), event.storage(), event.args());
+  return push(event.name(), event.storage(), event.args());
 }
 
 int range_pop() {
-  const auto depth = static_cast<int>(internal::current_depth());
-  if (depth == 0) return -1;
-  detail::end_range(detail::active_generation.load(std::memory_order_relaxed));
-  return depth - 1;
+  const int depth = internal::pop_range();
+  if (detail::gate_watches_closes.load(std::memory_order_relaxed)) [[unlikely]]
+    CaptureGate::instance().after_close(depth);
+  return depth;
 }
 
 void mark_ex(const nvtxEventAttributes_t* attributes) {
@@ -233,7 +253,7 @@ int range_push_ex(const nvtxEventAttributes_t* attributes) {
 // The most common push: a message and nothing else, recorded without building an
 // EventDescription (whose argument slots cost more to set up than the record itself).
 int range_push_a(const char* message) {
-  return push_named(message == nullptr ? "" : message, NameStorage::kCopy, {});
+  return push(message == nullptr ? "" : message, NameStorage::kCopy, {});
 }
 int range_push_w(const wchar_t* message) {
   const std::string text = to_utf8(message);

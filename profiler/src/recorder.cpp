@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdio>
 
+#include "capture_gate.h"
 #include "thread_buffers.h"
 #include "wire_format.h"
 
@@ -88,8 +89,8 @@ void count_drop(ProducerState& state) {
 
 // Sizes the record with `encode`, then appends it unless that would eat into `keep_free`.
 template <typename Encode>
-bool append(ProducerState& state, RecordKind kind, std::uint16_t aux, std::size_t keep_free,
-            const Encode& encode) {
+[[gnu::always_inline]] inline bool append(ProducerState& state, RecordKind kind, std::uint16_t aux,
+                                          std::size_t keep_free, const Encode& encode) {
   wire::ByteCounter counter;
   encode(counter);
   const std::size_t size = round_up_record(sizeof(RecordHeader) + counter.size());
@@ -115,6 +116,45 @@ void append_single(RecordKind kind, std::uint16_t aux, const Encode& encode) {
   if (!append(state, kind, aux, state.reserved_for_ends, encode)) count_drop(state);
 }
 
+// Opens a range on the calling thread: its begin record, kept only below kMaxDepth and when the
+// ring holds it beside the end records of every open range (the range's own included).
+template <typename Encode>
+[[gnu::always_inline]] inline std::uint32_t open_range(ProducerState& state,
+                                                       trace::Category category,
+                                                       const Encode& encode) {
+  const std::uint32_t level = state.depth++;
+  const bool kept =
+      level < kMaxDepth && append(state, RecordKind::kBegin, static_cast<std::uint16_t>(category),
+                                  state.reserved_for_ends + kEndReserve, encode);
+  if (kept) [[likely]] {
+    state.reserved_for_ends += kEndReserve;
+  } else {
+    if (level < kMaxDepth) state.dropped_levels |= std::uint64_t{1} << level;
+    count_drop(state);
+  }
+  return state.generation;
+}
+
+// Closes the innermost range open on the calling thread, if the session `generation` opened it;
+// returns the depth left open (-1 when it was not).
+int close_range(std::uint32_t generation) {
+  if (detail::active_generation.load(std::memory_order_relaxed) != generation) return -1;
+  ProducerState& state = t_producer;
+  if (state.generation != generation || state.depth == 0) return -1;
+  const std::uint32_t level = --state.depth;
+  if (level >= kMaxDepth) return static_cast<int>(level);
+  const std::uint64_t bit = std::uint64_t{1} << level;
+  if ((state.dropped_levels & bit) != 0) [[unlikely]] {
+    state.dropped_levels &= ~bit;
+    return static_cast<int>(level);
+  }
+  state.reserved_for_ends -= kEndReserve;
+  const Ticks ticks = now_ticks();
+  append(state, RecordKind::kEnd, 0, state.reserved_for_ends,
+         [&](auto& out) { out.template put<Ticks>(ticks); });
+  return static_cast<int>(level);
+}
+
 }  // namespace
 
 namespace detail {
@@ -124,36 +164,28 @@ std::uint32_t begin_range(std::string_view name, NameStorage storage, trace::Cat
   const std::uint32_t generation = active_generation.load(std::memory_order_relaxed);
   if (generation == 0) return 0;
   ProducerState& state = producer(generation);
-  const std::uint32_t level = state.depth++;
   const Ticks ticks = now_ticks();
-  const bool kept = level < kMaxDepth &&
-                    append(state, RecordKind::kBegin, static_cast<std::uint16_t>(category),
-                           state.reserved_for_ends + kEndReserve,
-                           [&](auto& out) { wire::encode_named(out, ticks, name, storage, args); });
-  if (kept) {
-    state.reserved_for_ends += kEndReserve;
-  } else {
-    if (level < kMaxDepth) state.dropped_levels |= std::uint64_t{1} << level;
-    count_drop(state);
-  }
-  return generation;
+  return open_range(state, category,
+                    [&](auto& out) { wire::encode_named(out, ticks, name, storage, args); });
+}
+
+std::uint32_t begin_plain_range(std::string_view name, NameStorage storage,
+                                trace::Category category) {
+  const std::uint32_t generation = active_generation.load(std::memory_order_relaxed);
+  if (generation == 0) return 0;
+  ProducerState& state = producer(generation);
+  const Ticks ticks = now_ticks();
+  // One instance per storage, so that a static name's record has a size known at compile time.
+  const auto open_with = [&]<NameStorage kStorage>() {
+    return open_range(state, category,
+                      [&](auto& out) { wire::encode_plain_named(out, ticks, name, kStorage); });
+  };
+  return storage == NameStorage::kStatic ? open_with.template operator()<NameStorage::kStatic>()
+                                         : open_with.template operator()<NameStorage::kCopy>();
 }
 
 void end_range(std::uint32_t generation) {
-  if (active_generation.load(std::memory_order_relaxed) != generation) return;
-  ProducerState& state = t_producer;
-  if (state.generation != generation || state.depth == 0) return;
-  const std::uint32_t level = --state.depth;
-  if (level >= kMaxDepth) return;
-  const std::uint64_t bit = std::uint64_t{1} << level;
-  if ((state.dropped_levels & bit) != 0) {
-    state.dropped_levels &= ~bit;
-    return;
-  }
-  state.reserved_for_ends -= kEndReserve;
-  const Ticks ticks = now_ticks();
-  append(state, RecordKind::kEnd, 0, state.reserved_for_ends,
-         [&](auto& out) { out.template put<Ticks>(ticks); });
+  close_range(generation);
 }
 
 void record_instant(std::string_view name, NameStorage storage, trace::Category category,
@@ -196,15 +228,28 @@ void record_op(std::uint32_t generation, Ticks start_ticks, std::string_view nam
 
 }  // namespace detail
 
+// The engine's steps show their names to the capture gate while a --steps window watches them.
 StepRange::StepRange(std::int64_t step, std::int64_t batch_size) {
-  if (!enabled()) return;
+  const bool watched = detail::gate_watches_opens.load(std::memory_order_relaxed);
+  if (!enabled() && !watched) return;
   std::array<char, 32> name{};
   const int length =
       std::snprintf(name.data(), name.size(), "step %lld", static_cast<long long>(step));
+  const std::string_view text(name.data(), static_cast<std::size_t>(length));
+  const bool ends_window = watched && CaptureGate::instance().before_open(text);
   const Arg batch_size_arg("batch_size", batch_size);
-  generation_ = detail::begin_range(std::string_view(name.data(), static_cast<std::size_t>(length)),
-                                    NameStorage::kCopy, trace::Category::kStep,
-                                    std::span<const Arg>(&batch_size_arg, batch_size > 0 ? 1 : 0));
+  const internal::Pushed pushed =
+      internal::push_range(text, NameStorage::kCopy, trace::Category::kStep,
+                           std::span<const Arg>(&batch_size_arg, batch_size > 0 ? 1 : 0));
+  generation_ = pushed.generation;
+  if (ends_window) CaptureGate::instance().after_open(pushed.level);
+}
+
+StepRange::~StepRange() {
+  if (generation_ == 0) return;
+  const int depth = close_range(generation_);
+  if (detail::gate_watches_closes.load(std::memory_order_relaxed))
+    CaptureGate::instance().after_close(depth);
 }
 
 void name_current_thread(std::string_view name) {
@@ -228,10 +273,28 @@ void end_async_range(std::uint64_t id) {
   });
 }
 
-std::uint32_t current_depth() {
+Pushed push_range(std::string_view name, NameStorage storage, trace::Category category,
+                  std::span<const Arg> args) {
+  const std::uint32_t generation = detail::active_generation.load(std::memory_order_relaxed);
+  if (generation == 0) return {};
+  ProducerState& state = producer(generation);
+  const auto level = static_cast<int>(state.depth);
+  const Ticks ticks = now_ticks();
+  if (args.empty()) {
+    open_range(state, category,
+               [&](auto& out) { wire::encode_plain_named(out, ticks, name, storage); });
+  } else {
+    open_range(state, category,
+               [&](auto& out) { wire::encode_named(out, ticks, name, storage, args); });
+  }
+  return {level, generation};
+}
+
+int pop_range() {
   const std::uint32_t generation = detail::active_generation.load(std::memory_order_relaxed);
   const ProducerState& state = t_producer;
-  return generation != 0 && state.generation == generation ? state.depth : 0;
+  if (generation == 0 || state.generation != generation || state.depth == 0) return -1;
+  return close_range(generation);
 }
 
 void name_thread(std::int64_t thread_id, std::string_view name) {

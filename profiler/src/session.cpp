@@ -6,18 +6,23 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 
+#include "capture_gate.h"
 #include "collector.h"
 #include "cupti/gpu_session_writer.h"
 #include "process_counters.h"
 #include "process_metadata.h"
 #include "thread_buffers.h"
 #include "tscope/profiler/record.h"
+#include "tscope/trace/capture_window.h"
 #include "tscope/trace/tsc_writer.h"
 
 namespace tscope::profiler {
@@ -55,6 +60,21 @@ class Pipe {
   int descriptors_[2] = {-1, -1};
 };
 
+// The signals the writer thread blocks. A termination signal must reach a program thread, whose
+// handler waits for the writer. A file grown past RLIMIT_FSIZE must fail the writer's write with
+// EFBIG (and end the recording) rather than kill the program with SIGXFSZ.
+const sigset_t& writer_signals() {
+  static const sigset_t blocked = [] {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGXFSZ);
+    return set;
+  }();
+  return blocked;
+}
+
 // Async-signal-safe: waits until `descriptor` is readable or `timeout_ms` passed.
 bool wait_readable(int descriptor, int timeout_ms) {
   pollfd request{descriptor, POLLIN, 0};
@@ -82,9 +102,15 @@ class SessionWriter {
                              std::to_string(options.buffer_bytes_per_thread));
     ThreadBufferRegistry::instance().set_capacity_for_new_buffers(options.buffer_bytes_per_thread);
     copy_process_metadata();
-    if (options_.sample_process_counters) sample_counters();
-    detail::active_generation.store(generation_, std::memory_order_release);
+    CaptureGate::instance().begin(options.window, generation_, &next_generation, monotonic_ns());
+    sample_counters();
+    // The thread is born with the signals of writer_signals() blocked: one delivered before it
+    // could block them itself would run the program's finishing handler on this thread, which
+    // would then wait for itself.
+    sigset_t previous;
+    pthread_sigmask(SIG_BLOCK, &writer_signals(), &previous);
     thread_ = std::thread([this] { run(); });
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   }
   ~SessionWriter() {
     if (thread_.joinable()) {
@@ -119,7 +145,9 @@ class SessionWriter {
     return generation;
   }
 
+  // Samples only while capture is on: outside the window nothing is recorded.
   void sample_counters() {
+    if (!options_.sample_process_counters || !CaptureGate::instance().capturing()) return;
     const ProcessSample sample = counters_.sample();
     collector_.add_counter_sample(kRssCounter, sample.time, static_cast<double>(sample.rss_bytes));
     if (sample.cpu_percent)
@@ -139,35 +167,80 @@ class SessionWriter {
     clock_.resync();
     collector_.drain();
     gpu_.drain();
-    if (options_.sample_process_counters) sample_counters();
+    sample_counters();
     copy_process_metadata();
     sink_.flush();
   }
 
+  // Reads the toggle bytes that arrived and applies each; false once the other end closed.
+  bool read_toggles(int descriptor) {
+    char bytes[64];
+    const ssize_t got = read(descriptor, bytes, sizeof bytes);
+    if (got <= 0) return got < 0 && errno == EINTR;
+    for (ssize_t i = 0; i < got; ++i) {
+      const std::uint32_t opened = CaptureGate::instance().toggle(monotonic_ns());
+      if (opened != 0) collector_.accept_generation(opened);
+    }
+    return true;
+  }
+
+  // Until a stop request: drains every flush interval, and wakes for the capture window's
+  // deadlines (delay, duration) and toggles.
+  void loop() {
+    const trace::TimeNs interval =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(options_.flush_interval).count();
+    trace::TimeNs next_cycle = monotonic_ns() + interval;
+    int toggles = options_.window.toggle_descriptor;
+    for (;;) {
+      const trace::TimeNs now = monotonic_ns();
+      trace::TimeNs wake_at = next_cycle;
+      if (const auto deadline = CaptureGate::instance().next_deadline())
+        wake_at = std::min(wake_at, *deadline);
+      const trace::TimeNs wait = std::max<trace::TimeNs>(wake_at - now, 0);
+      const timespec timeout{static_cast<time_t>(wait / 1'000'000'000),
+                             static_cast<long>(wait % 1'000'000'000)};
+      pollfd requests[2] = {{wake_.read_end(), POLLIN, 0}, {toggles, POLLIN, 0}};
+      const int ready = ppoll(requests, toggles >= 0 ? 2 : 1, &timeout, nullptr);
+      if (ready < 0 && errno != EINTR) return;
+      if (ready > 0 && (requests[0].revents & POLLIN) != 0) return;
+      if (ready > 0 && toggles >= 0 && requests[1].revents != 0 && !read_toggles(toggles))
+        toggles = -1;
+      const std::uint32_t opened = CaptureGate::instance().advance(monotonic_ns());
+      if (opened != 0) collector_.accept_generation(opened);
+      // Ranges open when capture closed (on any thread) end there: their ends are not recorded.
+      if (const auto closed = CaptureGate::instance().closed_at(); closed && closed != ended_at_) {
+        collector_.drain();
+        collector_.close_open_ranges(*closed);
+        ended_at_ = closed;
+      }
+      if (monotonic_ns() >= next_cycle) {
+        cycle();
+        next_cycle += interval;
+        next_cycle = std::max(next_cycle, monotonic_ns());
+      }
+    }
+  }
+
   void run() {
     pthread_setname_np(pthread_self(), "tscope writer");
-    // A termination signal must reach a program thread, whose handler waits for this one. A file
-    // grown past RLIMIT_FSIZE must fail this thread's write with EFBIG (and end the recording)
-    // rather than kill the program with SIGXFSZ.
-    sigset_t blocked;
-    sigemptyset(&blocked);
-    sigaddset(&blocked, SIGINT);
-    sigaddset(&blocked, SIGTERM);
-    sigaddset(&blocked, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
     try {
-      while (!wait_readable(wake_.read_end(), static_cast<int>(options_.flush_interval.count()))) {
-        cycle();
-      }
+      loop();
     } catch (...) {
       failure_ = std::current_exception();
     }
+    const trace::TimeNs stop = monotonic_ns();
+    sample_counters();
+    const std::optional<trace::CaptureWindow> window = CaptureGate::instance().end(stop);
     detail::active_generation.store(0, std::memory_order_release);
     try {
       clock_.resync();
       gpu_.finish();
-      collector_.finish(monotonic_ns());
-      if (options_.sample_process_counters) sample_counters();
+      // Ranges still open when the window closed end with it.
+      collector_.finish(window ? window->end : stop);
+      if (window) {
+        sink_.set_metadata_value(trace::kCaptureBeginKey, std::to_string(window->begin));
+        sink_.set_metadata_value(trace::kCaptureEndKey, std::to_string(window->end));
+      }
       copy_process_metadata();
       sink_.close();
     } catch (...) {
@@ -187,6 +260,7 @@ class SessionWriter {
   Pipe finished_;
   std::exception_ptr failure_;
   std::uint64_t metadata_version_ = 0;
+  std::optional<trace::TimeNs> ended_at_;  // the last close of capture whose ranges were ended
   std::thread thread_;
 };
 

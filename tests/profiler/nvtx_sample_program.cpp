@@ -5,8 +5,9 @@
 //               that ends on another thread and two named threads; then exits with CODE
 //   wait        opens the range "waiting", prints "ready" and sleeps until a signal ends it
 //   crash       records the range "before crash", waits for it to be flushed, then SIGKILLs itself
-//   steps N MS  N training steps as a PyTorch program shows them through NVTX: the ranges
-//               "ProfilerStep#1" to "ProfilerStep#N", each around a "forward" range of MS ms;
+//   steps N MS [PREFIX]  N training steps as a PyTorch program shows them through NVTX: the
+//               ranges "ProfilerStep#1" to "ProfilerStep#N" (or PREFIX followed by the number,
+//               "step " for a program naming them so), each around a "forward" range of MS ms;
 //               prints each step's name as it starts
 
 #include <nvtx3/nvToolsExt.h>
@@ -77,11 +78,11 @@ int crash() {
   return 1;
 }
 
-int steps(int count, int milliseconds) {
+int steps(int count, int milliseconds, const char* prefix) {
   nvtxRangePushA("setup");
   nvtxRangePop();
   for (int step = 1; step <= count; ++step) {
-    const std::string name = "ProfilerStep#" + std::to_string(step);
+    const std::string name = prefix + std::to_string(step);
     nvtxRangePushA(name.c_str());
     std::printf("%s\n", name.c_str());
     std::fflush(stdout);
@@ -101,7 +102,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "wait") == 0) return wait_for_signal();
   if (std::strcmp(mode, "crash") == 0) return crash();
   if (std::strcmp(mode, "steps") == 0 && argc > 3)
-    return steps(std::atoi(argv[2]), std::atoi(argv[3]));
-  std::fprintf(stderr, "usage: %s [run [CODE] | wait | crash | steps N MS]\n", argv[0]);
+    return steps(std::atoi(argv[2]), std::atoi(argv[3]), argc > 4 ? argv[4] : "ProfilerStep#");
+  std::fprintf(stderr, "usage: %s [run [CODE] | wait | crash | steps N MS [PREFIX]]\n", argv[0]);
   return 2;
 }

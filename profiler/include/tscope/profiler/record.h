@@ -82,6 +82,9 @@ namespace detail {
 // runs.
 std::uint32_t begin_range(std::string_view name, NameStorage storage, trace::Category category,
                           std::span<const Arg> args);
+// begin_range without arguments, the common case, whose record is a few fixed stores.
+std::uint32_t begin_plain_range(std::string_view name, NameStorage storage,
+                                trace::Category category);
 void end_range(std::uint32_t generation);
 void record_instant(std::string_view name, NameStorage storage, trace::Category category,
                     std::span<const Arg> args);
@@ -102,8 +105,10 @@ class Range {
   explicit Range(std::string_view name, trace::Category category = trace::Category::kUserAnnotation,
                  std::initializer_list<Arg> args = {}, NameStorage storage = NameStorage::kStatic) {
     if (enabled()) {
-      generation_ = detail::begin_range(name, storage, category,
-                                        std::span<const Arg>(args.begin(), args.size()));
+      generation_ = args.size() == 0
+                        ? detail::begin_plain_range(name, storage, category)
+                        : detail::begin_range(name, storage, category,
+                                              std::span<const Arg>(args.begin(), args.size()));
     }
   }
   ~Range() {
@@ -122,9 +127,7 @@ class Range {
 class StepRange {
  public:
   explicit StepRange(std::int64_t step, std::int64_t batch_size = 0);
-  ~StepRange() {
-    if (generation_ != 0) detail::end_range(generation_);
-  }
+  ~StepRange();
   StepRange(const StepRange&) = delete;
   StepRange& operator=(const StepRange&) = delete;
 

@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace tscope::profiler {
 
@@ -23,6 +25,28 @@ class ProfilerError : public std::runtime_error {
 // The background thread of a running session and what it writes with (session.cpp).
 class SessionWriter;
 
+// Which part of the run a session captures (`tscope record`'s --delay, --duration, --steps,
+// --capture-range, --start-paused), decided while the program runs: outside the window the
+// record path stores nothing. Capture opens once every condition holds (the delay passed,
+// started by a toggle when paused, and the first range of the steps or of the name opening
+// then) and ends for good when the duration is over or that range (the last step) closes; a toggle
+// pauses and resumes it. The trace records the window, from the first opening to the last close.
+struct CaptureWindowOptions {
+  std::optional<std::int64_t> not_before_ns;  // CLOCK_MONOTONIC; the program's start plus --delay
+  std::optional<std::int64_t> duration_ns;    // from the window's opening
+  // Steps first to last inclusive, as step_names.h numbers them: the window opens as the first of
+  // them (or a later one) begins and closes when the last has ended.
+  std::optional<std::pair<std::int64_t, std::int64_t>> steps;
+  // An NVTX push/pop range's name: from the first time one opens until it closes.
+  std::optional<std::string> range_name;
+  // Each byte that can be read from this descriptor toggles capture (-1: none); a window is
+  // recorded once one did.
+  int toggle_descriptor = -1;
+  bool start_paused = false;  // off until the first toggle
+
+  bool any() const { return not_before_ns || duration_ns || steps || range_name || start_paused; }
+};
+
 struct SessionOptions {
   std::filesystem::path output;
   // Each recording thread's buffer; a thread gets its buffer when it first records and keeps it.
@@ -31,6 +55,7 @@ struct SessionOptions {
   std::chrono::milliseconds flush_interval{100};
   // Samples process RSS and CPU utilisation as counters once per flush interval.
   bool sample_process_counters = true;
+  CaptureWindowOptions window{};
 };
 
 // Trace metadata key, followed by an OS thread id, of how many events that thread dropped because
