@@ -223,16 +223,14 @@ class SessionWriter {
 
   void run() {
     pthread_setname_np(pthread_self(), "tscope writer");
-    try {
-      loop();
-    } catch (...) {
-      failure_ = std::current_exception();
-    }
+    keeping_first_failure([this] { loop(); });
     const trace::TimeNs stop = monotonic_ns();
-    sample_counters();
+    // The last sample, while capture is still on. It writes through the sink, which a failed
+    // write (a full disk) has closed: that error must not escape this thread.
+    keeping_first_failure([this] { sample_counters(); });
     const std::optional<trace::CaptureWindow> window = CaptureGate::instance().end(stop);
     detail::active_generation.store(0, std::memory_order_release);
-    try {
+    keeping_first_failure([&] {
       clock_.resync();
       gpu_.finish();
       // Ranges still open when the window closed end with it.
@@ -243,10 +241,19 @@ class SessionWriter {
       }
       copy_process_metadata();
       sink_.close();
+    });
+    finished_.send(kFinishedNotice);
+  }
+
+  // Runs `step` and keeps the first exception the writer thread threw, which stop() reports;
+  // later ones (a sink already closed by that failure) only follow from it.
+  template <typename Step>
+  void keeping_first_failure(Step&& step) {
+    try {
+      step();
     } catch (...) {
       if (!failure_) failure_ = std::current_exception();
     }
-    finished_.send(kFinishedNotice);
   }
 
   SessionOptions options_;
