@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <fstream>
 
@@ -82,6 +83,15 @@ void Collector::add_counter_sample(std::string_view static_name, trace::TimeNs t
 
 void Collector::accept_generation(std::uint32_t generation) {
   generations_.set(generation & 0xff);
+  capture_closed_at_.reset();
+}
+
+void Collector::close_capture(trace::TimeNs end) {
+  // Set before draining: a range that ended after the pause, but before this writer woke to see
+  // it, ends at the pause like the ranges still open.
+  capture_closed_at_ = end;
+  drain();
+  close_open_ranges(end);
 }
 
 void Collector::close_open_ranges(trace::TimeNs end) {
@@ -233,7 +243,14 @@ void Collector::visit(ThreadState& thread, const RecordHeader& header, const std
       break;
     case RecordKind::kEnd:
       // An end whose begin belonged to an earlier session has nothing to close.
-      if (!thread.open.empty()) close_range(thread, clock_.to_ns(in.get<Ticks>()), false);
+      if (!thread.open.empty()) {
+        const trace::TimeNs end = clock_.to_ns(in.get<Ticks>());
+        if (capture_closed_at_ && end > *capture_closed_at_) {
+          close_range(thread, std::max(thread.open.back().start, *capture_closed_at_), true);
+        } else {
+          close_range(thread, end, false);
+        }
+      }
       break;
     case RecordKind::kInstant: {
       const OpenRange range = read_range(in, static_cast<trace::Category>(header.aux));

@@ -32,8 +32,9 @@ class Collector {
   // Records written under `generation` belong to this session too (capture reopened after a
   // pause, capture_gate.h).
   void accept_generation(std::uint32_t generation);
-  // Ends every range still open at `end` (marked unfinished): capture paused there.
-  void close_open_ranges(trace::TimeNs end);
+  // Capture paused at `end`: drains what the threads wrote, ending there (marked unfinished) every
+  // range still open and every range whose end came after it, until capture reopens.
+  void close_capture(trace::TimeNs end);
   // Ends every range still open at `end` (marked unfinished) and reports drops to the sink.
   void finish(trace::TimeNs end);
 
@@ -81,12 +82,16 @@ class Collector {
   std::vector<trace::Arg> read_args(wire::ByteReader& in);
   OpenRange read_range(wire::ByteReader& in, trace::Category category);
   void close_range(ThreadState& thread, trace::TimeNs end, bool unfinished);
+  // Ends every range still open at `end`, marked unfinished.
+  void close_open_ranges(trace::TimeNs end);
   void add_span(std::uint32_t track, OpenRange range, trace::TimeNs end,
                 std::optional<trace::OpInfo> op, bool unfinished);
   void bind_flow(const FlowEnd& end, trace::EventRef ref);
 
   trace::TscWriter& sink_;
   std::bitset<256> generations_;  // the low bytes of this session's generations
+  // Where capture last paused, until it reopens: ends after it are cut there.
+  std::optional<trace::TimeNs> capture_closed_at_;
   const TickClock& clock_;
   std::uint32_t process_ = 0;
   std::map<const ThreadBuffer*, ThreadState> threads_;

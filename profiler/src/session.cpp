@@ -209,8 +209,7 @@ class SessionWriter {
       if (opened != 0) collector_.accept_generation(opened);
       // Ranges open when capture closed (on any thread) end there: their ends are not recorded.
       if (const auto closed = CaptureGate::instance().closed_at(); closed && closed != ended_at_) {
-        collector_.drain();
-        collector_.close_open_ranges(*closed);
+        collector_.close_capture(*closed);
         ended_at_ = closed;
       }
       if (monotonic_ns() >= next_cycle) {
