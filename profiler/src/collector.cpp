@@ -186,7 +186,7 @@ std::vector<trace::Arg> Collector::read_args(wire::ByteReader& in) {
         arg.value = trace::StringArg{intern(wire::get_text(in))};
         break;
     }
-    args.push_back(std::move(arg));
+    args.push_back(arg);
   }
   return args;
 }
