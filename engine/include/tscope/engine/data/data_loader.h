@@ -61,6 +61,8 @@ class DataLoader {
                         Batch loaded = dataset_.load_batch(plan_.batch(batch));
                         if constexpr (PinnableBatch<Batch>) {
                           if (pin) loaded = pin_memory(loaded);
+                        } else {
+                          (void)pin;  // only pinnable batches are pinned
                         }
                         slots_[slot].emplace(std::move(loaded));
                       }) {}
