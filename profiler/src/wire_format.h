@@ -41,7 +41,8 @@ class ByteWriter {
     cursor_ += sizeof(T);
   }
   void bytes(const void* source, std::size_t size) {
-    std::memcpy(cursor_, source, size);
+    // An empty span may carry a null pointer, which memcpy must not be given even for 0 bytes.
+    if (size != 0) std::memcpy(cursor_, source, size);
     cursor_ += size;
   }
 

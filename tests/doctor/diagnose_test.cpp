@@ -105,7 +105,8 @@ TEST(DiagnoseTest, EmptyCudaVisibleDevicesIsAnError) {
 
 TEST(DiagnoseTest, ListedCudaVisibleDevicesAreReportedAsVisible) {
   const ScopedEnvironment two("CUDA_VISIBLE_DEVICES", "0,1");
-  const Diagnosis* visible = find_check(diagnose(without_bandwidth()), "cuda-visible-devices");
+  const Report report = diagnose(without_bandwidth());
+  const Diagnosis* visible = find_check(report, "cuda-visible-devices");
   ASSERT_NE(visible, nullptr);
   EXPECT_EQ(visible->status, Status::ok);
   EXPECT_NE(visible->found.find("2 GPU(s)"), std::string::npos) << visible->found;

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "sanitizer_build.h"
 #include "trace_queries.h"
 #include "tscope/profiler/record.h"
 #include "tscope/profiler/session.h"
@@ -102,20 +103,6 @@ std::uint64_t peak_rss_bytes() {
   return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
 }
 
-bool sanitizer_build() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
-}
-
 TEST(CaptureOverload, SixteenThreadsIn64KiBBuffersAccountForEveryEventExactly) {
   constexpr std::size_t kBuffer = 64 * 1024;
   const auto path = temporary_trace_path();
@@ -140,8 +127,8 @@ TEST(CaptureOverload, SixteenThreadsIn64KiBBuffersAccountForEveryEventExactly) {
   EXPECT_EQ(dropped_total, summary.dropped_events);
   // The buffers, the writer's pending chunks and the threads' stacks; sanitizer allocators keep
   // freed memory in quarantine (256 MiB by default), so they get that much more.
-  const std::uint64_t bound =
-      kThreads * kBuffer + (std::uint64_t{96} << 20) + (sanitizer_build() ? 256u << 20 : 0u);
+  const std::uint64_t bound = kThreads * kBuffer + (std::uint64_t{96} << 20) +
+                              (testing::sanitizer_build() ? 256u << 20 : 0u);
   EXPECT_LT(rss_growth, bound) << "resident memory grew by " << rss_growth << " bytes";
   std::filesystem::remove(path);
 }
