@@ -30,7 +30,7 @@ using trace::Category;
 
 constexpr int kThreads = 16;
 constexpr int kPerThread = 20'000;  // of each kind: ranges, instants and counter samples
-constexpr std::uint64_t kEmittedPerThread = 3 * kPerThread;
+constexpr std::uint64_t kEmittedPerThread = std::uint64_t{3} * kPerThread;
 
 // Counter names must outlive the session (they are recorded as static names); one per thread,
 // so each thread's samples land on a track of their own.
@@ -49,6 +49,7 @@ std::vector<std::int64_t> emit_from_threads() {
   std::vector<std::int64_t> thread_ids(kThreads);
   std::barrier start(kThreads);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       thread_ids[t] = static_cast<std::int64_t>(syscall(SYS_gettid));
@@ -104,7 +105,7 @@ std::uint64_t peak_rss_bytes() {
 }
 
 TEST(CaptureOverload, SixteenThreadsIn64KiBBuffersAccountForEveryEventExactly) {
-  constexpr std::size_t kBuffer = 64 * 1024;
+  constexpr std::size_t kBuffer = std::size_t{64} * 1024;
   const auto path = temporary_trace_path();
   const std::uint64_t rss_before = peak_rss_bytes();
   Session session({.output = path, .buffer_bytes_per_thread = kBuffer});

@@ -146,9 +146,14 @@ TEST(HostileInputs, ChromeNumbersOutOfRangeNaNAndInfinityLoadOrFailCleanly) {
       expect_rejected_in_time<FormatError>(
           [&] {
             chrome(
-                R"([{"ph":"C","name":"c","pid":1,"tid":1,"ts":1,"args":{"v":)" + value +
-                R"(}},{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":2,"s":"t","args":{"Bytes":)" +
-                value + R"(,"Total Allocated":)" + value + "}}]");
+                std::string(R"([{"ph":"C","name":"c","pid":1,"tid":1,"ts":1,"args":{"v":)")
+                    .append(value)
+                    .append(
+                        R"(}},{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":2,"s":"t","args":{"Bytes":)")
+                    .append(value)
+                    .append(R"(,"Total Allocated":)")
+                    .append(value)
+                    .append("}}]"));
           },
           true);
     }
@@ -158,10 +163,15 @@ TEST(HostileInputs, ChromeNumbersOutOfRangeNaNAndInfinityLoadOrFailCleanly) {
 TEST(HostileInputs, BenchmarkNumbersOutOfRangeNaNAndInfinityLoadOrFailCleanly) {
   for (const std::string value : {"1e400", "-1e400", "NaN", "Infinity", "-1", "0", "1e308"}) {
     SCOPED_TRACE(value);
-    const std::string json = R"({"context":{},"benchmarks":[{"name":"BM_A","run_type":"iteration",
-      "iterations":)" + value +
-                             R"(,"real_time":)" + value + R"(,"cpu_time":)" + value +
-                             R"(,"time_unit":"ns"}]})";
+    const std::string json =
+        std::string(R"({"context":{},"benchmarks":[{"name":"BM_A","run_type":"iteration",
+      "iterations":)")
+            .append(value)
+            .append(R"(,"real_time":)")
+            .append(value)
+            .append(R"(,"cpu_time":)")
+            .append(value)
+            .append(R"(,"time_unit":"ns"}]})");
     expect_rejected_in_time<regress::RegressInputError>(
         [&] { regress::parse_gbench_json(json, "hostile.json"); }, true);
   }
