@@ -114,6 +114,21 @@ std::unordered_set<std::uint64_t> model_state_sizes(const trace::Trace& trace,
   return sizes;
 }
 
+// Bytes alive in `later` that were allocated in (after, until], input batches aside (the fit
+// counts those at their most already): made then and kept since.
+double state_made_within(const trace::Trace& trace, const MemoryReplay& later, trace::TimeNs after,
+                         trace::TimeNs until) {
+  double bytes = 0;
+  for (const auto& [track, pool] : later.live()) {
+    for (const auto& [address, allocation] : pool) {
+      if (allocation.time > after && allocation.time <= until &&
+          !is_input_batch(trace, allocation.site))
+        bytes += static_cast<double>(allocation.bytes);
+    }
+  }
+  return bytes;
+}
+
 std::string batch_text(double batch) {
   return std::to_string(static_cast<std::int64_t>(batch));
 }
@@ -128,14 +143,23 @@ std::vector<StepDemand> step_demands(const trace::Trace& trace, const MemoryOrde
   if (scan.empty()) return demands;
   MemoryReplay at_peak(trace, order);
   MemoryReplay at_end(trace, order);
+  MemoryReplay at_next_end(trace, order);
   const std::vector<std::pair<trace::TimeNs, double>> inputs = input_batch_series(trace, order);
   const std::unordered_set<std::uint64_t> sizes =
       model_state_sizes(trace, order, steps.steps.front().start);
-  for (const Step& step : steps.steps) {
+  for (std::size_t step_index = 0; step_index < steps.steps.size(); ++step_index) {
+    const Step& step = steps.steps[step_index];
     if (!step.span) continue;
     const auto oom = std::find_if(ooms.begin(), ooms.end(), [&](const OomEvent& event) {
       return event.time >= step.start && event.time < step.end;
     });
+    // A step that the next one repeats under its name was cut short and retried (at a smaller
+    // batch, on out of memory). Without an out-of-memory event inside it, the failure came from
+    // another thread before it began (a loader worker's, raised when the step waited for that
+    // batch): its peak is no complete step's, and it gives no bound either.
+    const bool retried =
+        step_index + 1 < steps.steps.size() && steps.steps[step_index + 1].name == step.name;
+    if (retried && oom == ooms.end()) continue;
     // The step says its batch; failing that, the out-of-memory event inside it may.
     std::optional<double> batch = step_batch_size(trace, *step.span);
     if (!batch && oom != ooms.end()) batch = oom->batch_size;
@@ -170,6 +194,15 @@ std::vector<StepDemand> step_demands(const trace::Trace& trace, const MemoryOrde
       demand.peak_bytes = static_cast<double>(peak);
       demand.fixed_bytes = split.fixed;
       demand.input_bytes_at_peak = split.input;
+      if (step_index + 1 < steps.steps.size()) {
+        at_next_end.advance_until(steps.steps[step_index + 1].end, true);
+      } else {
+        at_next_end.advance_to(at_next_end.event_count());
+      }
+      const trace::TimeNs peak_time =
+          peak_position == 0 ? step.start : scan.time_of(peak_position - 1);
+      demand.state_made_after_peak =
+          state_made_within(trace, at_next_end, std::max(peak_time, step.start - 1), step.end);
     }
     demand.input_bytes_max = most_inputs_within(inputs, step.start, step.end);
     demands.push_back(std::move(demand));
@@ -193,8 +226,11 @@ std::optional<BatchFit> fit_largest_batch(const std::vector<StepDemand>& demands
   for (const StepDemand& demand : demands) {
     input_per_sample = std::max(input_per_sample, demand.input_bytes_max / demand.batch);
   }
+  // And it counts the state that the step itself made after its peak and every later step holds
+  // (the first step's optimizer moments), or a line through the first step would promise a batch
+  // the second cannot run.
   const auto worst_peak = [&](const StepDemand& step) {
-    return step.peak_bytes - step.input_bytes_at_peak +
+    return step.peak_bytes + step.state_made_after_peak - step.input_bytes_at_peak +
            std::max(step.input_bytes_at_peak, input_per_sample * step.batch);
   };
   if (!complete.empty()) {
@@ -233,7 +269,9 @@ std::optional<BatchFit> fit_largest_batch(const std::vector<StepDemand>& demands
       fit.per_sample_bytes = (peak - worst->fixed_bytes) / worst->batch;
       fit.derivation =
           "the peak of " + worst->name + " (batch " + batch_text(worst->batch) + ", " +
-          format_bytes(peak) + " with the loader's batches at their most) split into " +
+          format_bytes(peak) +
+          " with the loader's batches at their most and the state it made after its peak) split "
+          "into " +
           format_bytes(fit.fixed_bytes) +
           " that does not scale (alive before the step, or a parameter-sized block that outlives "
           "it: parameters, gradients, optimizer state) and " +

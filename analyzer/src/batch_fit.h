@@ -28,6 +28,10 @@ struct StepDemand {
   // batches the loader holds ready varies with its timing, so a fit counts the most.
   double input_bytes_at_peak = 0;
   double input_bytes_max = 0;
+  // What a complete step allocated after its peak and still held when the next step ended (the
+  // trace, for the last step): state every later step holds at its peak, such as the optimizer's
+  // moments, which the first update makes after the first step's peak.
+  double state_made_after_peak = 0;
 };
 
 struct BatchFit {

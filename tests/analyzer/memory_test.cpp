@@ -234,6 +234,79 @@ TEST(MemoryTest, CompleteStepsAtTwoBatchSizesAreFittedByALine) {
   EXPECT_NE(oom.recommendation.find("least-squares line"), std::string::npos) << oom.recommendation;
 }
 
+TEST(MemoryTest, StateTheFirstStepMakesAfterItsPeakCountsInItsPeakForTheFit) {
+  // 1 MiB of parameters; the first step (batch 256, 20 MiB of activations) makes the optimizer's
+  // two 1 MiB moments at its update, after its peak; the two later steps (batch 128, 10 MiB of
+  // activations) hold them throughout.
+  SyntheticTrace trace;
+  trace.memory(kMs, MemoryAction::kAlloc, 0x10, kMiB, "empty", "");
+  std::uint64_t address = 0x100;
+  for (int step = 0; step < 3; ++step) {
+    const std::int64_t batch = step == 0 ? 256 : 128;
+    const trace::TimeNs start = (10 + 10 * step) * kMs;
+    const std::uint64_t activations = static_cast<std::uint64_t>(batch) * kMiB * 10 / 128;
+    trace.step("step " + std::to_string(step), start, start + 10 * kMs, batch);
+    trace.memory(start + kMs, MemoryAction::kAlloc, address, activations, "matmul", "forward");
+    trace.memory(start + 3 * kMs, MemoryAction::kFree, address, activations, "matmul", "forward");
+    if (step == 0) {
+      trace.memory(start + 5 * kMs, MemoryAction::kAlloc, 0x20, kMiB, "zeros_like", "optimizer");
+      trace.memory(start + 5 * kMs, MemoryAction::kAlloc, 0x30, kMiB, "zeros_like", "optimizer");
+    }
+    ++address;
+  }
+  trace.instant("out of memory", 60 * kMs,
+                {{"requested_bytes", static_cast<std::int64_t>(kMiB)},
+                 {"limit_bytes", static_cast<std::int64_t>(40 * kMiB)}});
+  const trace::Trace built = trace.finish();
+  const Finding oom = find_memory_pressure(AnalysisContext(built, {})).at(0);
+  // The line through (128, 13 MiB) and the first step's peak with its moments, (256, 23 MiB):
+  // 3 MiB of state and 10/128 MiB per sample, so (40 - 3) / (10 / 128) = 473.6. Through its own
+  // peak of 21 MiB it would be 5 MiB and 1/16 MiB per sample: 560, which the second step at 560
+  // (3 + 43.75 MiB) cannot run.
+  EXPECT_NEAR(oom.metric("fixed_bytes"), 3.0 * kMiB, 1);
+  EXPECT_NEAR(oom.metric("bytes_per_sample"), 10.0 * kMiB / 128, 1e-6);
+  EXPECT_EQ(oom.metric("largest_batch_that_fits"), 473);
+}
+
+TEST(MemoryTest, AStepRetriedUnderItsNameWithoutAnOomInsideIsNoCompleteStep) {
+  // A loader worker runs out of memory during step 0 (batch 128); the step that waits for that
+  // batch, step 1 at 256, fails when it begins and is retried at 128. Its truncated peak is no
+  // complete step's.
+  SyntheticTrace trace;
+  trace.memory(kMs, MemoryAction::kAlloc, 0x10, kMiB, "empty", "");
+  struct Attempt {
+    const char* name;
+    std::int64_t batch;
+    std::uint64_t activations;
+  };
+  const Attempt attempts[] = {{"step 0", 128, 10 * kMiB},
+                              {"step 1", 256, 15 * kMiB},
+                              {"step 1", 128, 10 * kMiB},
+                              {"step 2", 128, 10 * kMiB}};
+  std::uint64_t address = 0x100;
+  trace::TimeNs start = 10 * kMs;
+  for (const Attempt& attempt : attempts) {
+    trace.step(attempt.name, start, start + 10 * kMs, attempt.batch);
+    trace.memory(start + kMs, MemoryAction::kAlloc, address, attempt.activations, "matmul",
+                 "forward");
+    trace.memory(start + 3 * kMs, MemoryAction::kFree, address, attempt.activations, "matmul",
+                 "forward");
+    ++address;
+    start += 10 * kMs;
+  }
+  trace.instant("out of memory", 15 * kMs,
+                {{"requested_bytes", static_cast<std::int64_t>(4 * kMiB)},
+                 {"limit_bytes", static_cast<std::int64_t>(40 * kMiB)}});
+  const trace::Trace built = trace.finish();
+  const Finding oom = find_memory_pressure(AnalysisContext(built, {})).at(0);
+  // From the two complete steps at 128: 1 MiB of parameters and 10/128 MiB per sample, so
+  // (40 - 1) / (10 / 128) = 499.2. A line through the retried step's 16 MiB at 256 would give
+  // 6 MiB and 5/128 MiB per sample: 870.
+  EXPECT_EQ(oom.metric("complete_steps"), 2);
+  EXPECT_NEAR(oom.metric("fixed_bytes"), 1.0 * kMiB, 1);
+  EXPECT_EQ(oom.metric("largest_batch_that_fits"), 499);
+}
+
 TEST(MemoryTest, LiveSetThatReturnsToTheSameLevelIsNoLeak) {
   SyntheticTrace trace;
   add_steps(trace, 9);
