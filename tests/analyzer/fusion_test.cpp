@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "synthetic_trace.h"
 #include "test_data.h"
 #include "tscope/trace/chrome_json_reader.h"
@@ -17,27 +19,32 @@ using tscope::testing::SyntheticTrace;
 constexpr trace::TimeNs kMs = 1'000'000;
 constexpr trace::TimeNs kUs = 1'000;
 constexpr std::uint64_t kMiB = 1 << 20;
+constexpr trace::TimeNs kStep = 10 * kMs;
 
-// Step `step` (10 ms from step * 10 ms) and its first 2 ms: a matmul of new tensors; returns the
-// id of its product. `tensor` is the next free tensor id.
-std::uint64_t step_opened_by_matmul(SyntheticTrace& trace, int step, std::uint64_t& tensor) {
-  const trace::TimeNs start = step * 10 * kMs;
-  trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, start,
-             start + 10 * kMs);
-  const std::uint64_t input = tensor++;
-  const std::uint64_t product = tensor++;
-  trace.op("matmul", start, start + 2 * kMs, {input}, {product}, 4 * kMiB, 4 * kMiB, 1'000'000'000);
-  return product;
+// Four steps of 10 ms, each opened by 2 ms of a matmul of new tensors; `rest_of_step` adds the
+// step's other ops, given its start, the matmul's product and the next free tensor id.
+trace::Trace steps_opened_by_matmul(
+    const std::function<void(SyntheticTrace&, trace::TimeNs, std::uint64_t, std::uint64_t&)>&
+        rest_of_step) {
+  SyntheticTrace trace;
+  std::uint64_t tensor = 1;
+  for (int step = 0; step < 4; ++step) {
+    const trace::TimeNs start = step * kStep;
+    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, start, start + kStep);
+    const std::uint64_t input = tensor++;
+    const std::uint64_t product = tensor++;
+    trace.op("matmul", start, start + 2 * kMs, {input}, {product}, 4 * kMiB, 4 * kMiB,
+             1'000'000'000);
+    rest_of_step(trace, start, product, tensor);
+  }
+  return trace.finish();
 }
 
 // Per 10 ms step: a matmul, then bias add -> GELU -> dropout, each 1 ms moving 8 MiB, 100 µs
 // apart; then the same work as one fused op.
 trace::Trace bias_gelu_dropout_trace(bool connected) {
-  SyntheticTrace trace;
-  std::uint64_t tensor = 1;
-  for (int step = 0; step < 4; ++step) {
-    const trace::TimeNs start = step * 10 * kMs;
-    const std::uint64_t hidden = step_opened_by_matmul(trace, step, tensor);
+  return steps_opened_by_matmul([connected](SyntheticTrace& trace, trace::TimeNs start,
+                                            std::uint64_t hidden, std::uint64_t& tensor) {
     const std::uint64_t biased = tensor++;
     const std::uint64_t activated = tensor++;
     const std::uint64_t dropped = tensor++;
@@ -49,8 +56,7 @@ trace::Trace bias_gelu_dropout_trace(bool connected) {
              {dropped}, 4 * kMiB, 4 * kMiB, kMiB);
     trace.op("fused_bias_gelu_dropout", start + 6 * kMs, start + 7 * kMs, {hidden}, {tensor++},
              4 * kMiB, 4 * kMiB, 10 * kMiB);
-  }
-  return trace.finish();
+  });
 }
 
 TEST(FusionTest, DataflowChainIsFoundWithItsOccurrencesAndSaving) {
@@ -78,18 +84,14 @@ TEST(FusionTest, OpsThatDoNotConsumeEachOthersOutputAreNoChain) {
 // Per 10 ms step: a matmul, then bias add -> ReLU, each 1 ms moving 8 MiB; the add reads the
 // product when `after_matmul`, else a tensor from elsewhere (a residual connection, say).
 trace::Trace bias_relu_trace(bool after_matmul) {
-  SyntheticTrace trace;
-  std::uint64_t tensor = 1;
-  for (int step = 0; step < 4; ++step) {
-    const trace::TimeNs start = step * 10 * kMs;
-    const std::uint64_t product = step_opened_by_matmul(trace, step, tensor);
+  return steps_opened_by_matmul([after_matmul](SyntheticTrace& trace, trace::TimeNs start,
+                                               std::uint64_t product, std::uint64_t& tensor) {
     const std::uint64_t biased = tensor++;
     trace.op("add", start + 2 * kMs + 100 * kUs, start + 3 * kMs + 100 * kUs,
              {after_matmul ? product : tensor++}, {biased}, 4 * kMiB, 4 * kMiB, kMiB);
     trace.op("relu", start + 3 * kMs + 200 * kUs, start + 4 * kMs + 200 * kUs, {biased}, {tensor++},
              4 * kMiB, 4 * kMiB, kMiB);
-  }
-  return trace.finish();
+  });
 }
 
 TEST(FusionTest, BiasAndActivationAfterAMatmulPointToTheFusedLinearLayer) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "synthetic_trace.h"
 #include "tscope/analyzer/leaks.h"
 
@@ -16,28 +18,37 @@ using tscope::testing::SyntheticTrace;
 
 constexpr trace::TimeNs kMs = 1'000'000;
 constexpr std::uint64_t kMiB = 1 << 20;
+constexpr trace::TimeNs kStep = 10 * kMs;  // how long add_steps makes each step
 
 void add_steps(SyntheticTrace& trace, int count) {
   for (int step = 0; step < count; ++step) {
-    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, step * 10 * kMs,
-               (step + 1) * 10 * kMs);
+    trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, step * kStep,
+               (step + 1) * kStep);
   }
 }
 
-TEST(MemoryTest, LeakGrowthPerStepIsTheRetainedBytes) {
+// `count` steps of 10 ms after 64 MiB of parameters made at the start; `in_step` adds each step's
+// allocations, given the step's index and start.
+trace::Trace steps_after_parameters(
+    int count, const std::function<void(SyntheticTrace&, int, trace::TimeNs)>& in_step) {
   SyntheticTrace trace;
-  add_steps(trace, 8);
+  add_steps(trace, count);
   trace.memory(1, MemoryAction::kAlloc, 0x10, 64 * kMiB, "parameters", "init");
+  for (int step = 0; step < count; ++step)
+    in_step(trace, step, step * kStep);
+  return trace.finish();
+}
+
+TEST(MemoryTest, LeakGrowthPerStepIsTheRetainedBytes) {
   std::uint64_t address = 0x1000;
-  for (int step = 0; step < 8; ++step) {
-    const trace::TimeNs start = step * 10 * kMs;
+  const trace::Trace built = steps_after_parameters(8, [&](SyntheticTrace& trace, int,
+                                                           trace::TimeNs start) {
     // A temporary freed within the step, and 3 MiB of loss graph kept alive forever.
     trace.memory(start + kMs, MemoryAction::kAlloc, address, 16 * kMiB, "matmul", "forward");
     trace.memory(start + 2 * kMs, MemoryAction::kAlloc, address + 1, 3 * kMiB, "add", "total_loss");
     trace.memory(start + 5 * kMs, MemoryAction::kFree, address, 16 * kMiB, "matmul", "forward");
     address += 2;
-  }
-  const trace::Trace built = trace.finish();
+  });
   const std::vector<Finding> findings = find_leaks(AnalysisContext(built, {}));
   ASSERT_EQ(findings.size(), 2u);
   EXPECT_EQ(findings[0].kind, "leak");
@@ -55,8 +66,8 @@ TEST(MemoryTest, CacheThatPlateausIsNotALeak) {
   add_steps(trace, 8);
   // A cache that grows for two steps and then stays at 8 MiB.
   for (int step = 0; step < 2; ++step) {
-    trace.memory(step * 10 * kMs + kMs, MemoryAction::kAlloc,
-                 0x100 + static_cast<std::uint64_t>(step), 4 * kMiB, "cache", "forward");
+    trace.memory(step * kStep + kMs, MemoryAction::kAlloc, 0x100 + static_cast<std::uint64_t>(step),
+                 4 * kMiB, "cache", "forward");
   }
   const trace::Trace built = trace.finish();
   for (const Finding& finding : find_leaks(AnalysisContext(built, {})))
@@ -308,23 +319,19 @@ TEST(MemoryTest, AStepRetriedUnderItsNameWithoutAnOomInsideIsNoCompleteStep) {
 }
 
 TEST(MemoryTest, LiveSetThatReturnsToTheSameLevelIsNoLeak) {
-  SyntheticTrace trace;
-  add_steps(trace, 9);
-  trace.memory(1, MemoryAction::kAlloc, 0x10, 64 * kMiB, "parameters", "init");
   // Accumulated over three steps and then released, again and again: up and back down.
-  std::uint64_t address = 0x1000;
-  for (int step = 0; step < 9; ++step) {
-    const trace::TimeNs start = step * 10 * kMs;
-    trace.memory(start + kMs, MemoryAction::kAlloc, address + static_cast<std::uint64_t>(step),
-                 4 * kMiB, "add", "accumulate");
-    if (step % 3 == 2) {
-      for (int held = step - 2; held <= step; ++held) {
-        trace.memory(start + 5 * kMs, MemoryAction::kFree,
-                     address + static_cast<std::uint64_t>(held), 4 * kMiB, "add", "accumulate");
-      }
-    }
-  }
-  const trace::Trace built = trace.finish();
+  const std::uint64_t address = 0x1000;
+  const trace::Trace built =
+      steps_after_parameters(9, [&](SyntheticTrace& trace, int step, trace::TimeNs start) {
+        trace.memory(start + kMs, MemoryAction::kAlloc, address + static_cast<std::uint64_t>(step),
+                     4 * kMiB, "add", "accumulate");
+        if (step % 3 == 2) {
+          for (int held = step - 2; held <= step; ++held) {
+            trace.memory(start + 5 * kMs, MemoryAction::kFree,
+                         address + static_cast<std::uint64_t>(held), 4 * kMiB, "add", "accumulate");
+          }
+        }
+      });
   for (const Finding& finding : find_leaks(AnalysisContext(built, {})))
     EXPECT_NE(finding.kind, "leak");
 }

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trace_records.h"
 #include "tscope/trace/trace_builder.h"
 
 namespace tscope::testing {
@@ -30,14 +31,14 @@ class SyntheticTrace {
 
   trace::EventRef span(std::uint32_t track, std::string_view name, trace::Category category,
                        trace::TimeNs start, trace::TimeNs end) {
-    return builder_.add_span(track, span_record(name, category, start, end));
+    return builder_.add_span(track, named_span(builder_, name, category, start, end));
   }
 
   // An engine op with its dataflow and traffic.
   trace::EventRef op(std::string_view name, trace::TimeNs start, trace::TimeNs end,
                      std::vector<std::uint64_t> reads, std::vector<std::uint64_t> writes,
                      std::uint64_t bytes_read, std::uint64_t bytes_written, std::uint64_t flops) {
-    trace::SpanRecord record = span_record(name, trace::Category::kCpuOp, start, end);
+    trace::SpanRecord record = named_span(builder_, name, trace::Category::kCpuOp, start, end);
     trace::OpInfo info;
     info.tensors_read = std::move(reads);
     info.tensors_written = std::move(writes);
@@ -51,7 +52,8 @@ class SyntheticTrace {
   // A host-to-device copy on the GPU stream, launched by a runtime call on the main thread.
   void copy(trace::TimeNs launch_start, trace::TimeNs start, trace::TimeNs end, std::uint64_t bytes,
             trace::MemoryKind source) {
-    trace::SpanRecord record = span_record("Memcpy HtoD", trace::Category::kMemcpy, start, end);
+    trace::SpanRecord record =
+        named_span(builder_, "Memcpy HtoD", trace::Category::kMemcpy, start, end);
     record.copy = trace::CopyInfo{bytes, trace::CopyDirection::kHostToDevice, source,
                                   trace::MemoryKind::kDevice};
     launch_on_gpu("cudaMemcpyAsync", launch_start, launch_start + 1'000, record);
@@ -61,19 +63,13 @@ class SyntheticTrace {
   void kernel(trace::TimeNs launch_start, trace::TimeNs launch_end, trace::TimeNs start,
               trace::TimeNs end, std::string_view launch_call = "cudaLaunchKernel") {
     launch_on_gpu(launch_call, launch_start, launch_end,
-                  span_record("gemm_kernel", trace::Category::kKernel, start, end));
+                  named_span(builder_, "gemm_kernel", trace::Category::kKernel, start, end));
   }
 
   void memory(trace::TimeNs time, trace::MemoryAction action, std::uint64_t address,
               std::uint64_t bytes, std::string_view owner, std::string_view scope) {
-    trace::MemoryRecord record;
-    record.time = time;
-    record.action = action;
-    record.address = address;
-    record.bytes = bytes;
-    record.owner_op = builder_.intern(owner);
-    record.scope = builder_.intern(scope);
-    builder_.add_memory_event(pool_, record);
+    builder_.add_memory_event(pool_,
+                              memory_record(builder_, time, action, address, bytes, owner, scope));
   }
 
   void instant(std::string_view name, trace::TimeNs time,
@@ -89,7 +85,7 @@ class SyntheticTrace {
   // A training step as the profiler's StepRange records it: its name and its batch_size argument.
   void step(std::string_view name, trace::TimeNs start, trace::TimeNs end,
             std::int64_t batch_size) {
-    trace::SpanRecord record = span_record(name, trace::Category::kStep, start, end);
+    trace::SpanRecord record = named_span(builder_, name, trace::Category::kStep, start, end);
     record.args.push_back({builder_.intern("batch_size"), batch_size});
     builder_.add_span(main_, record);
   }
@@ -112,23 +108,13 @@ class SyntheticTrace {
   trace::Trace finish() { return builder_.finalize(); }
 
  private:
-  trace::SpanRecord span_record(std::string_view name, trace::Category category,
-                                trace::TimeNs start, trace::TimeNs end) {
-    trace::SpanRecord record;
-    record.name = builder_.intern(name);
-    record.category = category;
-    record.start = start;
-    record.end = end;
-    return record;
-  }
-
   // `activity` on the GPU stream and the runtime call `launch_call` on the main thread that
   // launched it, joined by a fresh correlation id.
   void launch_on_gpu(std::string_view launch_call, trace::TimeNs launch_start,
                      trace::TimeNs launch_end, trace::SpanRecord activity) {
     const std::uint32_t correlation = ++correlation_;
     trace::SpanRecord launch =
-        span_record(launch_call, trace::Category::kRuntimeApi, launch_start, launch_end);
+        named_span(builder_, launch_call, trace::Category::kRuntimeApi, launch_start, launch_end);
     launch.correlation_id = correlation;
     builder_.add_span(main_, launch);
     activity.correlation_id = correlation;
@@ -136,15 +122,7 @@ class SyntheticTrace {
   }
 
   std::uint32_t add_track(std::uint32_t process, trace::TrackKind kind, std::string_view name) {
-    trace::TrackInfo info;
-    info.kind = kind;
-    info.process = process;
-    info.name = builder_.intern(name);
-    if (kind == trace::TrackKind::kGpuStream) {
-      info.device = 0;
-      info.stream = 7;
-    }
-    return builder_.add_track(info);
+    return builder_.add_track(track_info(builder_, process, kind, name));
   }
 
   trace::TraceBuilder builder_;

@@ -49,6 +49,13 @@ DoctorOptions without_bandwidth() {
   return options;
 }
 
+// The diagnosis, without the bandwidth measurement, of a process whose CUDA_VISIBLE_DEVICES is
+// `devices`.
+Report diagnose_with_visible_devices(const char* devices) {
+  const ScopedEnvironment visible("CUDA_VISIBLE_DEVICES", devices);
+  return diagnose(without_bandwidth());
+}
+
 TEST(DiagnoseTest, MissingDriverIsAnErrorWithHostAndContainerAdvice) {
   TSCOPE_REQUIRE_NO_NVIDIA_DRIVER();
   const Report report = diagnose(without_bandwidth());
@@ -95,8 +102,7 @@ TEST(DiagnoseTest, ToolkitLibrariesAreProbedWithoutADriver) {
 }
 
 TEST(DiagnoseTest, EmptyCudaVisibleDevicesIsAnError) {
-  const ScopedEnvironment hide_all("CUDA_VISIBLE_DEVICES", "");
-  const Report report = diagnose(without_bandwidth());
+  const Report report = diagnose_with_visible_devices("");
   const Diagnosis* visible = find_check(report, "cuda-visible-devices");
   ASSERT_NE(visible, nullptr);
   EXPECT_EQ(visible->status, Status::error);
@@ -104,8 +110,7 @@ TEST(DiagnoseTest, EmptyCudaVisibleDevicesIsAnError) {
 }
 
 TEST(DiagnoseTest, ListedCudaVisibleDevicesAreReportedAsVisible) {
-  const ScopedEnvironment two("CUDA_VISIBLE_DEVICES", "0,1");
-  const Report report = diagnose(without_bandwidth());
+  const Report report = diagnose_with_visible_devices("0,1");
   const Diagnosis* visible = find_check(report, "cuda-visible-devices");
   ASSERT_NE(visible, nullptr);
   EXPECT_EQ(visible->status, Status::ok);

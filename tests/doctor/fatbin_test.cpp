@@ -40,13 +40,6 @@ KernelImageVerdict verdict_on_probe(int major, int minor) {
   return match_kernel_image(containers.at(0).images, {major, minor});
 }
 
-void expect_verdict_on_probe(int major, int minor, KernelImageMatch match,
-                             const std::string& image) {
-  const KernelImageVerdict verdict = verdict_on_probe(major, minor);
-  EXPECT_EQ(verdict.match, match) << "sm_" << major << minor;
-  EXPECT_EQ(verdict.image, image) << "sm_" << major << minor;
-}
-
 TEST(FatbinTest, ProbeObjectCarriesExactlyTheArchitecturesItWasBuiltFor) {
   TSCOPE_REQUIRE_CUDA_PROBES();
   const auto containers = read_fatbin_containers(kProbeObject);
@@ -59,25 +52,36 @@ TEST(FatbinTest, Turing75HasNoUsableImageInTheProbe) {
   EXPECT_EQ(verdict_on_probe(7, 5).match, KernelImageMatch::none);
 }
 
-TEST(FatbinTest, Ampere80RunsTheSm80MachineCode) {
+// A compute capability, the image of the probe it runs and how; `behaviour` names the test.
+struct ProbeVerdict {
+  const char* behaviour;
+  int major;
+  int minor;
+  KernelImageMatch match;
+  const char* image;
+};
+
+class ProbeImageTest : public ::testing::TestWithParam<ProbeVerdict> {};
+
+TEST_P(ProbeImageTest, Verdict) {
   TSCOPE_REQUIRE_CUDA_PROBES();
-  expect_verdict_on_probe(8, 0, KernelImageMatch::machine_code, "sm_80");
+  const ProbeVerdict& expected = GetParam();
+  const KernelImageVerdict verdict = verdict_on_probe(expected.major, expected.minor);
+  EXPECT_EQ(verdict.match, expected.match) << "sm_" << expected.major << expected.minor;
+  EXPECT_EQ(verdict.image, expected.image) << "sm_" << expected.major << expected.minor;
 }
 
-TEST(FatbinTest, Ampere86RunsSm80MachineCodeOfTheSameMajor) {
-  TSCOPE_REQUIRE_CUDA_PROBES();
-  expect_verdict_on_probe(8, 6, KernelImageMatch::machine_code, "sm_80");
-}
-
-TEST(FatbinTest, Hopper90JitCompilesTheCompute90Ptx) {
-  TSCOPE_REQUIRE_CUDA_PROBES();
-  expect_verdict_on_probe(9, 0, KernelImageMatch::ptx_jit, "compute_90");
-}
-
-TEST(FatbinTest, Blackwell100JitCompilesTheOlderPtx) {
-  TSCOPE_REQUIRE_CUDA_PROBES();
-  expect_verdict_on_probe(10, 0, KernelImageMatch::ptx_jit, "compute_90");
-}
+INSTANTIATE_TEST_SUITE_P(
+    FatbinTest, ProbeImageTest,
+    ::testing::Values(ProbeVerdict{"Ampere80RunsTheSm80MachineCode", 8, 0,
+                                   KernelImageMatch::machine_code, "sm_80"},
+                      ProbeVerdict{"Ampere86RunsSm80MachineCodeOfTheSameMajor", 8, 6,
+                                   KernelImageMatch::machine_code, "sm_80"},
+                      ProbeVerdict{"Hopper90JitCompilesTheCompute90Ptx", 9, 0,
+                                   KernelImageMatch::ptx_jit, "compute_90"},
+                      ProbeVerdict{"Blackwell100JitCompilesTheOlderPtx", 10, 0,
+                                   KernelImageMatch::ptx_jit, "compute_90"}),
+    [](const ::testing::TestParamInfo<ProbeVerdict>& probe) { return probe.param.behaviour; });
 
 TEST(FatbinTest, LinkedLibraryKeepsOneContainerPerTranslationUnit) {
   TSCOPE_REQUIRE_CUDA_PROBES();

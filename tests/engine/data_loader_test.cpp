@@ -91,6 +91,12 @@ DataLoaderOptions options_with(std::size_t batch_size, std::size_t workers, std:
   return options;
 }
 
+// `options` with the samples delivered in the dataset's order.
+DataLoaderOptions unshuffled(DataLoaderOptions options) {
+  options.shuffle = false;
+  return options;
+}
+
 TEST(DataLoader, EpochVisitsEverySampleExactlyOnce) {
   IndexDataset dataset(103);
   DataLoader loader(dataset, options_with(10, 3, 7));
@@ -120,9 +126,7 @@ TEST(DataLoader, KeepsTheShortLastBatchUnlessDropLast) {
 
 TEST(DataLoader, WithoutShuffleBatchesFollowDatasetOrder) {
   IndexDataset dataset(6);
-  auto options = options_with(4, 2, 3);
-  options.shuffle = false;
-  DataLoader loader(dataset, options);
+  DataLoader loader(dataset, unshuffled(options_with(4, 2, 3)));
   EXPECT_EQ(run_epoch(loader), (std::vector<IndexBatch>{{0, 1, 2, 3}, {4, 5}}));
 }
 
@@ -246,9 +250,7 @@ TEST(DataLoader, ExceptionInTheLoopBodyStopsTheWorkers) {
 TEST(DataLoader, WorkerExceptionIsRethrownInTheConsumerAfterEarlierBatches) {
   IndexDataset dataset(40);
   dataset.fail_on(25);
-  auto options = options_with(5, 3, 0);
-  options.shuffle = false;
-  DataLoader loader(dataset, options);
+  DataLoader loader(dataset, unshuffled(options_with(5, 3, 0)));
   std::size_t delivered = 0;
   try {
     for ([[maybe_unused]] auto& batch : loader) {
@@ -265,9 +267,7 @@ TEST(DataLoader, WorkerExceptionIsRethrownInTheConsumerAfterEarlierBatches) {
 TEST(DataLoader, DatasetExceptionWithoutWorkersReachesTheConsumer) {
   IndexDataset dataset(10);
   dataset.fail_on(3);
-  auto options = options_with(2, 0, 0);
-  options.shuffle = false;
-  DataLoader loader(dataset, options);
+  DataLoader loader(dataset, unshuffled(options_with(2, 0, 0)));
   EXPECT_THROW(run_epoch(loader), std::runtime_error);
 }
 

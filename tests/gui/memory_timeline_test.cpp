@@ -11,6 +11,7 @@
 #include <random>
 
 #include "test_data.h"
+#include "trace_records.h"
 #include "tscope/trace/trace_builder.h"
 #include "tscope/trace/trace_io.h"
 
@@ -49,23 +50,12 @@ class TrainingMemory {
  private:
   trace::EventRef span(std::string_view name, trace::Category category, trace::TimeNs start,
                        trace::TimeNs end) {
-    trace::SpanRecord record;
-    record.name = builder_.intern(name);
-    record.category = category;
-    record.start = start;
-    record.end = end;
-    return builder_.add_span(thread_, record);
+    return builder_.add_span(thread_, testing::named_span(builder_, name, category, start, end));
   }
   void memory(trace::TimeNs time, trace::MemoryAction action, std::uint64_t address,
               std::uint64_t bytes, std::string_view owner, std::string_view scope) {
-    trace::MemoryRecord record;
-    record.time = time;
-    record.action = action;
-    record.address = address;
-    record.bytes = bytes;
-    record.owner_op = builder_.intern(owner);
-    record.scope = builder_.intern(scope);
-    builder_.add_memory_event(pool_, record);
+    builder_.add_memory_event(
+        pool_, testing::memory_record(builder_, time, action, address, bytes, owner, scope));
   }
 
   trace::TraceBuilder builder_;

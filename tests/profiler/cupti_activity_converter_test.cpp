@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <type_traits>
 
 #include "cupti/activity_converter.h"
 #include "cupti/callback_names.h"
@@ -30,17 +31,33 @@ const CUpti_Activity& as_activity(const Record& record) {
   return reinterpret_cast<const CUpti_Activity&>(record);
 }
 
+// A record of `kind` from `start` to `end`, every other field zero.
+template <typename Record>
+Record timed_record(CUpti_ActivityKind kind, std::uint64_t start, std::uint64_t end) {
+  Record record{};
+  record.kind = kind;
+  record.start = start;
+  record.end = end;
+  return record;
+}
+
+// `record` as GPU work on the test's device, context and stream, joined to its launch by
+// `correlation`.
+template <typename Record>
+Record on_test_stream(Record record, std::uint32_t correlation) {
+  record.deviceId = kDevice;
+  record.contextId = kContext;
+  record.streamId = kStream;
+  record.correlationId = correlation;
+  return record;
+}
+
 CUpti_ActivityKernel10 kernel_record(const char* name, std::uint64_t start, std::uint64_t end,
                                      std::uint32_t correlation) {
-  CUpti_ActivityKernel10 kernel{};
-  kernel.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  auto kernel = on_test_stream(
+      timed_record<CUpti_ActivityKernel10>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, start, end),
+      correlation);
   kernel.name = name;
-  kernel.start = start;
-  kernel.end = end;
-  kernel.deviceId = kDevice;
-  kernel.contextId = kContext;
-  kernel.streamId = kStream;
-  kernel.correlationId = correlation;
   kernel.gridX = 128;
   kernel.gridY = 2;
   kernel.gridZ = 1;
@@ -64,15 +81,46 @@ CUpti_ActivityExternalCorrelation external_record(std::uint64_t op, std::uint32_
 
 CUpti_ActivityAPI call_record(CUpti_ActivityKind kind, CUpti_CallbackId id, std::uint64_t start,
                               std::uint64_t end, std::uint32_t correlation) {
-  CUpti_ActivityAPI call{};
-  call.kind = kind;
+  auto call = timed_record<CUpti_ActivityAPI>(kind, start, end);
   call.cbid = id;
-  call.start = start;
-  call.end = end;
   call.processId = 100;
   call.threadId = 101;
   call.correlationId = correlation;
   return call;
+}
+
+// A copy between memory kinds; the record's kind follows its struct (peer copies have their own).
+template <typename Copy = CUpti_ActivityMemcpy6>
+Copy copy_record(CUpti_ActivityMemcpyKind direction, CUpti_ActivityMemoryKind source,
+                 CUpti_ActivityMemoryKind destination, std::uint64_t start, std::uint64_t end) {
+  auto copy = timed_record<Copy>(std::is_same_v<Copy, CUpti_ActivityMemcpyPtoP4>
+                                     ? CUPTI_ACTIVITY_KIND_MEMCPY2
+                                     : CUPTI_ACTIVITY_KIND_MEMCPY,
+                                 start, end);
+  copy.copyKind = direction;
+  copy.srcKind = source;
+  copy.dstKind = destination;
+  return copy;
+}
+
+CUpti_ActivitySynchronization2 sync_record(CUpti_ActivitySynchronizationType type,
+                                           std::uint32_t stream, std::uint32_t event,
+                                           std::uint64_t start, std::uint64_t end) {
+  auto sync =
+      timed_record<CUpti_ActivitySynchronization2>(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, start, end);
+  sync.type = type;
+  sync.contextId = kContext;
+  sync.streamId = stream;
+  sync.cudaEventId = event;
+  return sync;
+}
+
+CUpti_ActivityMemory4 allocation_record(std::uint64_t bytes) {
+  CUpti_ActivityMemory4 allocation{};
+  allocation.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+  allocation.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+  allocation.bytes = bytes;
+  return allocation;
 }
 
 class ActivityConverterTest : public ::testing::Test {
@@ -90,14 +138,20 @@ class ActivityConverterTest : public ::testing::Test {
 
   trace::Trace finish() { return builder_.finalize(); }
 
+  // Converts the records in their order and finishes the trace.
+  template <typename... Records>
+  trace::Trace convert(const Records&... records) {
+    (converter().convert(as_activity(records)), ...);
+    return finish();
+  }
+
   trace::TraceBuilder builder_;
   std::uint32_t process_ = 0;
   std::optional<ActivityConverter> converter_;
 };
 
 TEST_F(ActivityConverterTest, KernelBecomesASpanOnItsStreamWithDemangledNameAndLaunchGeometry) {
-  converter().convert(as_activity(kernel_record("_Z6matmulPKfS0_Pfi", 1000, 5000, 9)));
-  const trace::Trace converted = finish();
+  const trace::Trace converted = convert(kernel_record("_Z6matmulPKfS0_Pfi", 1000, 5000, 9));
 
   const auto spans = spans_named(converted, "matmul(float const*, float const*, float*, int)");
   ASSERT_EQ(spans.size(), 1u);
@@ -129,30 +183,20 @@ TEST_F(ActivityConverterTest, ExternCKernelKeepsItsName) {
 TEST_F(ActivityConverterTest, KernelsOfOneStreamShareATrackAndOtherStreamsGetTheirOwn) {
   CUpti_ActivityKernel10 other_stream = kernel_record("k", 30, 40, 3);
   other_stream.streamId = kStream + 1;
-  converter().convert(as_activity(kernel_record("k", 10, 20, 1)));
-  converter().convert(as_activity(kernel_record("k", 20, 30, 2)));
-  converter().convert(as_activity(other_stream));
-  const trace::Trace converted = finish();
+  const trace::Trace converted =
+      convert(kernel_record("k", 10, 20, 1), kernel_record("k", 20, 30, 2), other_stream);
   ASSERT_EQ(converted.tracks().size(), 2u);
   EXPECT_EQ(converted.track(0).spans().size(), 2u);
   EXPECT_EQ(converted.track(1).spans().size(), 1u);
 }
 
 TEST_F(ActivityConverterTest, CopyCarriesBytesDirectionAndMemoryKinds) {
-  CUpti_ActivityMemcpy6 copy{};
-  copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-  copy.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
-  copy.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
-  copy.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  CUpti_ActivityMemcpy6 copy = on_test_stream(
+      copy_record(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE,
+                  CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 100, 900),
+      4);
   copy.bytes = 1 << 20;
-  copy.start = 100;
-  copy.end = 900;
-  copy.deviceId = kDevice;
-  copy.contextId = kContext;
-  copy.streamId = kStream;
-  copy.correlationId = 4;
-  converter().convert(as_activity(copy));
-  const trace::Trace converted = finish();
+  const trace::Trace converted = convert(copy);
 
   const auto spans = spans_named(converted, "Memcpy HtoD (Pageable -> Device)");
   ASSERT_EQ(spans.size(), 1u);
@@ -167,16 +211,11 @@ TEST_F(ActivityConverterTest, CopyCarriesBytesDirectionAndMemoryKinds) {
 }
 
 TEST_F(ActivityConverterTest, PinnedAndManagedMemoryKindsAreKept) {
-  CUpti_ActivityMemcpy6 copy{};
-  copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-  copy.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
-  copy.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_MANAGED;
-  copy.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+  CUpti_ActivityMemcpy6 copy =
+      copy_record(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, CUPTI_ACTIVITY_MEMORY_KIND_MANAGED,
+                  CUPTI_ACTIVITY_MEMORY_KIND_PINNED, 100, 200);
   copy.deviceId = kDevice;
-  copy.start = 100;
-  copy.end = 200;
-  converter().convert(as_activity(copy));
-  const trace::Trace converted = finish();
+  const trace::Trace converted = convert(copy);
   const auto spans = spans_named(converted, "Memcpy DtoH (Managed -> Pinned)");
   ASSERT_EQ(spans.size(), 1u);
   const trace::SpanRecord span = converted.span_record(spans[0].track, spans[0].index);
@@ -186,19 +225,14 @@ TEST_F(ActivityConverterTest, PinnedAndManagedMemoryKindsAreKept) {
 }
 
 TEST_F(ActivityConverterTest, PeerCopyIsPeerToPeerAndNamesBothDevices) {
-  CUpti_ActivityMemcpyPtoP4 copy{};
-  copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
-  copy.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
-  copy.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
-  copy.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  auto copy = copy_record<CUpti_ActivityMemcpyPtoP4>(CUPTI_ACTIVITY_MEMCPY_KIND_PTOP,
+                                                     CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                                                     CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 100, 200);
   copy.bytes = 4096;
   copy.deviceId = 0;
   copy.srcDeviceId = 0;
   copy.dstDeviceId = 1;
-  copy.start = 100;
-  copy.end = 200;
-  converter().convert(as_activity(copy));
-  const trace::Trace converted = finish();
+  const trace::Trace converted = convert(copy);
   const auto spans = spans_named(converted, "Memcpy PtoP (Device -> Device)");
   ASSERT_EQ(spans.size(), 1u);
   EXPECT_EQ(converted.span_record(spans[0].track, spans[0].index).copy->direction,
@@ -208,18 +242,12 @@ TEST_F(ActivityConverterTest, PeerCopyIsPeerToPeerAndNamesBothDevices) {
 }
 
 TEST_F(ActivityConverterTest, MemsetCarriesBytesValueAndMemoryKind) {
-  CUpti_ActivityMemset4 memset{};
-  memset.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+  auto memset =
+      on_test_stream(timed_record<CUpti_ActivityMemset4>(CUPTI_ACTIVITY_KIND_MEMSET, 50, 60), 5);
   memset.value = 0;
   memset.bytes = 65536;
-  memset.start = 50;
-  memset.end = 60;
-  memset.deviceId = kDevice;
-  memset.streamId = kStream;
-  memset.correlationId = 5;
   memset.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
-  converter().convert(as_activity(memset));
-  const trace::Trace converted = finish();
+  const trace::Trace converted = convert(memset);
   const auto spans = spans_named(converted, "Memset (Device)");
   ASSERT_EQ(spans.size(), 1u);
   const trace::SpanRecord span = converted.span_record(spans[0].track, spans[0].index);
@@ -230,18 +258,11 @@ TEST_F(ActivityConverterTest, MemsetCarriesBytesValueAndMemoryKind) {
 }
 
 TEST_F(ActivityConverterTest, StreamSynchronizationLandsOnTheStreamOfItsContextsDevice) {
-  CUpti_ActivitySynchronization2 sync{};
-  sync.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
-  sync.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
-  sync.start = 200;
-  sync.end = 700;
-  sync.contextId = kContext;
-  sync.streamId = kStream;
-  sync.cudaEventId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+  CUpti_ActivitySynchronization2 sync =
+      sync_record(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, kStream,
+                  CUPTI_SYNCHRONIZATION_INVALID_VALUE, 200, 700);
   sync.correlationId = 8;
-  converter().convert(as_activity(kernel_record("k", 10, 20, 1)));
-  converter().convert(as_activity(sync));
-  const trace::Trace converted = finish();
+  const trace::Trace converted = convert(kernel_record("k", 10, 20, 1), sync);
   const auto spans = spans_named(converted, "Stream Sync");
   ASSERT_EQ(spans.size(), 1u);
   EXPECT_EQ(converted.track(spans[0].track).spans().category[spans[0].index],
@@ -251,16 +272,9 @@ TEST_F(ActivityConverterTest, StreamSynchronizationLandsOnTheStreamOfItsContexts
 }
 
 TEST_F(ActivityConverterTest, EventSynchronizationNamesItsEvent) {
-  CUpti_ActivitySynchronization2 sync{};
-  sync.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
-  sync.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE;
-  sync.contextId = kContext;
-  sync.streamId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
-  sync.cudaEventId = 12;
-  sync.start = 100;
-  sync.end = 200;
-  converter().convert(as_activity(sync));
-  const trace::Trace converted = finish();
+  const trace::Trace converted =
+      convert(sync_record(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE,
+                          CUPTI_SYNCHRONIZATION_INVALID_VALUE, 12, 100, 200));
   const auto spans = spans_named(converted, "Event Sync");
   ASSERT_EQ(spans.size(), 1u);
   EXPECT_EQ(span_arg(converted, spans[0], "cuda_event"), "12");
@@ -268,9 +282,8 @@ TEST_F(ActivityConverterTest, EventSynchronizationNamesItsEvent) {
 }
 
 TEST_F(ActivityConverterTest, RuntimeCallIsNamedFromItsCallbackIdWithoutTheReleaseTag) {
-  converter().convert(as_activity(call_record(
-      CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 10, 30, 9)));
-  const trace::Trace converted = finish();
+  const trace::Trace converted = convert(call_record(
+      CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 10, 30, 9));
   const auto spans = spans_named(converted, "cudaLaunchKernel");
   ASSERT_EQ(spans.size(), 1u);
   const trace::SpanRecord span = converted.span_record(spans[0].track, spans[0].index);
@@ -282,9 +295,8 @@ TEST_F(ActivityConverterTest, RuntimeCallIsNamedFromItsCallbackIdWithoutTheRelea
 }
 
 TEST_F(ActivityConverterTest, DriverCallKeepsItsSymbolVersion) {
-  converter().convert(as_activity(
-      call_record(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, 10, 30, 2)));
-  const trace::Trace converted = finish();
+  const trace::Trace converted = convert(
+      call_record(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, 10, 30, 2));
   const auto spans = spans_named(converted, "cuMemcpyHtoD_v2");
   ASSERT_EQ(spans.size(), 1u);
   EXPECT_EQ(converted.track(spans[0].track).spans().category[spans[0].index],
@@ -310,19 +322,17 @@ TEST_F(ActivityConverterTest, FailedCallKeepsItsReturnValue) {
   CUpti_ActivityAPI call = call_record(CUPTI_ACTIVITY_KIND_RUNTIME,
                                        CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, 10, 30, 9);
   call.returnValue = 2;
-  converter().convert(as_activity(call));
-  const trace::Trace converted = finish();
+  const trace::Trace converted = convert(call);
   const auto spans = spans_named(converted, "cudaMalloc");
   ASSERT_EQ(spans.size(), 1u);
   EXPECT_EQ(span_arg(converted, spans[0], "return_value"), "2");
 }
 
 TEST_F(ActivityConverterTest, LaunchIsJoinedToItsKernelByCorrelationId) {
-  converter().convert(as_activity(call_record(
-      CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 10, 30, 9)));
-  converter().convert(as_activity(kernel_record("k", 40, 90, 9)));
-  converter().convert(as_activity(kernel_record("other", 100, 120, 10)));
-  const trace::Trace converted = finish();
+  const trace::Trace converted =
+      convert(call_record(CUPTI_ACTIVITY_KIND_RUNTIME,
+                          CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 10, 30, 9),
+              kernel_record("k", 40, 90, 9), kernel_record("other", 100, 120, 10));
   ASSERT_EQ(converted.flows().size(), 1u);
   const trace::Flow& flow = converted.flows()[0];
   EXPECT_EQ(flow.kind, trace::FlowKind::kLaunchToKernel);
@@ -343,9 +353,7 @@ TEST_F(ActivityConverterTest, EngineOpIsJoinedToItsKernelsByExternalCorrelation)
   op.external_correlation_id = 42;
   builder_.add_span(host, op);
 
-  converter().convert(as_activity(external_record(42, 9)));
-  converter().convert(as_activity(kernel_record("k", 40, 90, 9)));
-  const trace::Trace converted = finish();
+  const trace::Trace converted = convert(external_record(42, 9), kernel_record("k", 40, 90, 9));
 
   const auto kernels = spans_named(converted, "k");
   ASSERT_EQ(kernels.size(), 1u);
@@ -397,18 +405,13 @@ TEST_F(ActivityConverterTest, OpIdOfAnEarlierCycleStillReachesItsKernel) {
 
 // A forced flush returns the records of work still running with CUPTI_TIMESTAMP_UNKNOWN (0).
 TEST_F(ActivityConverterTest, RecordsWithoutTimestampsAreLeftOutAndCounted) {
-  CUpti_ActivityMemcpy6 copy{};
-  copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-  copy.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
-  copy.start = 500;
-  CUpti_ActivityMemory4 allocation{};
-  allocation.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
-  allocation.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
-  allocation.bytes = 1000;
+  const CUpti_ActivityMemcpy6 copy =
+      copy_record(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN,
+                  CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN, 500, CUPTI_TIMESTAMP_UNKNOWN);
   converter().convert(as_activity(kernel_record("unfinished", 100, CUPTI_TIMESTAMP_UNKNOWN, 1)));
   converter().convert(as_activity(kernel_record("unstarted", CUPTI_TIMESTAMP_UNKNOWN, 0, 2)));
   converter().convert(as_activity(copy));
-  converter().convert(as_activity(allocation));
+  converter().convert(as_activity(allocation_record(1000)));
   converter().convert(as_activity(call_record(CUPTI_ACTIVITY_KIND_RUNTIME,
                                               CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
                                               CUPTI_TIMESTAMP_UNKNOWN, 20, 3)));
@@ -423,12 +426,9 @@ TEST_F(ActivityConverterTest, RecordsWithoutTimestampsAreLeftOutAndCounted) {
 }
 
 TEST_F(ActivityConverterTest, DeviceAllocationsBecomeMemoryEventsWithTheDevicesRunningTotal) {
-  CUpti_ActivityMemory4 allocation{};
-  allocation.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
-  allocation.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+  CUpti_ActivityMemory4 allocation = allocation_record(1000);
   allocation.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
   allocation.address = 0x7000;
-  allocation.bytes = 1000;
   allocation.timestamp = 10;
   allocation.deviceId = kDevice;
   CUpti_ActivityMemory4 second = allocation;

@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "trace_records.h"
 #include "tscope/trace/chrome_json_reader.h"
 #include "tscope/trace/time_range.h"
 #include "tscope/trace/trace_builder.h"
@@ -48,36 +49,21 @@ struct HostileTraceBuilder {
     process = builder.add_process(info);
   }
   std::uint32_t track(trace::TrackKind kind, const std::string& name, std::int64_t thread) {
-    trace::TrackInfo info;
-    info.kind = kind;
-    info.process = process;
-    info.name = builder.intern(name);
+    trace::TrackInfo info = track_info(builder, process, kind, name);
     info.thread_id = thread;
-    if (kind == trace::TrackKind::kGpuStream) {
-      info.device = 0;
-      info.stream = 7;
-    }
     return builder.add_track(info);
   }
   void span(std::uint32_t track, const char* name, trace::Category category, trace::TimeNs start,
             trace::TimeNs end, std::uint32_t correlation = 0) {
-    trace::SpanRecord record;
-    record.name = builder.intern(name);
-    record.category = category;
-    record.start = start;
-    record.end = end;
+    trace::SpanRecord record = named_span(builder, name, category, start, end);
     record.correlation_id = correlation;
     builder.add_span(track, record);
   }
   void memory(std::uint32_t track, trace::TimeNs time, trace::MemoryAction action,
               std::uint64_t address, std::uint64_t bytes, std::uint64_t total) {
-    trace::MemoryRecord record;
-    record.time = time;
-    record.action = action;
-    record.address = address;
-    record.bytes = bytes;
+    trace::MemoryRecord record =
+        memory_record(builder, time, action, address, bytes, "aten::empty");
     record.device = 0;
-    record.owner_op = builder.intern("aten::empty");
     record.total_allocated = total;
     record.total_reserved = total;
     builder.add_memory_event(track, record);

@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include "test_data.h"
 #include "tscope/trace/chrome_json_input.h"
@@ -50,6 +52,13 @@ struct Census {
   }
 
   std::uint64_t category(Category category) const { return spans_by_category.at(category); }
+  // Checks the span count of each listed category.
+  void expect_spans(std::initializer_list<std::pair<Category, std::uint64_t>> expected) const {
+    for (const auto& [listed, count] : expected) {
+      SCOPED_TRACE(to_string(listed));
+      EXPECT_EQ(category(listed), count);
+    }
+  }
   std::uint64_t flow_count(FlowKind kind) const {
     return flows.contains(kind) ? flows.at(kind) : 0;
   }
@@ -75,12 +84,12 @@ TEST(ChromeJsonReaderTest, AlexnetA100KinetoTraceHasExactCounts) {
   const auto path = shared_data_path("traces/kineto/hta_critical_path_alexnet_a100.json.gz");
   TSCOPE_REQUIRE_FILE(path);
   const Census census(read_chrome_json(path));
-  EXPECT_EQ(census.category(Category::kKernel), 79u);
-  EXPECT_EQ(census.category(Category::kMemset), 3u);
-  EXPECT_EQ(census.category(Category::kRuntimeApi), 361u);
-  EXPECT_EQ(census.category(Category::kSynchronization), 41u);
-  EXPECT_EQ(census.category(Category::kCpuOp), 359u);
-  EXPECT_EQ(census.category(Category::kUserAnnotation), 8u);
+  census.expect_spans({{Category::kKernel, 79},
+                       {Category::kMemset, 3},
+                       {Category::kRuntimeApi, 361},
+                       {Category::kSynchronization, 41},
+                       {Category::kCpuOp, 359},
+                       {Category::kUserAnnotation, 8}});
   EXPECT_EQ(census.copies, (std::map<CopyKey, std::uint64_t>{{kHtoDPageable, 16}}));
   EXPECT_EQ(census.copy_bytes.at(kHtoDPageable), 244'403'360u);
   // 98 launches of kernels, copies and memsets plus 41 of stream synchronizations.
@@ -93,13 +102,13 @@ TEST(ChromeJsonReaderTest, NcclA100KinetoTraceHasExactCounts) {
   const auto path = shared_data_path("traces/kineto/hta_nccl_data_a100_rank0_of2.json.gz");
   TSCOPE_REQUIRE_FILE(path);
   const Census census(read_chrome_json(path));
-  EXPECT_EQ(census.category(Category::kKernel), 2700u);
-  EXPECT_EQ(census.category(Category::kMemset), 114u);
-  EXPECT_EQ(census.category(Category::kRuntimeApi), 8740u);
-  EXPECT_EQ(census.category(Category::kCpuOp), 14346u);
-  EXPECT_EQ(census.category(Category::kUserAnnotation), 39u);
-  EXPECT_EQ(census.category(Category::kGpuUserAnnotation), 30u);
-  EXPECT_EQ(census.category(Category::kStep), 3u);
+  census.expect_spans({{Category::kKernel, 2700},
+                       {Category::kMemset, 114},
+                       {Category::kRuntimeApi, 8740},
+                       {Category::kCpuOp, 14346},
+                       {Category::kUserAnnotation, 39},
+                       {Category::kGpuUserAnnotation, 30},
+                       {Category::kStep, 3}});
   EXPECT_EQ(census.copies, (std::map<CopyKey, std::uint64_t>{{kDtoD, 960}}));
   EXPECT_EQ(census.copy_bytes.at(kDtoD), 307'323'096u);
   EXPECT_EQ(census.flow_count(FlowKind::kLaunchToKernel), 3774u);
@@ -111,11 +120,11 @@ TEST(ChromeJsonReaderTest, Gp100StepTraceHasExactCounts) {
       shared_data_path("traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
   TSCOPE_REQUIRE_FILE(path);
   const Census census(read_chrome_json(path));
-  EXPECT_EQ(census.category(Category::kKernel), 130u);
-  EXPECT_EQ(census.category(Category::kRuntimeApi), 180u);
-  EXPECT_EQ(census.category(Category::kCpuOp), 643u);
-  EXPECT_EQ(census.category(Category::kUserAnnotation), 10u);
-  EXPECT_EQ(census.category(Category::kGpuUserAnnotation), 10u);
+  census.expect_spans({{Category::kKernel, 130},
+                       {Category::kRuntimeApi, 180},
+                       {Category::kCpuOp, 643},
+                       {Category::kUserAnnotation, 10},
+                       {Category::kGpuUserAnnotation, 10}});
   EXPECT_EQ(census.copies, (std::map<CopyKey, std::uint64_t>{{kHtoDPageable, 10}}));
   EXPECT_EQ(census.copy_bytes.at(kHtoDPageable), 60u);
   EXPECT_EQ(census.flow_count(FlowKind::kLaunchToKernel), 140u);
@@ -127,11 +136,11 @@ TEST(ChromeJsonReaderTest, Legacy2021SchemaResnetTraceHasExactCounts) {
   TSCOPE_REQUIRE_FILE(path);
   const Trace trace = read_chrome_json(path);
   const Census census(trace);
-  EXPECT_EQ(census.category(Category::kKernel), 8772u);
-  EXPECT_EQ(census.category(Category::kMemset), 312u);
-  EXPECT_EQ(census.category(Category::kRuntimeApi), 11923u);
-  EXPECT_EQ(census.category(Category::kCpuOp), 23640u);
-  EXPECT_EQ(census.category(Category::kStep), 6u);
+  census.expect_spans({{Category::kKernel, 8772},
+                       {Category::kMemset, 312},
+                       {Category::kRuntimeApi, 11923},
+                       {Category::kCpuOp, 23640},
+                       {Category::kStep, 6}});
   EXPECT_EQ(census.copies, (std::map<CopyKey, std::uint64_t>{{kHtoDPageable, 12}}));
   EXPECT_EQ(census.copy_bytes.at(kHtoDPageable), 115'607'040u);
   EXPECT_EQ(census.flow_count(FlowKind::kLaunchToKernel), 9096u);
@@ -160,9 +169,8 @@ TEST(ChromeJsonReaderTest, RocmGpuOnlyTraceHasExactCounts) {
   const auto path = shared_data_path("traces/kineto/tracelens_mi210_gpu_only.json.gz");
   TSCOPE_REQUIRE_FILE(path);
   const Census census(read_chrome_json(path));
-  EXPECT_EQ(census.category(Category::kKernel), 562u);
-  EXPECT_EQ(census.category(Category::kRuntimeApi), 631u);
-  EXPECT_EQ(census.category(Category::kCpuOp), 0u);
+  census.expect_spans(
+      {{Category::kKernel, 562}, {Category::kRuntimeApi, 631}, {Category::kCpuOp, 0}});
   EXPECT_TRUE(census.copies.empty());
   EXPECT_EQ(census.flow_count(FlowKind::kLaunchToKernel), 562u);
 }
@@ -173,12 +181,12 @@ TEST(ChromeJsonReaderTest, MultirankPairHasExactCountsPerRank) {
   TSCOPE_REQUIRE_FILE(rank0);
   TSCOPE_REQUIRE_FILE(rank1);
   const Census first(read_chrome_json(rank0));
-  EXPECT_EQ(first.category(Category::kKernel), 1154u);
-  EXPECT_EQ(first.category(Category::kMemset), 10u);
-  EXPECT_EQ(first.category(Category::kRuntimeApi), 1204u);
-  EXPECT_EQ(first.category(Category::kCpuOp), 2329u);
-  EXPECT_EQ(first.category(Category::kUserAnnotation), 71u);
-  EXPECT_EQ(first.category(Category::kStep), 2u);
+  first.expect_spans({{Category::kKernel, 1154},
+                      {Category::kMemset, 10},
+                      {Category::kRuntimeApi, 1204},
+                      {Category::kCpuOp, 2329},
+                      {Category::kUserAnnotation, 71},
+                      {Category::kStep, 2}});
   EXPECT_EQ(first.copies,
             (std::map<CopyKey, std::uint64_t>{
                 {kHtoDPageable, 16}, {kHtoDPinned, 8}, {kDtoHPageable, 8}, {kDtoD, 8}}));
@@ -187,10 +195,10 @@ TEST(ChromeJsonReaderTest, MultirankPairHasExactCountsPerRank) {
   EXPECT_EQ(first.flow_count(FlowKind::kLaunchToKernel), 1204u);
 
   const Census second(read_chrome_json(rank1));
-  EXPECT_EQ(second.category(Category::kKernel), 1104u);
-  EXPECT_EQ(second.category(Category::kRuntimeApi), 1154u);
-  EXPECT_EQ(second.category(Category::kCpuOp), 2302u);
-  EXPECT_EQ(second.category(Category::kStep), 2u);
+  second.expect_spans({{Category::kKernel, 1104},
+                       {Category::kRuntimeApi, 1154},
+                       {Category::kCpuOp, 2302},
+                       {Category::kStep, 2}});
   EXPECT_EQ(second.copy_bytes.at(kDtoD), 3'298'965'512u);
   EXPECT_EQ(second.flow_count(FlowKind::kLaunchToKernel), 1154u);
 }

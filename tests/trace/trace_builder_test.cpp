@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <string_view>
 #include <vector>
 
 #include "sample_trace.h"
@@ -30,6 +32,19 @@ class TraceBuilderTest : public ::testing::Test {
     return builder_.add_span(track, record);
   }
 
+  struct HostSpan {
+    TimeNs start;
+    TimeNs end;
+    std::string_view name;
+  };
+
+  // Adds the spans to the host thread's track, in the order given, and finalizes the trace.
+  Trace finalize_with_host_spans(std::initializer_list<HostSpan> spans) {
+    for (const HostSpan& host_span : spans)
+      span(host_, host_span.start, host_span.end, host_span.name);
+    return builder_.finalize();
+  }
+
   static std::vector<std::string_view> names_at_depth(const Trace& trace, std::uint32_t track,
                                                       std::size_t depth) {
     std::vector<std::string_view> names;
@@ -45,10 +60,8 @@ class TraceBuilderTest : public ::testing::Test {
 };
 
 TEST_F(TraceBuilderTest, SortsSpansByStartWithEnclosingSpanFirst) {
-  span(host_, 50, 60, "late");
-  span(host_, 10, 20, "inner");
-  span(host_, 10, 40, "outer");
-  const Trace trace = builder_.finalize();
+  const Trace trace =
+      finalize_with_host_spans({{50, 60, "late"}, {10, 20, "inner"}, {10, 40, "outer"}});
   const SpanColumns& spans = trace.track(host_).spans();
   ASSERT_EQ(spans.size(), 3u);
   EXPECT_EQ(trace.string(spans.name[0]), "outer");
@@ -57,51 +70,38 @@ TEST_F(TraceBuilderTest, SortsSpansByStartWithEnclosingSpanFirst) {
 }
 
 TEST_F(TraceBuilderTest, DepthFollowsContainment) {
-  span(host_, 0, 100, "step");
-  span(host_, 10, 50, "forward");
-  span(host_, 20, 30, "matmul");
-  span(host_, 60, 90, "backward");
-  span(host_, 200, 300, "next step");
-  const Trace trace = builder_.finalize();
+  const Trace trace = finalize_with_host_spans({{0, 100, "step"},
+                                                {10, 50, "forward"},
+                                                {20, 30, "matmul"},
+                                                {60, 90, "backward"},
+                                                {200, 300, "next step"}});
   const SpanColumns& spans = trace.track(host_).spans();
   EXPECT_EQ(spans.depth, (std::vector<std::uint16_t>{0, 1, 2, 1, 0}));
   EXPECT_EQ(trace.track(host_).depth_count(), 3u);
 }
 
 TEST_F(TraceBuilderTest, SpanTouchingItsPredecessorsEndIsItsSibling) {
-  span(host_, 0, 10, "first");
-  span(host_, 10, 20, "second");
-  const Trace trace = builder_.finalize();
+  const Trace trace = finalize_with_host_spans({{0, 10, "first"}, {10, 20, "second"}});
   EXPECT_EQ(trace.track(host_).spans().depth, (std::vector<std::uint16_t>{0, 0}));
 }
 
 TEST_F(TraceBuilderTest, PartiallyOverlappingSpanGoesOneLevelDeeper) {
-  span(host_, 0, 100, "a");
-  span(host_, 50, 150, "b");
-  span(host_, 160, 170, "c");
-  const Trace trace = builder_.finalize();
+  const Trace trace = finalize_with_host_spans({{0, 100, "a"}, {50, 150, "b"}, {160, 170, "c"}});
   EXPECT_EQ(trace.track(host_).spans().depth, (std::vector<std::uint16_t>{0, 1, 0}));
   EXPECT_EQ(trace.end_time(), 170);
 }
 
 TEST_F(TraceBuilderTest, GroupsSpansByDepthInTimeOrder) {
-  span(host_, 0, 100, "a");
-  span(host_, 10, 20, "a1");
-  span(host_, 30, 40, "a2");
-  span(host_, 200, 300, "b");
-  span(host_, 210, 220, "b1");
-  const Trace trace = builder_.finalize();
+  const Trace trace = finalize_with_host_spans(
+      {{0, 100, "a"}, {10, 20, "a1"}, {30, 40, "a2"}, {200, 300, "b"}, {210, 220, "b1"}});
   EXPECT_EQ(names_at_depth(trace, host_, 0), (std::vector<std::string_view>{"a", "b"}));
   EXPECT_EQ(names_at_depth(trace, host_, 1), (std::vector<std::string_view>{"a1", "a2", "b1"}));
   EXPECT_TRUE(trace.track(host_).spans_at_depth(2).empty());
 }
 
 TEST_F(TraceBuilderTest, FindsFirstSpanEndingAfterTimePerDepth) {
-  span(host_, 0, 100, "a");
-  span(host_, 10, 20, "a1");
-  span(host_, 30, 40, "a2");
-  span(host_, 50, 60, "a3");
-  const Trace trace = builder_.finalize();
+  const Trace trace =
+      finalize_with_host_spans({{0, 100, "a"}, {10, 20, "a1"}, {30, 40, "a2"}, {50, 60, "a3"}});
   const Track& track = trace.track(host_);
   EXPECT_EQ(track.first_span_ending_after(1, 0), 0u);
   EXPECT_EQ(track.first_span_ending_after(1, 20), 1u);  // a1 ends at 20: not after it
@@ -112,10 +112,7 @@ TEST_F(TraceBuilderTest, FindsFirstSpanEndingAfterTimePerDepth) {
 }
 
 TEST_F(TraceBuilderTest, FindsInnermostSpanAtTime) {
-  span(host_, 0, 100, "a");
-  span(host_, 10, 50, "b");
-  span(host_, 20, 30, "c");
-  const Trace trace = builder_.finalize();
+  const Trace trace = finalize_with_host_spans({{0, 100, "a"}, {10, 50, "b"}, {20, 30, "c"}});
   const Track& track = trace.track(host_);
   EXPECT_EQ(trace.string(track.spans().name[track.innermost_span_at(25)]), "c");
   EXPECT_EQ(trace.string(track.spans().name[track.innermost_span_at(40)]), "b");
@@ -124,9 +121,7 @@ TEST_F(TraceBuilderTest, FindsInnermostSpanAtTime) {
 }
 
 TEST_F(TraceBuilderTest, FindsFirstSpanStartingAtTime) {
-  span(host_, 10, 20, "a");
-  span(host_, 30, 40, "b");
-  const Trace trace = builder_.finalize();
+  const Trace trace = finalize_with_host_spans({{10, 20, "a"}, {30, 40, "b"}});
   EXPECT_EQ(trace.track(host_).first_span_starting_at(0), 0u);
   EXPECT_EQ(trace.track(host_).first_span_starting_at(11), 1u);
   EXPECT_EQ(trace.track(host_).first_span_starting_at(31), 2u);
