@@ -353,48 +353,43 @@ void TscWriter::set_lost(std::uint64_t lost_bytes, std::uint64_t lost_records) {
 // Strings, processes and tracks go out before any chunk that names them, so every prefix of the
 // file is self-contained.
 void TscWriter::write_pending_definitions() {
-  if (strings_written_ < strings_.size()) {
+  // One chunk of `type` with the definitions from `written` up to `defined`, which it starts by
+  // naming, so a reader can check that no chunk of them was lost.
+  const auto write_new = [this](ChunkType type, std::size_t& written, std::size_t defined,
+                                const auto& encode) {
+    if (written >= defined) return;
     ByteWriter payload;
-    payload.varint(strings_written_);
-    payload.varint(strings_.size() - strings_written_);
-    for (std::size_t id = strings_written_; id < strings_.size(); ++id) {
-      payload.string(strings_.view(static_cast<StringId>(id)));
-    }
-    write_chunk(ChunkType::kStrings, payload);
-    strings_written_ = strings_.size();
-  }
-  if (processes_written_ < processes_.size()) {
-    ByteWriter payload;
-    payload.varint(processes_written_);
-    payload.varint(processes_.size() - processes_written_);
-    for (std::size_t index = processes_written_; index < processes_.size(); ++index) {
-      const Process& process = processes_[index];
-      payload.svarint(process.pid);
-      payload.varint(process.name);
-      payload.varint(process.host);
-      payload.svarint(process.rank);
-      payload.svarint(process.sort_index);
-    }
-    write_chunk(ChunkType::kProcesses, payload);
-    processes_written_ = processes_.size();
-  }
-  if (tracks_written_ < tracks_.size()) {
-    ByteWriter payload;
-    payload.varint(tracks_written_);
-    payload.varint(tracks_.size() - tracks_written_);
-    for (std::size_t index = tracks_written_; index < tracks_.size(); ++index) {
-      const TrackInfo& track = tracks_[index];
-      payload.u8(static_cast<std::uint8_t>(track.kind));
-      payload.varint(track.name);
-      payload.varint(track.process);
-      payload.svarint(track.thread_id);
-      payload.svarint(track.device);
-      payload.svarint(track.stream);
-      payload.svarint(track.sort_index);
-    }
-    write_chunk(ChunkType::kTracks, payload);
-    tracks_written_ = tracks_.size();
-  }
+    payload.varint(written);
+    payload.varint(defined - written);
+    for (std::size_t index = written; index < defined; ++index)
+      encode(payload, index);
+    write_chunk(type, payload);
+    written = defined;
+  };
+  write_new(ChunkType::kStrings, strings_written_, strings_.size(),
+            [this](ByteWriter& payload, std::size_t id) {
+              payload.string(strings_.view(static_cast<StringId>(id)));
+            });
+  write_new(ChunkType::kProcesses, processes_written_, processes_.size(),
+            [this](ByteWriter& payload, std::size_t index) {
+              const Process& process = processes_[index];
+              payload.svarint(process.pid);
+              payload.varint(process.name);
+              payload.varint(process.host);
+              payload.svarint(process.rank);
+              payload.svarint(process.sort_index);
+            });
+  write_new(ChunkType::kTracks, tracks_written_, tracks_.size(),
+            [this](ByteWriter& payload, std::size_t index) {
+              const TrackInfo& track = tracks_[index];
+              payload.u8(static_cast<std::uint8_t>(track.kind));
+              payload.varint(track.name);
+              payload.varint(track.process);
+              payload.svarint(track.thread_id);
+              payload.svarint(track.device);
+              payload.svarint(track.stream);
+              payload.svarint(track.sort_index);
+            });
 }
 
 void TscWriter::write_event_chunk(ChunkType type, std::uint32_t track, std::uint32_t count,
