@@ -130,6 +130,7 @@ void write_critical_path_json(JsonWriter& json, const CriticalPath& path) {
 std::string critical_path_chart(const CriticalPath& path) {
   std::vector<std::string> names;
   std::vector<ChartSeries> series;
+  series.reserve(kPathPartCount);
   for (std::size_t p = 0; p < kPathPartCount; ++p)
     series.push_back({part_name(static_cast<PathPart>(p)), std::string(kPartColors[p]), {}});
   const std::size_t shown = std::min(path.steps.size(), kChartSteps);

@@ -56,6 +56,7 @@ trace::Trace synthetic_memory(std::uint64_t events) {
   const auto pool = builder.add_track(
       {trace::TrackKind::kMemoryPool, builder.intern("host memory"), process, -1, -1, -1, 0});
   std::vector<trace::StringId> ops;
+  ops.reserve(20);
   for (int op = 0; op < 20; ++op)
     ops.push_back(builder.intern("op" + std::to_string(op)));
   const trace::StringId scopes[] = {builder.intern("forward"), builder.intern("backward"),
