@@ -31,6 +31,19 @@ std::string slack_text(double slack_ns) {
   return slack_ns == std::numeric_limits<double>::infinity() ? "-" : format_duration(slack_ns);
 }
 
+// One table row per entry: its name and part, then the cells `last_cells` gives it.
+template <typename Entry, typename LastCells>
+std::string entry_table(const std::vector<Entry>& entries, const std::string& header,
+                        LastCells last_cells) {
+  if (entries.empty()) return "";
+  std::string out = header;
+  for (const Entry& entry : entries) {
+    out += "<tr><td>" + html_escape(shorten(entry.name, 90)) + "</td><td>" + part_name(entry.part) +
+           "</td><td>" + last_cells(entry) + "</td></tr>\n";
+  }
+  return out + "</table>\n";
+}
+
 }  // namespace
 
 std::string critical_path_text(const CriticalPath& path) {
@@ -98,35 +111,26 @@ void write_critical_path_json(JsonWriter& json, const CriticalPath& path) {
   for (std::size_t p = 0; p < kPathPartCount; ++p)
     json.field(part_name(static_cast<PathPart>(p)), path.parts[p]);
   json.end_object();
-  json.key("on_path");
-  json.begin_array();
-  for (const PathEntry& entry : path.on_path) {
-    json.begin_object();
+  json.object_array("on_path", path.on_path, [&](const PathEntry& entry) {
     json.field("name", entry.name);
     json.field("part", part_name(entry.part));
     json.field("path_ns", entry.path_ns);
     json.field("segments", static_cast<std::uint64_t>(entry.segments));
-    json.end_object();
-  }
-  json.end_array();
-  json.key("off_path");
-  json.begin_array();
-  for (const SlackEntry& entry : path.off_path) {
-    json.begin_object();
+  });
+  json.object_array("off_path", path.off_path, [&](const SlackEntry& entry) {
     json.field("name", entry.name);
     json.field("part", part_name(entry.part));
     json.field("total_ns", entry.total_ns);
     json.field("count", static_cast<std::uint64_t>(entry.count));
     json.field("min_slack_ns", entry.min_slack_ns);
-    json.end_object();
-  }
-  json.end_array();
+  });
   json.end_object();
 }
 
 std::string critical_path_chart(const CriticalPath& path) {
   std::vector<std::string> names;
   std::vector<ChartSeries> series;
+  series.reserve(kPathPartCount);
   for (std::size_t p = 0; p < kPathPartCount; ++p)
     series.push_back({part_name(static_cast<PathPart>(p)), std::string(kPartColors[p]), {}});
   const std::size_t shown = std::min(path.steps.size(), kChartSteps);
@@ -152,30 +156,20 @@ std::string critical_path_caption(const CriticalPath& path) {
 }
 
 std::string critical_path_tables(const CriticalPath& path) {
-  std::string out;
-  if (!path.on_path.empty()) {
-    out +=
-        "<table class=\"critical-path\"><tr><th>On the path</th><th>Part</th><th>Per "
-        "step</th><th>Share</th></tr>\n";
-    for (const PathEntry& entry : path.on_path) {
-      out += "<tr><td>" + html_escape(shorten(entry.name, 90)) + "</td><td>" +
-             part_name(entry.part) + "</td><td>" + format_duration(entry.path_ns) + "</td><td>" +
-             format_percent(path.step_ns > 0 ? entry.path_ns / path.step_ns : 0) + "</td></tr>\n";
-    }
-    out += "</table>\n";
-  }
-  if (!path.off_path.empty()) {
-    out +=
-        "<table class=\"slack\"><tr><th>Off the path</th><th>Part</th><th>Per "
-        "step</th><th>Least slack</th></tr>\n";
-    for (const SlackEntry& entry : path.off_path) {
-      out += "<tr><td>" + html_escape(shorten(entry.name, 90)) + "</td><td>" +
-             part_name(entry.part) + "</td><td>" + format_duration(entry.total_ns) + "</td><td>" +
-             slack_text(entry.min_slack_ns) + "</td></tr>\n";
-    }
-    out += "</table>\n";
-  }
-  return out;
+  return entry_table(path.on_path,
+                     "<table class=\"critical-path\"><tr><th>On the path</th><th>Part</th><th>Per "
+                     "step</th><th>Share</th></tr>\n",
+                     [&](const PathEntry& entry) {
+                       return format_duration(entry.path_ns) + "</td><td>" +
+                              format_percent(path.step_ns > 0 ? entry.path_ns / path.step_ns : 0);
+                     }) +
+         entry_table(path.off_path,
+                     "<table class=\"slack\"><tr><th>Off the path</th><th>Part</th><th>Per "
+                     "step</th><th>Least slack</th></tr>\n",
+                     [](const SlackEntry& entry) {
+                       return format_duration(entry.total_ns) + "</td><td>" +
+                              slack_text(entry.min_slack_ns);
+                     });
 }
 
 }  // namespace tscope::analyzer

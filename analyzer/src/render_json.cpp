@@ -137,6 +137,14 @@ void write_finding(JsonWriter& json, const Finding& finding) {
   json.end_object();
 }
 
+void write_findings(JsonWriter& json, const std::vector<Finding>& findings) {
+  json.key("findings");
+  json.begin_array();
+  for (const Finding& finding : findings)
+    write_finding(json, finding);
+  json.end_array();
+}
+
 }  // namespace
 
 std::string render_json(const Report& report) {
@@ -153,40 +161,22 @@ std::string render_json(const Report& report) {
   json.field("max_ns", report.steps.max_ns);
   json.field("stddev_ns", report.steps.stddev_ns);
   json.end_object();
-  json.key("time");
-  if (report.time) {
-    write_time(json, *report.time);
-  } else {
-    json.null();
-  }
-  json.key("breakdown");
-  if (report.breakdown) {
+  json.optional_field("time", report.time,
+                      [&](const TimeBreakdown& time) { write_time(json, time); });
+  json.optional_field("breakdown", report.breakdown, [&](const OpBreakdown& breakdown) {
     json.begin_object();
     json.key("ops");
-    write_name_stats(json, report.breakdown->ops);
+    write_name_stats(json, breakdown.ops);
     json.key("kernels");
-    write_name_stats(json, report.breakdown->kernels);
+    write_name_stats(json, breakdown.kernels);
     json.end_object();
-  } else {
-    json.null();
-  }
-  json.key("streams");
-  if (report.streams) {
-    write_streams(json, *report.streams);
-  } else {
-    json.null();
-  }
-  json.key("critical_path");
-  if (report.critical_path) {
-    write_critical_path_json(json, *report.critical_path);
-  } else {
-    json.null();
-  }
-  json.key("findings");
-  json.begin_array();
-  for (const Finding& finding : report.findings)
-    write_finding(json, finding);
-  json.end_array();
+  });
+  json.optional_field("streams", report.streams, [&](const std::vector<StreamStats>& streams) {
+    write_streams(json, streams);
+  });
+  json.optional_field("critical_path", report.critical_path,
+                      [&](const CriticalPath& path) { write_critical_path_json(json, path); });
+  write_findings(json, report.findings);
   json.end_object();
   return json.str() + "\n";
 }
@@ -209,10 +199,7 @@ std::string render_json(const MultiRankReport& report) {
   write_fields(json, {{"min_ns", report.step_time.min_ns},
                       {"median_ns", report.step_time.median_ns},
                       {"max_ns", report.step_time.max_ns}});
-  json.key("ranks");
-  json.begin_array();
-  for (const RankReport& rank : report.ranks) {
-    json.begin_object();
+  json.object_array("ranks", report.ranks, [&](const RankReport& rank) {
     json.field("rank", static_cast<std::int64_t>(rank.rank));
     json.field("source", rank.source);
     json.field("host", rank.host);
@@ -239,13 +226,8 @@ std::string render_json(const MultiRankReport& report) {
     json.end_object();
     json.key("time");
     write_time(json, rank.time);
-    json.end_object();
-  }
-  json.end_array();
-  json.key("collectives");
-  json.begin_array();
-  for (const MatchedCollective& collective : report.collectives) {
-    json.begin_object();
+  });
+  json.object_array("collectives", report.collectives, [&](const MatchedCollective& collective) {
     json.field("group", collective.group);
     json.field("op", to_string(collective.op));
     json.field("seq", collective.seq);
@@ -256,14 +238,8 @@ std::string render_json(const MultiRankReport& report) {
     json.field("transfer_ns", collective.transfer_ns);
     json.field("bytes", collective.bytes);
     json.field("bus_bandwidth_bytes_per_s", collective.bus_bandwidth);
-    json.end_object();
-  }
-  json.end_array();
-  json.key("findings");
-  json.begin_array();
-  for (const Finding& finding : report.findings)
-    write_finding(json, finding);
-  json.end_array();
+  });
+  write_findings(json, report.findings);
   json.end_object();
   return json.str() + "\n";
 }

@@ -14,6 +14,8 @@ constexpr double kRight = 20;
 constexpr double kTop = 16;
 constexpr double kBottom = 64;
 constexpr int kTicks = 4;
+constexpr double kPlotWidth = kWidth - kLeft - kRight;
+constexpr double kPlotHeight = kHeight - kTop - kBottom;
 
 std::string number(double value) {
   char text[32];
@@ -57,6 +59,27 @@ std::string value_axis(double max_value, ValueFormat format, double plot_height)
   return out;
 }
 
+// Linear axes from 0 to max_x and max_y (a range of 0 or less becomes 1) onto the plot area.
+struct LinearScale {
+  double max_x;
+  double max_y;
+
+  LinearScale(double largest_x, double largest_y)
+      : max_x(largest_x <= 0 ? 1 : largest_x), max_y(largest_y <= 0 ? 1 : largest_y) {}
+  double px(double x) const { return kLeft + kPlotWidth * x / max_x; }
+  double py(double y) const { return kTop + kPlotHeight * (1 - y / max_y); }
+};
+
+// What the line charts open with: the svg element, the value axis and the x axis's labels.
+std::string line_chart_open(const LinearScale& scale, ValueFormat format_x, ValueFormat format_y) {
+  std::string out = svg_open(kWidth, kHeight) + value_axis(scale.max_y, format_y, kPlotHeight);
+  for (int tick = 0; tick <= kTicks; ++tick) {
+    const double x = scale.max_x * tick / kTicks;
+    out += text(scale.px(x), kTop + kPlotHeight + 16, format_x(x), "middle", " class=\"small\"");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string html_escape(std::string_view raw) {
@@ -85,7 +108,6 @@ std::string html_escape(std::string_view raw) {
 
 std::string stacked_bar_chart(const std::vector<std::string>& categories,
                               const std::vector<ChartSeries>& series, ValueFormat format) {
-  const double plot_height = kHeight - kTop - kBottom;
   double max_total = 0;
   for (std::size_t i = 0; i < categories.size(); ++i) {
     double total = 0;
@@ -94,16 +116,16 @@ std::string stacked_bar_chart(const std::vector<std::string>& categories,
     max_total = std::max(max_total, total);
   }
   if (max_total <= 0) max_total = 1;
-  std::string out = svg_open(kWidth, kHeight) + value_axis(max_total, format, plot_height);
+  std::string out = svg_open(kWidth, kHeight) + value_axis(max_total, format, kPlotHeight);
   const double slot = (kWidth - kLeft - kRight) / std::max<std::size_t>(1, categories.size());
   const double bar = std::max(2.0, slot * 0.7);
   for (std::size_t i = 0; i < categories.size(); ++i) {
-    double y = kTop + plot_height;
+    double y = kTop + kPlotHeight;
     const double x = kLeft + slot * static_cast<double>(i) + (slot - bar) / 2;
     for (const ChartSeries& each : series) {
       const double value = i < each.values.size() ? each.values[i] : 0;
       if (value <= 0) continue;
-      const double height = plot_height * value / max_total;
+      const double height = kPlotHeight * value / max_total;
       y -= height;
       out += rect(x, y, bar, height, each.color,
                   categories[i] + ": " + each.name + " " + format(value));
@@ -116,12 +138,12 @@ std::string stacked_bar_chart(const std::vector<std::string>& categories,
         std::max(1.0, std::ceil((6.0 * static_cast<double>(longest) + 8) / slot)));
     if (i % every == 0) {
       out +=
-          text(x + bar / 2, kTop + plot_height + 14, categories[i], "middle", " class=\"small\"");
+          text(x + bar / 2, kTop + kPlotHeight + 14, categories[i], "middle", " class=\"small\"");
     }
   }
   // The legend in rows under the bars, wrapped before the right edge.
   double legend_x = kLeft;
-  double legend_y = kTop + plot_height + 32;
+  double legend_y = kTop + kPlotHeight + 32;
   for (const ChartSeries& each : series) {
     const double width = 14 + 6.2 * static_cast<double>(each.name.size()) + 14;
     if (legend_x + width > kWidth - kRight && legend_x > kLeft) {
@@ -161,8 +183,6 @@ std::string horizontal_bar_chart(const std::vector<BarRow>& rows, const std::str
 std::string line_chart(const std::vector<ChartPoint>& points, ValueFormat format_x,
                        ValueFormat format_y, const ChartPoint& peak,
                        const std::vector<ChartMarker>& markers) {
-  const double plot_height = kHeight - kTop - kBottom;
-  const double plot_width = kWidth - kLeft - kRight;
   double max_x = 0;
   double max_y = peak.y;
   for (const ChartPoint& point : points) {
@@ -171,29 +191,23 @@ std::string line_chart(const std::vector<ChartPoint>& points, ValueFormat format
   }
   for (const ChartMarker& marker : markers)
     max_x = std::max(max_x, marker.x);
-  if (max_x <= 0) max_x = 1;
-  if (max_y <= 0) max_y = 1;
-  const auto px = [&](double x) { return kLeft + plot_width * x / max_x; };
-  const auto py = [&](double y) { return kTop + plot_height * (1 - y / max_y); };
-  std::string out = svg_open(kWidth, kHeight) + value_axis(max_y, format_y, plot_height);
-  for (int tick = 0; tick <= kTicks; ++tick) {
-    const double x = max_x * tick / kTicks;
-    out += text(px(x), kTop + plot_height + 16, format_x(x), "middle", " class=\"small\"");
-  }
-  std::string path = "M" + number(px(0)) + "," + number(py(0));
+  const LinearScale scale(max_x, max_y);
+  std::string out = line_chart_open(scale, format_x, format_y);
+  std::string path = "M" + number(scale.px(0)) + "," + number(scale.py(0));
   for (const ChartPoint& point : points)
-    path += " L" + number(px(point.x)) + "," + number(py(point.y));
-  if (!points.empty()) path += " L" + number(px(points.back().x)) + "," + number(py(0)) + " Z";
+    path += " L" + number(scale.px(point.x)) + "," + number(scale.py(point.y));
+  if (!points.empty())
+    path += " L" + number(scale.px(points.back().x)) + "," + number(scale.py(0)) + " Z";
   out += "<path d=\"" + path + "\" class=\"area\"><title>memory in use</title></path>";
-  out += "<circle cx=\"" + number(px(peak.x)) + "\" cy=\"" + number(py(peak.y)) +
+  out += "<circle cx=\"" + number(scale.px(peak.x)) + "\" cy=\"" + number(scale.py(peak.y)) +
          "\" r=\"4\" class=\"peak\"><title>peak " + html_escape(format_y(peak.y)) + " at " +
          html_escape(format_x(peak.x)) + "</title></circle>";
-  out += text(std::min(px(peak.x) + 6, kWidth - kRight - 120), py(peak.y) + 4,
+  out += text(std::min(scale.px(peak.x) + 6, kWidth - kRight - 120), scale.py(peak.y) + 4,
               "peak " + format_y(peak.y), "start", " class=\"small\"");
   for (const ChartMarker& marker : markers) {
-    out += line(px(marker.x), kTop, px(marker.x), kTop + plot_height,
+    out += line(scale.px(marker.x), kTop, scale.px(marker.x), kTop + kPlotHeight,
                 "stroke=\"" + marker.color + "\" stroke-width=\"2\" class=\"marker\"");
-    out += text(px(marker.x) + 4, kTop + 12, marker.label, "start",
+    out += text(scale.px(marker.x) + 4, kTop + 12, marker.label, "start",
                 " class=\"small\" fill=\"" + marker.color + "\"");
   }
   return out + "</svg>";
@@ -201,8 +215,6 @@ std::string line_chart(const std::vector<ChartPoint>& points, ValueFormat format
 
 std::string multi_line_chart(const std::vector<ChartLine>& lines, ValueFormat format_x,
                              ValueFormat format_y) {
-  const double plot_height = kHeight - kTop - kBottom;
-  const double plot_width = kWidth - kLeft - kRight;
   double max_x = 0;
   double max_y = 0;
   for (const ChartLine& each : lines) {
@@ -211,21 +223,15 @@ std::string multi_line_chart(const std::vector<ChartLine>& lines, ValueFormat fo
       max_y = std::max(max_y, point.y);
     }
   }
-  if (max_x <= 0) max_x = 1;
-  if (max_y <= 0) max_y = 1;
-  const auto px = [&](double x) { return kLeft + plot_width * x / max_x; };
-  const auto py = [&](double y) { return kTop + plot_height * (1 - y / max_y); };
-  std::string out = svg_open(kWidth, kHeight) + value_axis(max_y, format_y, plot_height);
-  for (int tick = 0; tick <= kTicks; ++tick) {
-    const double x = max_x * tick / kTicks;
-    out += text(px(x), kTop + plot_height + 16, format_x(x), "middle", " class=\"small\"");
-  }
+  const LinearScale scale(max_x, max_y);
+  std::string out = line_chart_open(scale, format_x, format_y);
   double legend_x = kLeft;
   for (const ChartLine& each : lines) {
     if (each.points.empty()) continue;
     std::string path;
     for (const ChartPoint& point : each.points)
-      path += (path.empty() ? "M" : " L") + number(px(point.x)) + "," + number(py(point.y));
+      path +=
+          (path.empty() ? "M" : " L") + number(scale.px(point.x)) + "," + number(scale.py(point.y));
     out += "<path d=\"" + path + "\" fill=\"none\" stroke=\"" + each.color +
            "\" stroke-width=\"1.5\"><title>" + html_escape(each.name) + "</title></path>";
     out += rect(legend_x, kHeight - 22, 10, 10, each.color, each.name);
@@ -237,8 +243,6 @@ std::string multi_line_chart(const std::vector<ChartLine>& lines, ValueFormat fo
 
 std::string roofline_chart(const std::vector<RooflinePoint>& points, double peak_flops,
                            double bytes_per_second) {
-  const double plot_height = kHeight - kTop - kBottom;
-  const double plot_width = kWidth - kLeft - kRight;
   // Decades that hold the ridge point and every point, with one to spare on each side.
   const double ridge = peak_flops / bytes_per_second;
   double low_x = ridge;
@@ -253,9 +257,9 @@ std::string roofline_chart(const std::vector<RooflinePoint>& points, double peak
   const double x1 = std::ceil(std::log10(std::max(high_x, 1e-6))) + 1;
   const double y0 = std::floor(std::log10(std::max(low_y, 1.0))) - 1;
   const double y1 = std::ceil(std::log10(peak_flops)) + 0.3;
-  const auto px = [&](double x) { return kLeft + plot_width * (std::log10(x) - x0) / (x1 - x0); };
+  const auto px = [&](double x) { return kLeft + kPlotWidth * (std::log10(x) - x0) / (x1 - x0); };
   const auto py = [&](double y) {
-    return kTop + plot_height * (1 - (std::log10(y) - y0) / (y1 - y0));
+    return kTop + kPlotHeight * (1 - (std::log10(y) - y0) / (y1 - y0));
   };
   std::string out = svg_open(kWidth, kHeight);
   for (double decade = y0; decade <= y1; ++decade) {
@@ -265,7 +269,7 @@ std::string roofline_chart(const std::vector<RooflinePoint>& points, double peak
                 "end", " class=\"small\"");
   }
   for (double decade = x0; decade <= x1; ++decade) {
-    out += text(px(std::pow(10, decade)), kTop + plot_height + 16,
+    out += text(px(std::pow(10, decade)), kTop + kPlotHeight + 16,
                 "1e" + std::to_string(static_cast<int>(decade)), "middle", " class=\"small\"");
   }
   const double left = std::pow(10, x0);

@@ -11,7 +11,7 @@ namespace tscope::analyzer {
 
 using ValueFormat = std::string (*)(double);
 
-std::string html_escape(std::string_view text);
+std::string html_escape(std::string_view raw);
 
 struct ChartSeries {
   std::string name;

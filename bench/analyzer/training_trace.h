@@ -60,20 +60,20 @@ inline trace::Trace synthetic_training_trace(std::uint64_t target_events) {
   TimeNs now = 1'000'000'000;
   TimeNs gpu_free_at = now;
   SpanRecord span;
+  // Starts `span` afresh as a range with no detail; detail is set before it is added.
+  const auto start_span = [&span](TimeNs start, TimeNs end, StringId name, Category category) {
+    span = {};
+    span.start = start;
+    span.end = end;
+    span.name = name;
+    span.category = category;
+  };
   for (std::uint64_t step = 0; events < target_events; ++step) {
     const TimeNs step_start = now;
-    span = {};
-    span.start = now;
-    span.end = now + 200'000;
-    span.name = wait_name;
-    span.category = Category::kCpuOp;
+    start_span(now, now + 200'000, wait_name, Category::kCpuOp);
     builder.add_span(main, span);
     now = span.end;
-    span = {};
-    span.start = now;
-    span.end = now + 5'000;
-    span.name = copy_name;
-    span.category = Category::kMemcpy;
+    start_span(now, now + 5'000, copy_name, Category::kMemcpy);
     span.copy =
         CopyInfo{1 << 20, CopyDirection::kHostToDevice, MemoryKind::kPinned, MemoryKind::kDevice};
     builder.add_span(stream, span);
@@ -82,25 +82,14 @@ inline trace::Trace synthetic_training_trace(std::uint64_t target_events) {
     for (int op = 0; op < kOpsPerStep && events < target_events; ++op) {
       const std::size_t kind = static_cast<std::size_t>(op) % ops.size();
       const TimeNs op_end = now + op_length(random);
-      span = {};
-      span.start = now;
-      span.end = op_end;
-      span.name = op_names[kind];
-      span.category = Category::kCpuOp;
+      start_span(now, op_end, op_names[kind], Category::kCpuOp);
       builder.add_span(main, span);
-      span = {};
-      span.start = now + 2'000;
-      span.end = now + 6'000;
-      span.name = launch_name;
-      span.category = Category::kRuntimeApi;
+      start_span(now + 2'000, now + 6'000, launch_name, Category::kRuntimeApi);
       span.correlation_id = ++correlation;
       builder.add_span(main, span);
       const TimeNs kernel_start = std::max(gpu_free_at + 1'000, span.end + 3'000);
-      span = {};
-      span.start = kernel_start;
-      span.end = kernel_start + kernel_length(random);
-      span.name = kernel_names[kind];
-      span.category = Category::kKernel;
+      start_span(kernel_start, kernel_start + kernel_length(random), kernel_names[kind],
+                 Category::kKernel);
       span.correlation_id = correlation;
       builder.add_span(stream, span);
       gpu_free_at = span.end;
@@ -119,18 +108,11 @@ inline trace::Trace synthetic_training_trace(std::uint64_t target_events) {
       now = op_end + 1'000;
       events += kEventsPerOp;
     }
-    span = {};
-    span.start = now;
-    span.end = now + 300'000;
-    span.name = optimizer_name;
-    span.category = Category::kUserAnnotation;
+    start_span(now, now + 300'000, optimizer_name, Category::kUserAnnotation);
     builder.add_span(main, span);
     now = std::max(span.end, gpu_free_at) + 10'000;
-    span = {};
-    span.start = step_start;
-    span.end = now;
-    span.name = builder.intern("ProfilerStep#" + std::to_string(step));
-    span.category = Category::kStep;
+    start_span(step_start, now, builder.intern("ProfilerStep#" + std::to_string(step)),
+               Category::kStep);
     builder.add_span(main, span);
     events += 2;
   }

@@ -20,6 +20,14 @@ carry_programs=(
   tests/distributed/distributed_nccl_tests
 )
 
+# check_folders [CARRY_DIR]: where a device check works, for check.sh and cupti_check.sh: $out
+# (its logs: $OUT, else a new temporary folder) and $carry (CARRY_DIR, else the build-cuda one).
+check_folders() {
+  out=${OUT:-$(mktemp -d)}
+  mkdir -p "$out"
+  carry=${1:-$repo/build-cuda/gpu-carry}
+}
+
 # pack_carry BUILD_DIR CARRY_DIR: fills CARRY_DIR from the build. The programs' RPATH becomes
 # $ORIGIN/../lib (the library's $ORIGIN), so they find the carried libraries wherever the carry is
 # unpacked and without LD_LIBRARY_PATH. It is DT_RPATH, not DT_RUNPATH, because only DT_RPATH also

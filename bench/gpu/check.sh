@@ -20,9 +20,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$repo/bench/gpu/carry.sh"
 
-out=${OUT:-$(mktemp -d)}
-mkdir -p "$out"
-carry=${1:-$repo/build-cuda/gpu-carry}
+check_folders "${1:-}"
 
 # 1. Binaries.
 if [[ -n ${TSCOPE_BUILD_DIR:-} ]] && command -v cmake >/dev/null; then

@@ -22,9 +22,7 @@ set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$repo/bench/gpu/carry.sh"
 
-out=${OUT:-$(mktemp -d)}
-mkdir -p "$out"
-carry=${1:-$repo/build-cuda/gpu-carry}
+check_folders "${1:-}"
 steps=${STEPS:-50}
 rows=()
 row() { rows+=("$(printf '%-34s | %-38s | %-16s | %s' "$1" "$2" "$3" "$4")"); }

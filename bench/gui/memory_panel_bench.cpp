@@ -56,6 +56,7 @@ trace::Trace synthetic_memory(std::uint64_t events) {
   const auto pool = builder.add_track(
       {trace::TrackKind::kMemoryPool, builder.intern("host memory"), process, -1, -1, -1, 0});
   std::vector<trace::StringId> ops;
+  ops.reserve(20);
   for (int op = 0; op < 20; ++op)
     ops.push_back(builder.intern("op" + std::to_string(op)));
   const trace::StringId scopes[] = {builder.intern("forward"), builder.intern("backward"),
@@ -160,6 +161,22 @@ const gui::MemoryTimeline& timeline_of(std::int64_t events) {
   return *slot;
 }
 
+// The build benchmarks: one timed build of each trace size.
+void one_build_per_size(benchmark::internal::Benchmark* benchmark) {
+  benchmark->ArgName("events")
+      ->Arg(1'000'000)
+      ->Arg(10'000'000)
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
+}
+
+// The frame benchmarks: each trace size at each zoom of zoomed_range.
+void every_size_and_zoom(benchmark::internal::Benchmark* benchmark) {
+  benchmark->ArgNames({"events", "zoom"})
+      ->ArgsProduct({{1'000'000, 10'000'000}, {0, 1, 2}})
+      ->Unit(benchmark::kMillisecond);
+}
+
 void BM_MemoryTimelineBuild(benchmark::State& state) {
   const trace::Trace& trace = trace_of(state.range(0));
   for (auto _ : state) {
@@ -167,12 +184,7 @@ void BM_MemoryTimelineBuild(benchmark::State& state) {
     benchmark::DoNotOptimize(timeline.peak_bytes());
   }
 }
-BENCHMARK(BM_MemoryTimelineBuild)
-    ->ArgName("events")
-    ->Arg(1'000'000)
-    ->Arg(10'000'000)
-    ->Iterations(1)
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MemoryTimelineBuild)->Apply(one_build_per_size);
 
 void BM_MemoryPanelSample(benchmark::State& state) {
   const trace::Trace& trace = trace_of(state.range(0));
@@ -183,10 +195,7 @@ void BM_MemoryPanelSample(benchmark::State& state) {
     benchmark::DoNotOptimize(columns.data());
   }
 }
-BENCHMARK(BM_MemoryPanelSample)
-    ->ArgNames({"events", "zoom"})
-    ->ArgsProduct({{1'000'000, 10'000'000}, {0, 1, 2}})
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MemoryPanelSample)->Apply(every_size_and_zoom);
 
 void BM_SegmentTimelineBuild(benchmark::State& state) {
   const trace::Trace& trace = segment_trace_of(state.range(0));
@@ -195,12 +204,7 @@ void BM_SegmentTimelineBuild(benchmark::State& state) {
     benchmark::DoNotOptimize(timeline.peak_reserved());
   }
 }
-BENCHMARK(BM_SegmentTimelineBuild)
-    ->ArgName("events")
-    ->Arg(1'000'000)
-    ->Arg(10'000'000)
-    ->Iterations(1)
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SegmentTimelineBuild)->Apply(one_build_per_size);
 
 // One frame of the segments view: a column per pixel sampled, and the runs it draws at the
 // panel's 100 px height.
@@ -218,9 +222,6 @@ void BM_SegmentViewFrame(benchmark::State& state) {
     benchmark::DoNotOptimize(runs);
   }
 }
-BENCHMARK(BM_SegmentViewFrame)
-    ->ArgNames({"events", "zoom"})
-    ->ArgsProduct({{1'000'000, 10'000'000}, {0, 1, 2}})
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SegmentViewFrame)->Apply(every_size_and_zoom);
 
 }  // namespace

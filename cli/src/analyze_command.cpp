@@ -93,13 +93,10 @@ void add_analyze_command(CLI::App& app, CommandContext& context) {
       "Find what slows a run down or fills its memory: steps, where the time goes, input "
       "stalls, copies and syncs, fusion, OOM causes, leaks, launch overhead; across the ranks of a "
       "distributed run, collective skew, stragglers and communication overlap");
-  command
-      ->add_option("FILE", settings->paths,
-                   "Trace file (.tsc, Chrome/Kineto JSON, Nsight Systems SQLite); several, or a "
-                   "folder, for the "
-                   "ranks of one run")
-      ->required()
-      ->check(CLI::ExistingPath);
+  add_trace_paths(*command, "FILE", settings->paths,
+                  "Trace file (.tsc, Chrome/Kineto JSON, Nsight Systems SQLite); several, or a "
+                  "folder, for the "
+                  "ranks of one run");
   command->add_option("--format", settings->format, "Output format")
       ->check(CLI::IsMember({"text", "md", "json", "html"}));
   command

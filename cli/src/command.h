@@ -3,6 +3,8 @@
 // `add_*_command` function that registers its options and a callback on the app.
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
 
 namespace tscope::cli {
 
@@ -17,6 +19,14 @@ inline constexpr int kExitInternalError = 3;
 struct CommandContext {
   int exit_code = kExitOk;
 };
+
+// The traces a command reads, as the positional option `name`: one or more trace files or folders
+// of them (the ranks of one run), each of which must exist.
+inline CLI::Option* add_trace_paths(CLI::App& command, const std::string& name,
+                                    std::vector<std::string>& paths,
+                                    const std::string& description) {
+  return command.add_option(name, paths, description)->required()->check(CLI::ExistingPath);
+}
 
 void add_analyze_command(CLI::App& app, CommandContext& context);
 void add_bench_command(CLI::App& app, CommandContext& context);

@@ -44,12 +44,9 @@ void add_export_command(CLI::App& app, CommandContext& context) {
       "Perfetto protobuf trace to write (.pftrace; gzip-compressed when it ends in .gz), which "
       "Perfetto UI and trace processor load faster and smaller than JSON");
 
-  command
-      ->add_option("IN", paths->inputs,
-                   "Trace to read (.tsc, Chrome/Kineto JSON, nsys SQLite); several, or a folder, "
-                   "for the ranks of one run")
-      ->required()
-      ->check(CLI::ExistingPath);
+  add_trace_paths(*command, "IN", paths->inputs,
+                  "Trace to read (.tsc, Chrome/Kineto JSON, nsys SQLite); several, or a folder, "
+                  "for the ranks of one run");
   command
       ->add_option("--detail", paths->detail,
                    "Where event detail (op shapes, tensor ids, correlation ids) goes: 'args' "

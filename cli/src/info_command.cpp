@@ -100,11 +100,8 @@ void add_info_command(CLI::App& app, CommandContext& context) {
       "info",
       "Summarise a trace: time span, processes and tracks, counts by kind and category, "
       "dropped and lost events");
-  command
-      ->add_option("FILE", *paths,
-                   "Trace file (.tsc or any format tscope reads); several, or a folder")
-      ->required()
-      ->check(CLI::ExistingPath);
+  add_trace_paths(*command, "FILE", *paths,
+                  "Trace file (.tsc or any format tscope reads); several, or a folder");
   add_quiet_flag(*command, *quiet);
   command->callback([paths, quiet, &context] {
     const std::vector<std::filesystem::path> files =

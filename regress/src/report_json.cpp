@@ -40,16 +40,13 @@ void write_benchmark(JsonWriter& json, const BenchmarkComparison& comparison) {
   json.field("change", comparison.change);
   json.field("slowdown", comparison.slowdown);
   json.field("threshold", comparison.threshold);
-  json.key("u_test");
-  if (comparison.u_test) {
+  json.optional_field("u_test", comparison.u_test, [&](const auto& u_test) {
     json.begin_object();
-    json.field("u", comparison.u_test->u_statistic);
-    json.field("p_value", comparison.u_test->p_value);
-    json.field("method", method_name(comparison.u_test->method));
+    json.field("u", u_test.u_statistic);
+    json.field("p_value", u_test.p_value);
+    json.field("method", method_name(u_test.method));
     json.end_object();
-  } else {
-    json.null();
-  }
+  });
   json.field("verdict", verdict_name(comparison.verdict));
   json.end_object();
 }

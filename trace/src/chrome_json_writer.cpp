@@ -60,6 +60,13 @@ class ChromeJsonWriter {
     out_.micros(time);
   }
 
+  // What follows an event's name: its row and its time from the base.
+  void row_and_time(const ChromeRow& row, TimeNs time) {
+    out_.raw(',');
+    row_fields(row);
+    time_field("ts", time - base_time_);
+  }
+
   void write_header(const Trace& first) {
     out_.raw("{\n\"schemaVersion\": 1,\n\"baseTimeNanoseconds\": ");
     out_.integer(base_time_);
@@ -281,9 +288,7 @@ class ChromeJsonWriter {
       out_.string(category_of(spans.category[span], free_args));
       out_.raw(",\"name\":");
       out_.string(trace().string(spans.name[span]));
-      out_.raw(',');
-      row_fields(rows_->of_span(index, static_cast<std::uint32_t>(span)));
-      time_field("ts", spans.start[span] - base_time_);
+      row_and_time(rows_->of_span(index, static_cast<std::uint32_t>(span)), spans.start[span]);
       time_field("dur", spans.end[span] - spans.start[span]);
       span_args(detail, track.info());
       out_.raw('}');
@@ -299,9 +304,7 @@ class ChromeJsonWriter {
       out_.string(category_of(instants.category[instant], args));
       out_.raw(",\"name\":");
       out_.string(trace().string(instants.name[instant]));
-      out_.raw(',');
-      row_fields(row);
-      time_field("ts", instants.time[instant] - base_time_);
+      row_and_time(row, instants.time[instant]);
       {
         ArgsWriter writer(*this, detail_member());
         writer.free_form(trace(), args);
@@ -313,9 +316,7 @@ class ChromeJsonWriter {
       begin_event();
       out_.raw("{\"ph\":\"C\",\"name\":");
       out_.string(trace().string(track.info().name));
-      out_.raw(',');
-      row_fields(row);
-      time_field("ts", counters.time[sample] - base_time_);
+      row_and_time(row, counters.time[sample]);
       out_.raw(",\"args\":{\"value\":");
       out_.real(counters.value[sample]);
       out_.raw("}}");
@@ -331,9 +332,7 @@ class ChromeJsonWriter {
     begin_event();
     out_.raw("{\"ph\":\"i\",\"s\":\"t\",\"name\":");
     out_.string(kKinetoMemoryEventName);
-    out_.raw(',');
-    row_fields(row);
-    time_field("ts", memory.time[event] - base_time_);
+    row_and_time(row, memory.time[event]);
     {
       // Kineto's own args, which memory views read; viewers that key frames ignore instants.
       ArgsWriter args(*this, "args");
@@ -361,9 +360,7 @@ class ChromeJsonWriter {
     out_.string(kMemoryCounterCategory);
     out_.raw(",\"name\":");
     out_.string(pool);
-    out_.raw(',');
-    row_fields(row);
-    time_field("ts", memory.time[event] - base_time_);
+    row_and_time(row, memory.time[event]);
     out_.raw(",\"args\":{\"Total Allocated\":");
     out_.unsigned_integer(memory.total_allocated[event]);
     out_.raw(",\"Total Reserved\":");
@@ -380,9 +377,7 @@ class ChromeJsonWriter {
     out_.string(chrome_flow_category(flow.kind));
     out_.raw(",\"name\":");
     out_.string(chrome_flow_category(flow.kind));
-    out_.raw(',');
-    row_fields(rows_->of_span(end.track, end.index));
-    time_field("ts", track.spans().start[end.index] - base_time_);
+    row_and_time(rows_->of_span(end.track, end.index), track.spans().start[end.index]);
     // The id that tied the ends (a correlation id) may repeat across arrows; the "id" above may
     // not, or viewers that close a flow at its end event lose all but one arrow per launch.
     out_.raw(",\"args\":{\"correlation\":");

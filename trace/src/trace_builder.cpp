@@ -1,6 +1,7 @@
 #include "tscope/trace/trace_builder.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -49,6 +50,13 @@ Positions invert(const std::vector<std::uint32_t>& order, std::size_t size) {
     positions.moved_to[order[sorted]] = sorted;
   }
   return positions;
+}
+
+// Puts every column of one kind of event in `order` (of `size` events) and says where each went.
+template <typename... Columns>
+Positions reorder(const std::vector<std::uint32_t>& order, std::size_t size, Columns&... columns) {
+  (apply_order(columns, order), ...);
+  return invert(order, size);
 }
 
 // The sorting permutation, or an empty one when `time` is already sorted.
@@ -105,21 +113,10 @@ struct TraceBuilder::SortedPositions {
   std::vector<Positions> memory;
 
   std::uint32_t map(const EventRef& ref) const {
-    const std::vector<Positions>* by_kind = nullptr;
-    switch (ref.kind) {
-      case EventKind::kSpan:
-        by_kind = &spans;
-        break;
-      case EventKind::kInstant:
-        by_kind = &instants;
-        break;
-      case EventKind::kCounterSample:
-        by_kind = &counters;
-        break;
-      case EventKind::kMemory:
-        by_kind = &memory;
-        break;
-    }
+    // In EventKind order; a kind past the last names no event.
+    const std::array<const std::vector<Positions>*, 4> kinds{&spans, &instants, &counters, &memory};
+    const auto kind = static_cast<std::size_t>(ref.kind);
+    const std::vector<Positions>* by_kind = kind < kinds.size() ? kinds[kind] : nullptr;
     if (by_kind == nullptr || ref.track >= by_kind->size() ||
         ref.index >= (*by_kind)[ref.track].size) {
       throw TraceError("flow endpoint names no event: " + std::string(to_string(ref.kind)) + " " +
@@ -296,40 +293,19 @@ TraceBuilder::SortedPositions TraceBuilder::sort_tracks() {
   SortedPositions positions;
   for (Track& track : trace_.tracks_) {
     SpanColumns& spans = track.spans_;
-    const auto spans_sorted = span_order(spans);
-    apply_order(spans.start, spans_sorted);
-    apply_order(spans.end, spans_sorted);
-    apply_order(spans.name, spans_sorted);
-    apply_order(spans.detail, spans_sorted);
-    apply_order(spans.category, spans_sorted);
-    positions.spans.push_back(invert(spans_sorted, spans.size()));
-
+    positions.spans.push_back(reorder(span_order(spans), spans.size(), spans.start, spans.end,
+                                      spans.name, spans.detail, spans.category));
     InstantColumns& instants = track.instants_;
-    const auto instants_sorted = time_order(instants.time);
-    apply_order(instants.time, instants_sorted);
-    apply_order(instants.name, instants_sorted);
-    apply_order(instants.category, instants_sorted);
-    apply_order(instants.args, instants_sorted);
-    positions.instants.push_back(invert(instants_sorted, instants.size()));
-
+    positions.instants.push_back(reorder(time_order(instants.time), instants.size(), instants.time,
+                                         instants.name, instants.category, instants.args));
     CounterColumns& counters = track.counters_;
-    const auto counters_sorted = time_order(counters.time);
-    apply_order(counters.time, counters_sorted);
-    apply_order(counters.value, counters_sorted);
-    positions.counters.push_back(invert(counters_sorted, counters.size()));
-
+    positions.counters.push_back(
+        reorder(time_order(counters.time), counters.size(), counters.time, counters.value));
     MemoryColumns& memory = track.memory_;
-    const auto memory_sorted = time_order(memory.time);
-    apply_order(memory.time, memory_sorted);
-    apply_order(memory.action, memory_sorted);
-    apply_order(memory.address, memory_sorted);
-    apply_order(memory.bytes, memory_sorted);
-    apply_order(memory.device, memory_sorted);
-    apply_order(memory.owner_op, memory_sorted);
-    apply_order(memory.scope, memory_sorted);
-    apply_order(memory.total_allocated, memory_sorted);
-    apply_order(memory.total_reserved, memory_sorted);
-    positions.memory.push_back(invert(memory_sorted, memory.size()));
+    positions.memory.push_back(reorder(time_order(memory.time), memory.size(), memory.time,
+                                       memory.action, memory.address, memory.bytes, memory.device,
+                                       memory.owner_op, memory.scope, memory.total_allocated,
+                                       memory.total_reserved));
   }
   return positions;
 }

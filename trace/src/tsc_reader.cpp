@@ -29,56 +29,14 @@ Enum read_enum(ByteReader& in, Enum last, const char* what) {
   return static_cast<Enum>(value);
 }
 
-std::string_view chunk_name(std::uint8_t type) {
-  switch (static_cast<ChunkType>(type)) {
-    case ChunkType::kStrings:
-      return "strings";
-    case ChunkType::kProcesses:
-      return "processes";
-    case ChunkType::kTracks:
-      return "tracks";
-    case ChunkType::kSpans:
-      return "spans";
-    case ChunkType::kInstants:
-      return "instants";
-    case ChunkType::kCounterSamples:
-      return "counter samples";
-    case ChunkType::kMemoryEvents:
-      return "memory events";
-    case ChunkType::kFlows:
-      return "flows";
-    case ChunkType::kMetadata:
-      return "metadata";
-  }
-  return "unknown";
-}
-
 // Decodes chunk payloads into a TraceBuilder, translating the file's ids into the builder's and
 // checking every id, enum and count against what the file has defined so far.
 class ChunkDecoder {
  public:
-  void decode(ChunkType type, ByteReader& in) {
-    switch (type) {
-      case ChunkType::kStrings:
-        return decode_strings(in);
-      case ChunkType::kProcesses:
-        return decode_processes(in);
-      case ChunkType::kTracks:
-        return decode_tracks(in);
-      case ChunkType::kSpans:
-        return decode_spans(in);
-      case ChunkType::kInstants:
-        return decode_instants(in);
-      case ChunkType::kCounterSamples:
-        return decode_counter_samples(in);
-      case ChunkType::kMemoryEvents:
-        return decode_memory_events(in);
-      case ChunkType::kFlows:
-        return decode_flows(in);
-      case ChunkType::kMetadata:
-        return decode_metadata(in);
-    }
-  }
+  void decode(ChunkType type, ByteReader& in) { (this->*chunk_kind(type).decode)(in); }
+
+  // The name errors give a chunk of `type`.
+  static std::string_view chunk_name(ChunkType type) { return chunk_kind(type).name; }
 
   Trace finish(std::uint64_t lost_bytes) {
     TraceMetadata& metadata = builder_.metadata();
@@ -225,6 +183,21 @@ class ChunkDecoder {
     return decoded;
   }
 
+  // The name and category columns of a spans or instants chunk.
+  std::vector<StringId> name_column(ByteReader& in, std::size_t count) {
+    std::vector<StringId> names(count);
+    for (StringId& name : names)
+      name = string(in);
+    return names;
+  }
+
+  static std::vector<Category> category_column(ByteReader& in, std::size_t count) {
+    std::vector<Category> categories(count);
+    for (Category& category : categories)
+      category = read_enum(in, Category::kOther, "category");
+    return categories;
+  }
+
   std::uint32_t event_track(ByteReader& in) {
     return defined_index(in, events_per_track_.size(), "track");
   }
@@ -240,12 +213,8 @@ class ChunkDecoder {
     std::vector<std::uint64_t> durations(count);
     for (std::uint64_t& duration : durations)
       duration = in.varint();
-    std::vector<StringId> names(count);
-    for (StringId& name : names)
-      name = string(in);
-    std::vector<Category> categories(count);
-    for (Category& category : categories)
-      category = read_enum(in, Category::kOther, "category");
+    const std::vector<StringId> names = name_column(in, count);
+    const std::vector<Category> categories = category_column(in, count);
     std::vector<std::uint8_t> flags(count);
     for (std::uint8_t& flag : flags) {
       flag = in.u8();
@@ -291,12 +260,8 @@ class ChunkDecoder {
     const std::uint32_t track = event_track(in);
     const std::size_t count = in.count("instant", 4);
     const std::vector<TimeNs> instant_times = times(in, count);
-    std::vector<StringId> names(count);
-    for (StringId& name : names)
-      name = string(in);
-    std::vector<Category> categories(count);
-    for (Category& category : categories)
-      category = read_enum(in, Category::kOther, "category");
+    const std::vector<StringId> names = name_column(in, count);
+    const std::vector<Category> categories = category_column(in, count);
     for (std::size_t index = 0; index < count; ++index) {
       builder_.add_instant(track,
                            {instant_times[index], names[index], categories[index], args(in)});
@@ -386,12 +351,35 @@ class ChunkDecoder {
     metadata_ = std::move(metadata);
   }
 
+  struct ChunkKind {
+    std::string_view name;
+    void (ChunkDecoder::*decode)(ByteReader&);
+  };
+  // One entry per ChunkType, in its order from kStrings; read_tsc has checked the type byte.
+  static const std::array<ChunkKind, tsc::kLastChunkType> kChunkKinds;
+
+  static const ChunkKind& chunk_kind(ChunkType type) {
+    return kChunkKinds[static_cast<std::size_t>(type) - 1];
+  }
+
   TraceBuilder builder_;
   std::vector<StringId> string_ids_{kEmptyString};
   std::size_t process_count_ = 0;
   std::vector<std::array<std::size_t, 4>> events_per_track_;
   TraceMetadata metadata_;
 };
+
+const std::array<ChunkDecoder::ChunkKind, tsc::kLastChunkType> ChunkDecoder::kChunkKinds{{
+    {"strings", &ChunkDecoder::decode_strings},
+    {"processes", &ChunkDecoder::decode_processes},
+    {"tracks", &ChunkDecoder::decode_tracks},
+    {"spans", &ChunkDecoder::decode_spans},
+    {"instants", &ChunkDecoder::decode_instants},
+    {"counter samples", &ChunkDecoder::decode_counter_samples},
+    {"memory events", &ChunkDecoder::decode_memory_events},
+    {"flows", &ChunkDecoder::decode_flows},
+    {"metadata", &ChunkDecoder::decode_metadata},
+}};
 
 // True when `bytes` could be the start of a .tsc header cut short.
 bool is_header_prefix(std::span<const std::uint8_t> bytes) {
@@ -476,15 +464,19 @@ TscReadResult read_tsc(std::span<const std::uint8_t> bytes, const std::filesyste
                                                         : "size differs from its header"));
     }
     ByteReader in(payload);
+    const auto chunk_type = static_cast<ChunkType>(type);
     try {
-      decoder.decode(static_cast<ChunkType>(type), in);
+      decoder.decode(chunk_type, in);
       if (in.remaining() != 0) in.fail("unread bytes after the chunk's content");
     } catch (const codec::PayloadError& error) {
       throw FormatError(path, offset,
-                        std::string(chunk_name(type)) + " chunk, payload byte " +
-                            std::to_string(error.offset()) + ": " + error.what());
+                        std::string(ChunkDecoder::chunk_name(chunk_type)) +
+                            " chunk, payload byte " + std::to_string(error.offset()) + ": " +
+                            error.what());
     } catch (const TraceError& error) {
-      throw FormatError(path, offset, std::string(chunk_name(type)) + " chunk: " + error.what());
+      throw FormatError(
+          path, offset,
+          std::string(ChunkDecoder::chunk_name(chunk_type)) + " chunk: " + error.what());
     }
     offset += tsc::kChunkHeaderSize + compressed_size;
     ++result.chunks_read;

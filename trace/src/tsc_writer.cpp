@@ -58,6 +58,12 @@ struct TscWriter::TrackBuffers {
 
 namespace {
 
+// Appends `value` as its zigzag delta from `base` and makes it the base of the next one.
+void append_delta(ByteWriter& column, std::int64_t value, std::int64_t& base) {
+  column.svarint(codec::wrapping_delta(value, base));
+  base = value;
+}
+
 void encode_args(ByteWriter& out, const std::vector<Arg>& args) {
   out.varint(args.size());
   for (const Arg& arg : args) {
@@ -242,8 +248,7 @@ EventRef TscWriter::add_span(std::uint32_t track, const SpanRecord& span) {
   require_args(span.args);
   const std::uint32_t index = take_index(buffers.accepted[0]);
   TrackBuffers::Spans& spans = buffers.spans;
-  spans.starts.svarint(codec::wrapping_delta(span.start, spans.last_start));
-  spans.last_start = span.start;
+  append_delta(spans.starts, span.start, spans.last_start);
   spans.durations.varint(static_cast<std::uint64_t>(span.end) -
                          static_cast<std::uint64_t>(span.start));
   spans.names.varint(span.name);
@@ -274,8 +279,7 @@ EventRef TscWriter::add_instant(std::uint32_t track, const InstantRecord& instan
   require_args(instant.args);
   const std::uint32_t index = take_index(buffers.accepted[1]);
   TrackBuffers::Instants& instants = buffers.instants;
-  instants.times.svarint(codec::wrapping_delta(instant.time, instants.last_time));
-  instants.last_time = instant.time;
+  append_delta(instants.times, instant.time, instants.last_time);
   instants.names.varint(instant.name);
   instants.categories.u8(static_cast<std::uint8_t>(instant.category));
   encode_args(instants.args, instant.args);
@@ -289,8 +293,7 @@ EventRef TscWriter::add_counter_sample(std::uint32_t track, TimeNs time, double 
   TrackBuffers& buffers = buffers_for(track);
   const std::uint32_t index = take_index(buffers.accepted[2]);
   TrackBuffers::Counters& counters = buffers.counters;
-  counters.times.svarint(codec::wrapping_delta(time, counters.last_time));
-  counters.last_time = time;
+  append_delta(counters.times, time, counters.last_time);
   counters.values.f64(value);
   if (++counters.count >= options_.events_per_chunk) flush_counters(track);
   return {EventKind::kCounterSample, track, index};
@@ -302,22 +305,18 @@ EventRef TscWriter::add_memory_event(std::uint32_t track, const MemoryRecord& ev
   require_string(event.scope, "memory event scope");
   const std::uint32_t index = take_index(buffers.accepted[3]);
   TrackBuffers::Memory& memory = buffers.memory;
-  memory.times.svarint(codec::wrapping_delta(event.time, memory.last_time));
-  memory.last_time = event.time;
+  append_delta(memory.times, event.time, memory.last_time);
   memory.actions.u8(static_cast<std::uint8_t>(event.action));
   const auto address = static_cast<std::int64_t>(event.address);
-  memory.addresses.svarint(codec::wrapping_delta(address, memory.last_address));
-  memory.last_address = address;
+  append_delta(memory.addresses, address, memory.last_address);
   memory.bytes.varint(event.bytes);
   memory.devices.svarint(event.device);
   memory.owners.varint(event.owner_op);
   memory.scopes.varint(event.scope);
   const auto allocated = static_cast<std::int64_t>(event.total_allocated);
-  memory.allocated.svarint(codec::wrapping_delta(allocated, memory.last_allocated));
-  memory.last_allocated = allocated;
+  append_delta(memory.allocated, allocated, memory.last_allocated);
   const auto reserved = static_cast<std::int64_t>(event.total_reserved);
-  memory.reserved.svarint(codec::wrapping_delta(reserved, memory.last_reserved));
-  memory.last_reserved = reserved;
+  append_delta(memory.reserved, reserved, memory.last_reserved);
   if (++memory.count >= options_.events_per_chunk) flush_memory(track);
   return {EventKind::kMemory, track, index};
 }
@@ -353,52 +352,48 @@ void TscWriter::set_lost(std::uint64_t lost_bytes, std::uint64_t lost_records) {
 // Strings, processes and tracks go out before any chunk that names them, so every prefix of the
 // file is self-contained.
 void TscWriter::write_pending_definitions() {
-  if (strings_written_ < strings_.size()) {
+  // One chunk of `type` with the definitions from `written` up to `defined`, which it starts by
+  // naming, so a reader can check that no chunk of them was lost.
+  const auto write_new = [this](ChunkType type, std::size_t& written, std::size_t defined,
+                                const auto& encode) {
+    if (written >= defined) return;
     ByteWriter payload;
-    payload.varint(strings_written_);
-    payload.varint(strings_.size() - strings_written_);
-    for (std::size_t id = strings_written_; id < strings_.size(); ++id) {
-      payload.string(strings_.view(static_cast<StringId>(id)));
-    }
-    write_chunk(ChunkType::kStrings, payload);
-    strings_written_ = strings_.size();
-  }
-  if (processes_written_ < processes_.size()) {
-    ByteWriter payload;
-    payload.varint(processes_written_);
-    payload.varint(processes_.size() - processes_written_);
-    for (std::size_t index = processes_written_; index < processes_.size(); ++index) {
-      const Process& process = processes_[index];
-      payload.svarint(process.pid);
-      payload.varint(process.name);
-      payload.varint(process.host);
-      payload.svarint(process.rank);
-      payload.svarint(process.sort_index);
-    }
-    write_chunk(ChunkType::kProcesses, payload);
-    processes_written_ = processes_.size();
-  }
-  if (tracks_written_ < tracks_.size()) {
-    ByteWriter payload;
-    payload.varint(tracks_written_);
-    payload.varint(tracks_.size() - tracks_written_);
-    for (std::size_t index = tracks_written_; index < tracks_.size(); ++index) {
-      const TrackInfo& track = tracks_[index];
-      payload.u8(static_cast<std::uint8_t>(track.kind));
-      payload.varint(track.name);
-      payload.varint(track.process);
-      payload.svarint(track.thread_id);
-      payload.svarint(track.device);
-      payload.svarint(track.stream);
-      payload.svarint(track.sort_index);
-    }
-    write_chunk(ChunkType::kTracks, payload);
-    tracks_written_ = tracks_.size();
-  }
+    payload.varint(written);
+    payload.varint(defined - written);
+    for (std::size_t index = written; index < defined; ++index)
+      encode(payload, index);
+    write_chunk(type, payload);
+    written = defined;
+  };
+  write_new(ChunkType::kStrings, strings_written_, strings_.size(),
+            [this](ByteWriter& payload, std::size_t id) {
+              payload.string(strings_.view(static_cast<StringId>(id)));
+            });
+  write_new(ChunkType::kProcesses, processes_written_, processes_.size(),
+            [this](ByteWriter& payload, std::size_t index) {
+              const Process& process = processes_[index];
+              payload.svarint(process.pid);
+              payload.varint(process.name);
+              payload.varint(process.host);
+              payload.svarint(process.rank);
+              payload.svarint(process.sort_index);
+            });
+  write_new(ChunkType::kTracks, tracks_written_, tracks_.size(),
+            [this](ByteWriter& payload, std::size_t index) {
+              const TrackInfo& track = tracks_[index];
+              payload.u8(static_cast<std::uint8_t>(track.kind));
+              payload.varint(track.name);
+              payload.varint(track.process);
+              payload.svarint(track.thread_id);
+              payload.svarint(track.device);
+              payload.svarint(track.stream);
+              payload.svarint(track.sort_index);
+            });
 }
 
-void TscWriter::write_event_chunk(ChunkType type, std::uint32_t track, std::uint32_t count,
+void TscWriter::write_event_chunk(ChunkType type, std::uint32_t track, std::uint32_t& count,
                                   std::initializer_list<ByteWriter*> columns) {
+  if (count == 0) return;
   write_pending_definitions();
   ByteWriter payload;
   payload.varint(track);
@@ -408,39 +403,33 @@ void TscWriter::write_event_chunk(ChunkType type, std::uint32_t track, std::uint
     column->clear();
   }
   write_chunk(type, payload);
+  count = 0;
 }
 
 void TscWriter::flush_spans(std::uint32_t track) {
   TrackBuffers::Spans& spans = track_buffers_[track]->spans;
-  if (spans.count == 0) return;
   write_event_chunk(ChunkType::kSpans, track, spans.count,
                     {&spans.starts, &spans.durations, &spans.names, &spans.categories, &spans.flags,
                      &spans.details});
-  spans.count = 0;
   spans.last_start = 0;
 }
 
 void TscWriter::flush_instants(std::uint32_t track) {
   TrackBuffers::Instants& instants = track_buffers_[track]->instants;
-  if (instants.count == 0) return;
   write_event_chunk(ChunkType::kInstants, track, instants.count,
                     {&instants.times, &instants.names, &instants.categories, &instants.args});
-  instants.count = 0;
   instants.last_time = 0;
 }
 
 void TscWriter::flush_counters(std::uint32_t track) {
   TrackBuffers::Counters& counters = track_buffers_[track]->counters;
-  if (counters.count == 0) return;
   write_event_chunk(ChunkType::kCounterSamples, track, counters.count,
                     {&counters.times, &counters.values});
-  counters.count = 0;
   counters.last_time = 0;
 }
 
 void TscWriter::flush_memory(std::uint32_t track) {
   TrackBuffers::Memory& memory = track_buffers_[track]->memory;
-  if (memory.count == 0) return;
   write_event_chunk(
       ChunkType::kMemoryEvents, track, memory.count,
       {&memory.times, &memory.actions, &memory.addresses, &memory.bytes, &memory.devices,

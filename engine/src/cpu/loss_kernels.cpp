@@ -12,12 +12,31 @@
 namespace tscope::engine::cpu {
 namespace {
 
-void check_target(std::int64_t row, std::int64_t target, std::int64_t classes,
-                  const char* op_name) {
+// Sample `row`'s target, checked to be one of the classes.
+std::int64_t checked_target(const Tensor& labels, std::int64_t row, std::int64_t classes,
+                            const char* op_name) {
+  const std::int64_t target = labels.data<std::int64_t>()[row];
   if (target < 0 || target >= classes) {
     throw EngineError(std::string(op_name) + ": target " + std::to_string(target) + " of sample " +
                       std::to_string(row) + " is outside [0, " + std::to_string(classes) + ")");
   }
+  return target;
+}
+
+// What every loss kernel reads: scores (log-probabilities or logits) [batch, classes] and the
+// targets [batch], both dense.
+struct LossRows {
+  Tensor scores;
+  Tensor labels;
+  std::int64_t batch;
+  std::int64_t classes;
+};
+
+LossRows loss_rows(const Tensor& scores, const Tensor& targets) {
+  Tensor dense_scores = dense(scores);
+  const std::int64_t batch = dense_scores.shape()[0];
+  const std::int64_t classes = dense_scores.shape()[1];
+  return {std::move(dense_scores), dense(targets), batch, classes};
 }
 
 }  // namespace
@@ -25,14 +44,10 @@ void check_target(std::int64_t row, std::int64_t target, std::int64_t classes,
 Tensor nll_loss(const Tensor& log_probs, const Tensor& targets) {
   require_dtype(log_probs, DType::kFloat32, "nll_loss");
   require_dtype(targets, DType::kInt64, "nll_loss");
-  const Tensor scores = dense(log_probs);
-  const Tensor labels = dense(targets);
-  const std::int64_t batch = scores.shape()[0];
-  const std::int64_t classes = scores.shape()[1];
+  const auto [scores, labels, batch, classes] = loss_rows(log_probs, targets);
   double total = 0.0;
   for (std::int64_t row = 0; row < batch; ++row) {
-    const std::int64_t target = labels.data<std::int64_t>()[row];
-    check_target(row, target, classes, "nll_loss");
+    const std::int64_t target = checked_target(labels, row, classes, "nll_loss");
     total -= scores.data<float>()[row * classes + target];
   }
   Tensor out = empty({}, {.device = log_probs.device()});
@@ -48,8 +63,7 @@ Tensor nll_loss_backward(const Tensor& grad, const Tensor& targets, std::int64_t
   Tensor out = zeros({batch, classes}, {.device = grad.device()});
   const float per_sample = -*grad.data<float>() / static_cast<float>(batch);
   for (std::int64_t row = 0; row < batch; ++row) {
-    const std::int64_t target = labels.data<std::int64_t>()[row];
-    check_target(row, target, classes, "nll_loss");
+    const std::int64_t target = checked_target(labels, row, classes, "nll_loss");
     out.data<float>()[row * classes + target] = per_sample;
   }
   return out;
@@ -58,15 +72,11 @@ Tensor nll_loss_backward(const Tensor& grad, const Tensor& targets, std::int64_t
 std::pair<Tensor, Tensor> cross_entropy(const Tensor& logits, const Tensor& targets) {
   require_dtype(logits, DType::kFloat32, "cross_entropy");
   require_dtype(targets, DType::kInt64, "cross_entropy");
-  const Tensor scores = dense(logits);
-  const Tensor labels = dense(targets);
-  const std::int64_t batch = scores.shape()[0];
-  const std::int64_t classes = scores.shape()[1];
+  const auto [scores, labels, batch, classes] = loss_rows(logits, targets);
   Tensor log_sum_exp = empty({batch}, {.device = logits.device()});
   double total = 0.0;
   for (std::int64_t row = 0; row < batch; ++row) {
-    const std::int64_t target = labels.data<std::int64_t>()[row];
-    check_target(row, target, classes, "cross_entropy");
+    const std::int64_t target = checked_target(labels, row, classes, "cross_entropy");
     const float* row_scores = scores.data<float>() + row * classes;
     const auto [row_max, log_total] = row_log_normaliser(row_scores, classes);
     // -log_softmax at the target, as log_softmax + nll_loss compute it but unrounded.
@@ -81,16 +91,12 @@ std::pair<Tensor, Tensor> cross_entropy(const Tensor& logits, const Tensor& targ
 Tensor cross_entropy_backward(const Tensor& grad, const Tensor& logits, const Tensor& targets,
                               const Tensor& log_sum_exp) {
   check_cross_entropy_backward_operands(grad, logits, targets, log_sum_exp);
-  const Tensor scores = dense(logits);
-  const Tensor labels = dense(targets);
+  const auto [scores, labels, batch, classes] = loss_rows(logits, targets);
   const Tensor normalisers = dense(log_sum_exp);
-  const std::int64_t batch = scores.shape()[0];
-  const std::int64_t classes = scores.shape()[1];
   Tensor out = empty(scores.shape(), {.device = logits.device()});
   const double per_sample = static_cast<double>(*grad.data<float>()) / static_cast<double>(batch);
   for (std::int64_t row = 0; row < batch; ++row) {
-    const std::int64_t target = labels.data<std::int64_t>()[row];
-    check_target(row, target, classes, "cross_entropy_backward");
+    const std::int64_t target = checked_target(labels, row, classes, "cross_entropy_backward");
     const float* row_scores = scores.data<float>() + row * classes;
     const double normaliser = normalisers.data<float>()[row];
     float* result = out.data<float>() + row * classes;

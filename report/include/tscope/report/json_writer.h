@@ -44,6 +44,30 @@ class JsonWriter {
     value(field_value);
   }
 
+  // Under `name`, write(*section) where there is a section, else null (an analysis that did not
+  // run, a measurement that was not taken).
+  template <typename Section, typename Write>
+  void optional_field(std::string_view name, const std::optional<Section>& section, Write write) {
+    key(name);
+    if (section) {
+      write(*section);
+    } else {
+      null();
+    }
+  }
+  // Under `name`, an array of one object per entry, its members written by write_members(entry).
+  template <typename Entries, typename WriteMembers>
+  void object_array(std::string_view name, const Entries& entries, WriteMembers write_members) {
+    key(name);
+    begin_array();
+    for (const auto& entry : entries) {
+      begin_object();
+      write_members(entry);
+      end_object();
+    }
+    end_array();
+  }
+
   const std::string& str() const { return out_; }
 
  private:

@@ -74,7 +74,9 @@ class TscWriter final : public TraceSink {
   void flush_counters(std::uint32_t track);
   void flush_memory(std::uint32_t track);
   void write_pending_definitions();
-  void write_event_chunk(tsc::ChunkType type, std::uint32_t track, std::uint32_t count,
+  // Writes a track's `count` buffered events of one kind as a chunk, column by column, leaving the
+  // columns empty and `count` 0; nothing when there are none (their delta bases are then at 0).
+  void write_event_chunk(tsc::ChunkType type, std::uint32_t track, std::uint32_t& count,
                          std::initializer_list<codec::ByteWriter*> columns);
   void write_metadata();
   void write_chunk(tsc::ChunkType type, const codec::ByteWriter& payload);
