@@ -13,9 +13,13 @@ std::vector<std::uint32_t> launch_order(const StreamActivities& stream) {
   const auto by_launch = [&](std::uint32_t a, std::uint32_t b) {
     return activities[a].launch_start < activities[b].launch_start;
   };
-  // Launches are issued in the order their work runs on a stream, so this is rarely needed.
-  if (!std::is_sorted(order.begin(), order.end(), by_launch))
-    std::stable_sort(order.begin(), order.end(), by_launch);
+  // Launches are issued in the order their work runs on a stream, so this is rarely needed. Ties
+  // stay in activity order: the indices are distinct, so they break ties as a stable sort would.
+  if (!std::is_sorted(order.begin(), order.end(), by_launch)) {
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return by_launch(a, b) || (!by_launch(b, a) && a < b);
+    });
+  }
   return order;
 }
 
