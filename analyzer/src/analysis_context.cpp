@@ -41,24 +41,57 @@ std::uint32_t busiest_host_thread(const trace::Trace& trace) {
 
 std::vector<BusyInterval> merge_gpu_activity(const trace::Trace& trace,
                                              const std::vector<GpuStream>& streams) {
-  std::vector<BusyInterval> activity;
-  for (const GpuStream& stream : streams) {
-    const trace::SpanColumns& spans = trace.track(stream.track).spans();
-    for (const GpuActivity& each : stream.activities) {
-      activity.push_back({spans.start[each.index], spans.end[each.index],
-                          EventRef{EventKind::kSpan, stream.track, each.index}});
-    }
-  }
-  std::sort(activity.begin(), activity.end(),
-            [](const BusyInterval& a, const BusyInterval& b) { return a.start < b.start; });
   std::vector<BusyInterval> merged;
-  for (const BusyInterval& interval : activity) {
+  const auto add = [&](std::uint32_t track, std::uint32_t index) {
+    const trace::SpanColumns& spans = trace.track(track).spans();
+    const BusyInterval interval{spans.start[index], spans.end[index],
+                                EventRef{EventKind::kSpan, track, index}};
     if (!merged.empty() && interval.start <= merged.back().end) {
       merged.back().end = std::max(merged.back().end, interval.end);
     } else {
       merged.push_back(interval);
     }
+  };
+  // One stream whose activities start at distinct times, as most do: already in the one order
+  // any sort by start gives, so merged as they come.
+  const GpuStream* only = nullptr;
+  std::size_t streams_with_work = 0;
+  for (const GpuStream& stream : streams) {
+    if (stream.activities.empty()) continue;
+    only = &stream;
+    ++streams_with_work;
   }
+  if (streams_with_work == 1) {
+    const trace::SpanColumns& spans = trace.track(only->track).spans();
+    const auto starts_before = [&](const GpuActivity& a, const GpuActivity& b) {
+      return spans.start[a.index] < spans.start[b.index];
+    };
+    const std::vector<GpuActivity>& activities = only->activities;
+    if (std::adjacent_find(activities.begin(), activities.end(),
+                           [&](const GpuActivity& a, const GpuActivity& b) {
+                             return !starts_before(a, b);
+                           }) == activities.end()) {
+      for (const GpuActivity& each : activities)
+        add(only->track, each.index);
+      return merged;
+    }
+  }
+  // Otherwise sorted by start: ties keep the order the sort gives them, which picks each
+  // stretch's first activity. The sort moves 16-byte keys; its order depends only on the starts.
+  struct Key {
+    TimeNs start;
+    std::uint32_t stream;
+    std::uint32_t index;
+  };
+  std::vector<Key> keys;
+  for (std::uint32_t s = 0; s < streams.size(); ++s) {
+    const trace::SpanColumns& spans = trace.track(streams[s].track).spans();
+    for (const GpuActivity& each : streams[s].activities)
+      keys.push_back({spans.start[each.index], s, each.index});
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) { return a.start < b.start; });
+  for (const Key& key : keys)
+    add(streams[key.stream].track, key.index);
   return merged;
 }
 
@@ -112,15 +145,6 @@ void AnalysisContext::classify_gpu_activities() {
     stream.activities.shrink_to_fit();
     gpu_streams_.push_back(std::move(stream));
   }
-}
-
-std::optional<EventRef> AnalysisContext::launch_of(EventRef gpu_activity) const {
-  if (gpu_activity.kind != EventKind::kSpan || gpu_activity.track >= launch_by_span_.size())
-    return std::nullopt;
-  const std::vector<std::uint64_t>& launches = launch_by_span_[gpu_activity.track];
-  if (gpu_activity.index >= launches.size() || launches[gpu_activity.index] == kNoLaunch)
-    return std::nullopt;
-  return EventRef::unpack(launches[gpu_activity.index]);
 }
 
 std::size_t AnalysisContext::step_of_gpu_activity(EventRef gpu_activity) const {

@@ -37,13 +37,16 @@ struct OffPathTally {
 };
 
 // One step's graph, the dependency each node waited for last, and the latest time of each node.
+// One finder serves every step in turn, each in the memory of the last.
 class StepPathFinder {
  public:
-  StepPathFinder(const AnalysisContext& context, const Step& step)
-      : context_(context),
-        trace_(context.trace()),
-        step_(step),
-        graph_(context, step.start, step.end) {
+  explicit StepPathFinder(const AnalysisContext& context)
+      : context_(context), trace_(context.trace()), graph_(context) {}
+
+  // The graph, binding dependencies and late times of `step`, in place of the previous step's.
+  void find(const Step& step) {
+    step_ = &step;
+    graph_.build(step.start, step.end);
     choose_binding_edges();
     compute_late_times();
   }
@@ -51,8 +54,8 @@ class StepPathFinder {
   const DependencyGraph& graph() const { return graph_; }
   // Appends the step's segments in time order and returns what each part took; marks the
   // graph's spans on the path in `on_path`.
-  PathParts walk(std::vector<PathSegment>& segments, std::vector<std::uint8_t>& on_path) const;
-  void add_off_path(OffPathTally& tally, const std::vector<std::uint8_t>& on_path) const;
+  PathParts walk(std::vector<PathSegment>& segments, std::vector<std::uint8_t>& on_path);
+  void add_off_path(OffPathTally& tally, const std::vector<std::uint8_t>& on_path);
 
  private:
   TimeNs time(std::uint32_t node) const { return graph_.time(node); }
@@ -84,7 +87,9 @@ class StepPathFinder {
   void choose_binding_edges() {
     binding_.assign(graph_.node_count(), kNoEdge);
     const std::vector<DependencyEdge>& edges = graph_.edges();
-    std::vector<TimeNs> latest(graph_.node_count(), std::numeric_limits<TimeNs>::min());
+    // The latest arrival at each node, in the memory of the late times that follow.
+    std::vector<TimeNs>& latest = late_;
+    latest.assign(graph_.node_count(), std::numeric_limits<TimeNs>::min());
     for (std::uint32_t e = 0; e < edges.size(); ++e) {
       const TimeNs arrival = this->arrival(edges[e]);
       if (arrival > latest[edges[e].to]) {
@@ -92,7 +97,6 @@ class StepPathFinder {
         binding_[edges[e].to] = e;
       }
     }
-    late_ = std::move(latest);  // its memory, for the next pass
   }
 
   // Latest time each node could happen without moving the end of the step: a backward pass in
@@ -102,7 +106,7 @@ class StepPathFinder {
   void compute_late_times() {
     const std::vector<DependencyEdge>& edges = graph_.edges();
     late_.assign(graph_.node_count(), 0);
-    const TimeNs step_end = step_.end;
+    const TimeNs step_end = step_->end;
     const std::vector<std::uint32_t>& order = graph_.topological_order();
     for (auto at = order.rbegin(); at != order.rend(); ++at) {
       const std::uint32_t node = *at;
@@ -122,21 +126,23 @@ class StepPathFinder {
     }
   }
 
-  PathPart part_of(const DependencyEdge& edge) const {
+  PathPart host_part_of(const trace::EventRef& event) {
+    const trace::SpanColumns& spans = trace_.track(event.track).spans();
+    return host_parts_.get(trace_, spans.category[event.index], spans.name[event.index],
+                           &host_part);
+  }
+
+  PathPart part_of(const DependencyEdge& edge) {
     switch (edge.kind) {
       case EdgeKind::kHostOrder: {
         if (edge.owner == trace::kNoIndex) return PathPart::kIdle;
         if (is_blocked_wait(edge)) return PathPart::kSync;
         if (edge.in_input_wait) return PathPart::kInputWait;
-        const trace::EventRef owner = graph_.event(edge.owner);
-        const trace::SpanColumns& spans = trace_.track(owner.track).spans();
-        return host_part(spans.category[owner.index], trace_.string(spans.name[owner.index]));
+        return host_part_of(graph_.event(edge.owner));
       }
       case EdgeKind::kGpuActivity: {
         const trace::EventRef owner = graph_.event(edge.owner);
-        const trace::SpanColumns& spans = trace_.track(owner.track).spans();
-        const GpuWork work =
-            gpu_work(spans.category[owner.index], trace_.string(spans.name[owner.index]));
+        const GpuWork work = graph_.gpu_work_of(owner.track, owner.index);
         return work == GpuWork::kCopy || work == GpuWork::kMemset ? PathPart::kCopy
                                                                   : PathPart::kKernel;
       }
@@ -173,9 +179,8 @@ class StepPathFinder {
     return best;
   }
 
-  PathParts walk_back(std::vector<PathSegment>& segments,
-                      std::vector<std::uint8_t>& on_path) const {
-    const Step& step = step_;
+  PathParts walk_back(std::vector<PathSegment>& segments, std::vector<std::uint8_t>& on_path) {
+    const Step& step = *step_;
     PathParts parts{};
     std::uint32_t node = path_end(step);
     TimeNs now = step.end;
@@ -216,14 +221,15 @@ class StepPathFinder {
 
   const AnalysisContext& context_;
   const trace::Trace& trace_;
-  const Step& step_;
+  const Step* step_ = nullptr;
   DependencyGraph graph_;
   std::vector<std::uint32_t> binding_;
   std::vector<TimeNs> late_;
+  ClassByName<PathPart> host_parts_;
 };
 
 PathParts StepPathFinder::walk(std::vector<PathSegment>& segments,
-                               std::vector<std::uint8_t>& on_path) const {
+                               std::vector<std::uint8_t>& on_path) {
   const std::size_t first = segments.size();
   const PathParts parts = walk_back(segments, on_path);
   std::reverse(segments.begin() + static_cast<std::ptrdiff_t>(first), segments.end());
@@ -261,15 +267,13 @@ struct OnPathTally {
 
 // Ops, API calls and GPU activities that start in the step and are not on its path, by name, with
 // the least slack among their events.
-void StepPathFinder::add_off_path(OffPathTally& tally,
-                                  const std::vector<std::uint8_t>& on_path) const {
+void StepPathFinder::add_off_path(OffPathTally& tally, const std::vector<std::uint8_t>& on_path) {
   for (std::uint32_t span = 0; span < graph_.span_count(); ++span) {
     const std::uint32_t end = DependencyGraph::end_node(span);
     if (binding_[end] == kNoEdge) continue;
     const trace::EventRef event = graph_.event(span);
     const trace::SpanColumns& spans = trace_.track(event.track).spans();
     const trace::Category category = spans.category[event.index];
-    const std::string_view name = trace_.string(spans.name[event.index]);
     const bool gpu = trace_.track(event.track).info().kind == trace::TrackKind::kGpuStream;
     if (!gpu && category != trace::Category::kCpuOp && !is_runtime_call(category)) continue;
     if (on_path[span] != 0) {
@@ -277,14 +281,14 @@ void StepPathFinder::add_off_path(OffPathTally& tally,
       continue;
     }
     // Spans across a step boundary are in both steps' graphs: each counts in the one it starts.
-    if (spans.start[event.index] < step_.start || spans.start[event.index] >= step_.end) continue;
+    if (spans.start[event.index] < step_->start || spans.start[event.index] >= step_->end) continue;
     std::uint32_t& slot = tally.slot_by_name[spans.name[event.index]];
     if (slot == kNoEdge) {
       slot = static_cast<std::uint32_t>(tally.entries.size());
       const PathPart part =
-          gpu ? part_of({0, 0, span, EdgeKind::kGpuActivity}) : host_part(category, name);
-      tally.entries.push_back(
-          {std::string(name), part, 0, 0, std::numeric_limits<double>::infinity(), event});
+          gpu ? part_of({0, 0, span, EdgeKind::kGpuActivity}) : host_part_of(event);
+      tally.entries.push_back({std::string(trace_.string(spans.name[event.index])), part, 0, 0,
+                               std::numeric_limits<double>::infinity(), event});
     }
     SlackEntry& entry = tally.entries[slot];
     entry.total_ns += static_cast<double>(spans.end[event.index] - spans.start[event.index]);
@@ -334,9 +338,11 @@ CriticalPath compute_critical_path(const AnalysisContext& context) {
   OnPathTally on_path_tally{std::vector<std::uint32_t>(trace.strings().size(), kNoEdge), {}};
   std::vector<PathSegment> segments;
   // One graph per step, so that memory follows the largest step rather than the trace.
+  StepPathFinder finder(context);
+  std::vector<std::uint8_t> on_path;
   for (const Step& step : steps.steps) {
-    const StepPathFinder finder(context, step);
-    std::vector<std::uint8_t> on_path(finder.graph().span_count(), 0);
+    finder.find(step);
+    on_path.assign(finder.graph().span_count(), 0);
     segments.clear();
     const PathParts parts = finder.walk(segments, on_path);
     finder.add_off_path(tally, on_path);

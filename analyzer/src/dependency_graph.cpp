@@ -45,11 +45,15 @@ std::uint32_t correlation_of(const trace::Trace& trace, std::uint32_t track, std
 
 }  // namespace
 
-DependencyGraph::DependencyGraph(const AnalysisContext& context, TimeNs begin, TimeNs end)
-    : context_(&context), trace_(&context.trace()) {
+DependencyGraph::DependencyGraph(const AnalysisContext& context)
+    : context_(&context), trace_(&context.trace()), selected_(trace_->tracks().size()) {}
+
+void DependencyGraph::build(TimeNs begin, TimeNs end) {
   const trace::Trace& trace = *trace_;
+  events_.clear();
+  edges_.clear();
+  stream_count_ = 0;
   select_spans(begin, end);
-  input_wait_by_name_.assign(trace.strings().size(), 2);
   // About two host-order edges per host span and three per GPU activity: one allocation.
   edges_.reserve(2 * events_.size() + events_.size() / 2);
   waits_on_gpu_.assign(events_.size(), 0);
@@ -65,31 +69,50 @@ DependencyGraph::DependencyGraph(const AnalysisContext& context, TimeNs begin, T
   index_edges();
 }
 
+GpuWork DependencyGraph::gpu_work_of(std::uint32_t track, std::uint32_t index) {
+  const trace::SpanColumns& spans = trace_->track(track).spans();
+  if (spans.category[index] != Category::kKernel) return gpu_work(spans.category[index], {});
+  return gpu_work_.get(
+      *trace_, spans.category[index], spans.name[index],
+      [](Category category, std::string_view name) { return gpu_work(category, name); });
+}
+
+void DependencyGraph::merge_run(std::vector<std::uint32_t>& spans, std::size_t first) {
+  const auto run = spans.begin() + static_cast<std::ptrdiff_t>(first);
+  if (!std::is_sorted(run, spans.end())) std::sort(run, spans.end());
+  if (run == spans.begin() || run == spans.end() || *(run - 1) <= *run) return;
+  merged_.resize(spans.size());
+  std::merge(spans.begin(), run, run, spans.end(), merged_.begin());
+  spans.swap(merged_);
+}
+
 void DependencyGraph::select_spans(TimeNs begin, TimeNs end) {
   const trace::Trace& trace = *trace_;
-  std::vector<std::vector<std::uint32_t>> selected(trace.tracks().size());
+  for (std::vector<std::uint32_t>& spans : selected_)
+    spans.clear();
   // Per depth, spans at one depth do not overlap: the ones in the window are a contiguous run,
-  // found by binary search, so a parent open over the whole run costs nothing per window.
+  // found by binary search, so a parent open over the whole run costs nothing per window. Each
+  // run is in start (and index) order, so the track's spans stay sorted by merging the runs.
   const auto overlapping = [&](std::uint32_t track) {
     const trace::Track& row = trace.track(track);
     const trace::SpanColumns& spans = row.spans();
+    std::vector<std::uint32_t>& selected = selected_[track];
     for (std::size_t depth = 0; depth < row.depth_count(); ++depth) {
       const std::span<const std::uint32_t> at_depth = row.spans_at_depth(depth);
+      const std::size_t first = selected.size();
       for (std::size_t k = row.first_span_ending_after(depth, begin);
            k < at_depth.size() && spans.start[at_depth[k]] < end; ++k) {
-        selected[track].push_back(at_depth[k]);
+        selected.push_back(at_depth[k]);
       }
+      merge_run(selected, first);
     }
   };
+  // The launch calls of the window's GPU activities go to their host tracks first.
   for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
     if (trace.track(track).info().kind != TrackKind::kGpuStream) continue;
     overlapping(track);
-    std::vector<std::uint32_t>& gpu = selected[track];
-    std::sort(gpu.begin(), gpu.end());
-    const trace::SpanColumns& spans = trace.track(track).spans();
-    const auto is_work = [&](std::uint32_t i) {
-      return gpu_work(spans.category[i], trace.string(spans.name[i])) != GpuWork::kNone;
-    };
+    std::vector<std::uint32_t>& gpu = selected_[track];
+    const auto is_work = [&](std::uint32_t i) { return gpu_work_of(track, i) != GpuWork::kNone; };
     // The activity before the window, which the first one in it may have waited for.
     for (std::uint32_t i = gpu.empty() ? 0 : gpu.front(); i-- > 0;) {
       if (!is_work(i)) continue;
@@ -99,20 +122,27 @@ void DependencyGraph::select_spans(TimeNs begin, TimeNs end) {
     for (const std::uint32_t i : gpu) {
       if (!is_work(i)) continue;
       if (const auto launch = context_->launch_of({trace::EventKind::kSpan, track, i}))
-        selected[launch->track].push_back(launch->index);
+        selected_[launch->track].push_back(launch->index);
     }
   }
   for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
-    if (trace.track(track).info().kind == TrackKind::kHostThread) overlapping(track);
+    if (trace.track(track).info().kind != TrackKind::kHostThread) continue;
+    merge_run(selected_[track], 0);
+    overlapping(track);
   }
   track_first_.assign(trace.tracks().size() + 1, 0);
+  times_.clear();
   for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
-    std::vector<std::uint32_t>& spans = selected[track];
-    std::sort(spans.begin(), spans.end());
-    spans.erase(std::unique(spans.begin(), spans.end()), spans.end());
+    std::vector<std::uint32_t>& selected = selected_[track];
+    merge_run(selected, 0);
+    selected.erase(std::unique(selected.begin(), selected.end()), selected.end());
     track_first_[track] = static_cast<std::uint32_t>(events_.size());
-    for (const std::uint32_t index : spans)
+    const trace::SpanColumns& spans = trace.track(track).spans();
+    for (const std::uint32_t index : selected) {
       events_.push_back({trace::EventKind::kSpan, track, index});
+      times_.push_back(spans.start[index]);
+      times_.push_back(spans.end[index]);
+    }
   }
   track_first_.back() = static_cast<std::uint32_t>(events_.size());
 }
@@ -138,17 +168,16 @@ void DependencyGraph::add_host_order(std::uint32_t track) {
   const trace::SpanColumns& spans = trace_->track(track).spans();
   // Graph span s of this track is track span events_[s].index; `open` holds graph spans.
   const auto index_of = [&](std::uint32_t span) { return events_[span].index; };
-  std::vector<std::uint32_t> open;
+  std::vector<std::uint32_t>& open = open_spans_;
+  open.clear();
   std::size_t open_input_waits = 0;
   std::uint32_t previous = trace::kNoIndex;
   const auto is_input_wait = [&](std::uint32_t span) {
     const std::uint32_t i = index_of(span);
-    std::uint8_t& known = input_wait_by_name_[spans.name[i]];
-    if (known == 2) {
-      known = host_activity(spans.category[i], trace_->string(spans.name[i])) ==
-              HostActivity::kDataWait;
-    }
-    return known != 0;
+    return input_wait_.get(*trace_, spans.category[i], spans.name[i],
+                           [](trace::Category category, std::string_view name) {
+                             return host_activity(category, name) == HostActivity::kDataWait;
+                           });
   };
   const auto reach = [&](std::uint32_t node) {
     if (previous != trace::kNoIndex) {
@@ -163,7 +192,7 @@ void DependencyGraph::add_host_order(std::uint32_t track) {
     open.pop_back();
   };
   for (std::uint32_t span = track_first_[track]; span < track_first_[track + 1]; ++span) {
-    while (!open.empty() && spans.end[index_of(open.back())] <= spans.start[index_of(span)])
+    while (!open.empty() && time(end_node(open.back())) <= time(start_node(span)))
       close();
     reach(start_node(span));
     open.push_back(span);
@@ -176,10 +205,15 @@ void DependencyGraph::add_host_order(std::uint32_t track) {
 void DependencyGraph::add_stream(std::uint32_t track) {
   const trace::Trace& trace = *trace_;
   const trace::SpanColumns& spans = trace.track(track).spans();
-  StreamWork stream{track, {}, {}, {}};
+  if (stream_count_ == streams_.size()) streams_.emplace_back();
+  StreamWork& stream = streams_[stream_count_];
+  stream.track = track;
+  stream.spans.clear();
+  stream.graph_spans.clear();
+  stream.launch_start.clear();
   for (std::uint32_t span = track_first_[track]; span < track_first_[track + 1]; ++span) {
     const std::uint32_t i = events_[span].index;
-    if (gpu_work(spans.category[i], trace.string(spans.name[i])) == GpuWork::kNone) continue;
+    if (gpu_work_of(track, i) == GpuWork::kNone) continue;
     add_edge(start_node(span), end_node(span), EdgeKind::kGpuActivity, span);
     TimeNs launch_start = kNoLaunchTime;
     if (const auto launch = context_->launch_of({trace::EventKind::kSpan, track, i})) {
@@ -189,14 +223,15 @@ void DependencyGraph::add_stream(std::uint32_t track) {
         add_edge(start_node(call), start_node(span), EdgeKind::kLaunch, call);
     }
     // Overlapping activities on one row ran concurrently: no order between them.
-    if (!stream.spans.empty() && spans.end[stream.spans.back()] <= spans.start[i]) {
+    if (!stream.spans.empty() &&
+        time(end_node(stream.graph_spans.back())) <= time(start_node(span))) {
       add_edge(end_node(stream.graph_spans.back()), start_node(span), EdgeKind::kStreamOrder, span);
     }
     stream.spans.push_back(i);
     stream.graph_spans.push_back(span);
     stream.launch_start.push_back(launch_start);
   }
-  if (!stream.spans.empty()) streams_.push_back(std::move(stream));
+  if (!stream.spans.empty()) ++stream_count_;
 }
 
 std::uint32_t DependencyGraph::last_started_by(const StreamWork& stream, TimeNs time) const {
@@ -215,7 +250,7 @@ std::uint32_t DependencyGraph::last_launched_by(const StreamWork& stream, TimeNs
 
 const DependencyGraph::StreamWork* DependencyGraph::stream_of(std::uint32_t process,
                                                               std::int64_t stream) const {
-  for (const StreamWork& work : streams_) {
+  for (const StreamWork& work : streams()) {
     const trace::TrackInfo& info = trace_->track(work.track).info();
     if (info.process == process && info.stream == stream) return &work;
   }
@@ -257,20 +292,19 @@ void DependencyGraph::add_synchronizations() {
   }
   // One pass over the host calls: the ones the records name, and the synchronizing calls that
   // no record covers, which wait for whatever GPU work ends last while they block.
-  std::vector<std::uint8_t> waits_by_name(trace.strings().size(), 2);
-  std::vector<std::uint32_t> blocking_calls;
+  blocking_calls_.clear();
   for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
     if (trace.track(track).info().kind != TrackKind::kHostThread) continue;
     const trace::SpanColumns& spans = trace.track(track).spans();
     for (std::uint32_t span = track_first_[track]; span < track_first_[track + 1]; ++span) {
       const std::uint32_t i = events_[span].index;
       if (!is_runtime_call(spans.category[i])) continue;
-      std::uint8_t& waits = waits_by_name[spans.name[i]];
-      if (waits == 2) {
-        const std::string_view name = trace.string(spans.name[i]);
-        waits = is_sync_call(spans.category[i], name) || is_blocking_copy_call(name) ? 1 : 0;
-      }
-      if (waits != 0) blocking_calls.push_back(span);
+      const bool blocks =
+          blocking_call_.get(trace, spans.category[i], spans.name[i],
+                             [](trace::Category category, std::string_view name) {
+                               return is_sync_call(category, name) || is_blocking_copy_call(name);
+                             });
+      if (blocks) blocking_calls_.push_back(span);
       if (call_by_correlation.empty()) continue;
       const auto found = call_by_correlation.find(correlation_of(trace, track, i));
       if (found != call_by_correlation.end()) found->second = span;
@@ -291,7 +325,7 @@ void DependencyGraph::add_synchronizations() {
     const std::uint32_t process = trace.track(record.track).info().process;
     if (record.kind == SyncRecord::kStream || record.kind == SyncRecord::kContext) {
       waits_on_gpu_[call] = 1;  // covered by its record, even when the stream was already idle
-      for (const StreamWork& stream : streams_) {
+      for (const StreamWork& stream : streams()) {
         const bool waited = record.kind == SyncRecord::kContext
                                 ? trace.track(stream.track).info().process == process
                                 : stream.track == record.track;
@@ -314,10 +348,11 @@ void DependencyGraph::add_synchronizations() {
       continue;
     }
     // cudaStreamWaitEvent: the first activity launched on this stream after the wait call.
-    const auto stream = std::find_if(streams_.begin(), streams_.end(), [&](const StreamWork& work) {
+    const std::span<const StreamWork> active = streams();
+    const auto stream = std::find_if(active.begin(), active.end(), [&](const StreamWork& work) {
       return work.track == record.track;
     });
-    if (stream == streams_.end()) continue;
+    if (stream == active.end()) continue;
     const TimeNs call_start = time(start_node(call));
     const auto next = std::partition_point(stream->launch_start.begin(), stream->launch_start.end(),
                                            [&](TimeNs start) { return start <= call_start; });
@@ -331,14 +366,14 @@ void DependencyGraph::add_synchronizations() {
       add_edge(from, start_node(target), EdgeKind::kEventWait, target);
     }
   }
-  for (const std::uint32_t call : blocking_calls) {
+  for (const std::uint32_t call : blocking_calls_) {
     if (waits_on_gpu_[call] != 0) continue;
     const TimeNs call_start = time(start_node(call));
     const TimeNs call_end = time(end_node(call));
     const StreamWork* best_stream = nullptr;
     std::uint32_t best = trace::kNoIndex;
     TimeNs best_end = 0;
-    for (const StreamWork& stream : streams_) {
+    for (const StreamWork& stream : streams()) {
       // Activities of one stream do not overlap, so their ends are in start order too.
       const trace::SpanColumns& spans = trace.track(stream.track).spans();
       const auto after =
@@ -360,29 +395,27 @@ void DependencyGraph::add_synchronizations() {
 void DependencyGraph::index_edges() {
   const std::size_t nodes = node_count();
   out_begin_.assign(nodes + 1, 0);
-  std::vector<std::uint32_t> waiting(nodes, 0);
+  waiting_.assign(nodes, 0);
   for (const DependencyEdge& edge : edges_) {
     ++out_begin_[edge.from + 1];
-    ++waiting[edge.to];
+    ++waiting_[edge.to];
   }
   for (std::size_t node = 0; node < nodes; ++node)
     out_begin_[node + 1] += out_begin_[node];
   out_edges_.resize(edges_.size());
-  {
-    std::vector<std::uint32_t> next(out_begin_.begin(), out_begin_.end() - 1);
-    for (std::uint32_t e = 0; e < edges_.size(); ++e)
-      out_edges_[next[edges_[e].from]++] = e;
-  }
+  next_out_.assign(out_begin_.begin(), out_begin_.end() - 1);
+  for (std::uint32_t e = 0; e < edges_.size(); ++e)
+    out_edges_[next_out_[edges_[e].from]++] = e;
   // Kahn's algorithm: edges follow structure (thread order, stream order, causality), not
   // timestamps, so ties and zero-length spans need no special ordering.
   order_.clear();
   order_.reserve(nodes);
   for (std::uint32_t node = 0; node < nodes; ++node) {
-    if (waiting[node] == 0) order_.push_back(node);
+    if (waiting_[node] == 0) order_.push_back(node);
   }
   for (std::size_t at = 0; at < order_.size(); ++at) {
     for (const std::uint32_t e : out_edges(order_[at])) {
-      if (--waiting[edges_[e].to] == 0) order_.push_back(edges_[e].to);
+      if (--waiting_[edges_[e].to] == 0) order_.push_back(edges_[e].to);
     }
   }
 }

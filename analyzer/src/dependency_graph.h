@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "event_classes.h"
 #include "tscope/analyzer/analysis_context.h"
 
 namespace tscope::analyzer {
@@ -35,8 +36,12 @@ struct DependencyEdge {
 
 class DependencyGraph {
  public:
-  // Memory follows the window's events, not the trace's: a report builds one graph per step.
-  DependencyGraph(const AnalysisContext& context, trace::TimeNs begin, trace::TimeNs end);
+  // An empty graph; build() fills it.
+  explicit DependencyGraph(const AnalysisContext& context);
+
+  // The graph of [begin, end), in place of the previous one. Memory follows the window's events,
+  // not the trace's: a report builds one graph per step, each in the memory of the last.
+  void build(trace::TimeNs begin, trace::TimeNs end);
 
   // Node 2 * s is the start of the graph's span s, 2 * s + 1 its end.
   static std::uint32_t start_node(std::uint32_t span) { return 2 * span; }
@@ -49,12 +54,9 @@ class DependencyGraph {
   // The graph's span of (track, index), or kNoIndex when the graph does not hold it.
   std::uint32_t local_span(std::uint32_t track, std::uint32_t index) const;
   trace::EventRef event(std::uint32_t span) const { return events_[span]; }
-  // Inline: the passes over the graph ask for every node's time.
-  trace::TimeNs time(std::uint32_t node) const {
-    const trace::EventRef& ref = events_[span_of(node)];
-    const trace::SpanColumns& spans = trace_->tracks()[ref.track].spans();
-    return is_end(node) ? spans.end[ref.index] : spans.start[ref.index];
-  }
+  // Kept by node, in the graph's own order: each pass over the graph asks for every node's time,
+  // and the trace's columns are far apart in memory.
+  trace::TimeNs time(std::uint32_t node) const { return times_[node]; }
 
   const std::vector<DependencyEdge>& edges() const { return edges_; }
   // Edge indices out of a node.
@@ -67,9 +69,13 @@ class DependencyGraph {
   // Whether a synchronizing call's end waits on GPU work (a kSyncReturn edge enters it): the host
   // time before it was then waiting, not working.
   bool waits_on_gpu(std::uint32_t node) const { return waits_on_gpu_[span_of(node)] != 0; }
+  // The kind of GPU work of a span on a GPU stream (GpuWork::kNone for other records there).
+  GpuWork gpu_work_of(std::uint32_t track, std::uint32_t index);
 
  private:
   void select_spans(trace::TimeNs begin, trace::TimeNs end);
+  // Sorts the run of `spans` from `first` on and merges it with the sorted ones before it.
+  void merge_run(std::vector<std::uint32_t>& spans, std::size_t first);
 
   // The GPU activities of one stream in start order, with their launch calls' starts (a stream
   // runs its work in launch order, so both are sorted).
@@ -86,6 +92,7 @@ class DependencyGraph {
   // The last activity of `stream` launched by `time` (what an event recorded then waits for).
   std::uint32_t last_launched_by(const StreamWork& stream, trace::TimeNs time) const;
   const StreamWork* stream_of(std::uint32_t process, std::int64_t stream) const;
+  std::span<const StreamWork> streams() const { return {streams_.data(), stream_count_}; }
 
   void add_host_order(std::uint32_t track);
   void add_stream(std::uint32_t track);
@@ -98,13 +105,25 @@ class DependencyGraph {
   const trace::Trace* trace_;
   // The graph's spans, by track and then index; track t's are [track_first_[t], track_first_[t+1]).
   std::vector<trace::EventRef> events_;
+  std::vector<trace::TimeNs> times_;  // by node
   std::vector<std::uint32_t> track_first_;
   std::vector<DependencyEdge> edges_;
   std::vector<std::uint32_t> out_begin_, out_edges_;
   std::vector<std::uint32_t> order_;
   std::vector<std::uint8_t> waits_on_gpu_;
   std::vector<StreamWork> streams_;
-  std::vector<std::uint8_t> input_wait_by_name_;  // per string: 0 no, 1 yes, 2 not yet known
+  std::size_t stream_count_ = 0;  // streams_ in use; the rest keep their memory for the next graph
+  ClassByName<GpuWork> gpu_work_;
+  ClassByName<bool> input_wait_;
+  ClassByName<bool> blocking_call_;
+  // Scratch kept between builds: per track, the spans of the window; the spans open on a host
+  // thread; nodes' unmet predecessors; each node's next out-edge slot; the synchronizing calls.
+  std::vector<std::vector<std::uint32_t>> selected_;
+  std::vector<std::uint32_t> merged_;
+  std::vector<std::uint32_t> open_spans_;
+  std::vector<std::uint32_t> waiting_;
+  std::vector<std::uint32_t> next_out_;
+  std::vector<std::uint32_t> blocking_calls_;
 };
 
 }  // namespace tscope::analyzer

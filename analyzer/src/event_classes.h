@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "tscope/trace/event_kinds.h"
+#include "tscope/trace/trace.h"
 
 namespace tscope::analyzer {
 
@@ -53,5 +55,31 @@ bool is_matrix_product_op(std::string_view name);
 
 // Our engine's loader worker ranges and other tools' equivalents.
 bool is_loader_work(trace::Category category);
+
+// One class of (category, name) per name, computed on its first event: names repeat across
+// millions of events, and each class above costs string matching. A name met again under another
+// category is classified again.
+template <typename Value>
+class ClassByName {
+ public:
+  // classify(category, name) gives the class of the name's events.
+  template <typename Classify>
+  Value get(const trace::Trace& trace, trace::Category category, trace::StringId name,
+            Classify&& classify) {
+    if (known_.size() <= name) known_.resize(name + 1);
+    Known& known = known_[name];
+    if (!known.set || known.category != category)
+      known = {classify(category, trace.string(name)), category, true};
+    return known.value;
+  }
+
+ private:
+  struct Known {
+    Value value{};
+    trace::Category category = trace::Category::kOther;
+    bool set = false;
+  };
+  std::vector<Known> known_;
+};
 
 }  // namespace tscope::analyzer

@@ -3,6 +3,7 @@
 // class active then, so the parts of a split never add up to more than the wall time.
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "tscope/trace/records.h"
@@ -16,7 +17,7 @@ struct ClassInterval {
 };
 
 // Exclusive time of each class (index = priority), within [window_start, window_end).
-std::vector<trace::TimeNs> exclusive_time(const std::vector<ClassInterval>& intervals,
+std::vector<trace::TimeNs> exclusive_time(std::span<const ClassInterval> intervals,
                                           std::size_t class_count, trace::TimeNs window_start,
                                           trace::TimeNs window_end);
 

@@ -16,7 +16,7 @@ struct QueueReplay {
   std::vector<std::pair<trace::TimeNs, trace::EventRef>> full_launches;
 };
 
-QueueReplay replay_launch_queue(const StreamActivities& stream, double step_count);
+QueueReplay replay_launch_queue(const AnalysisContext& context, const StreamActivities& stream);
 
 // Indices of the launched activities of `stream` by the start of their launch call, ties in
 // activity order.
@@ -29,7 +29,7 @@ std::vector<std::uint32_t> launch_order(const StreamActivities& stream);
 // ties). Both sides are already in time order, so they are merged without sorting the changes.
 template <typename Visit>
 void for_each_queue_change(const StreamActivities& stream, Visit&& visit) {
-  const std::vector<StreamActivity>& activities = stream.activities;
+  const StreamActivityColumns& activities = stream.activities;
   const std::vector<std::uint32_t> launches = launch_order(stream);
   std::size_t next_launch = 0;
   std::size_t next_start = 0;
@@ -47,10 +47,10 @@ void for_each_queue_change(const StreamActivities& stream, Visit&& visit) {
                      (launch_time == start_time && launches[next_launch] <= next_start);
     }
     if (launch_first) {
-      const StreamActivity& activity = activities[launches[next_launch++]];
+      const StreamActivity activity = activities[launches[next_launch++]];
       visit(activity.launch_start, +1, activity);
     } else {
-      const StreamActivity& activity = activities[next_start++];
+      const StreamActivity activity = activities[next_start++];
       visit(activity.start, -1, activity);
       skip_unlaunched();
     }

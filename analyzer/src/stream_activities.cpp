@@ -7,24 +7,14 @@ std::vector<StreamActivities> build_stream_activities(const AnalysisContext& con
   const std::size_t no_step = context.steps().steps.size();
   std::vector<StreamActivities> streams;
   for (const GpuStream& gpu : context.gpu_streams()) {
-    const trace::SpanColumns& spans = trace.track(gpu.track).spans();
-    StreamActivities stream{gpu.track, {}};
+    StreamActivities stream{gpu.track, StreamActivityColumns(trace.track(gpu.track).spans())};
     stream.activities.reserve(gpu.activities.size());
     for (const GpuActivity& each : gpu.activities) {
       if (each.step == no_step) continue;
-      const trace::EventRef ref{trace::EventKind::kSpan, gpu.track, each.index};
-      StreamActivity activity;
-      activity.start = spans.start[each.index];
-      activity.end = spans.end[each.index];
-      activity.index = each.index;
-      if (const auto launch = context.launch_of(ref)) {
-        const trace::SpanColumns& host = trace.track(launch->track).spans();
-        activity.launched = true;
-        activity.launch_start = host.start[launch->index];
-        activity.launch_end = host.end[launch->index];
-        activity.launch = *launch;
-      }
-      stream.activities.push_back(activity);
+      std::optional<trace::TimeNs> launch_start;
+      if (const auto launch = context.launch_of({trace::EventKind::kSpan, gpu.track, each.index}))
+        launch_start = trace.track(launch->track).spans().start[launch->index];
+      stream.activities.push_back(each.index, launch_start);
     }
     if (!stream.activities.empty()) streams.push_back(std::move(stream));
   }

@@ -10,10 +10,10 @@ StreamIdle stream_idle(const StreamActivities& stream, trace::TimeNs kernel_wait
                        double step_count) {
   StreamIdle idle;
   std::vector<trace::TimeNs> gaps;
-  const std::vector<StreamActivity>& activities = stream.activities;
+  const StreamActivityColumns& activities = stream.activities;
   for (std::size_t i = 1; i < activities.size(); ++i) {
-    const StreamActivity& previous = activities[i - 1];
-    const StreamActivity& next = activities[i];
+    const StreamActivity previous = activities[i - 1];
+    const StreamActivity next = activities[i];
     const trace::TimeNs gap = std::max<trace::TimeNs>(0, next.start - previous.end);
     const auto length = static_cast<double>(gap);
     if (next.launched && next.launch_start > previous.end) {

@@ -22,7 +22,7 @@ std::vector<StreamStats> compute_stream_stats(const AnalysisContext& context) {
     stats.name = std::string(trace.string(trace.track(stream.track).info().name));
     stats.activities = stream.activities.size();
     stats.idle = stream_idle(stream, context.options().kernel_wait_ns, context.step_count());
-    stats.queue = replay_launch_queue(stream, context.step_count()).queue;
+    stats.queue = replay_launch_queue(context, stream).queue;
     result.push_back(std::move(stats));
   }
   return result;
@@ -36,7 +36,7 @@ std::vector<Finding> find_full_launch_queue(const AnalysisContext& context) {
   std::string worst_stream;
   double worst_full_ns = 0;
   for (const StreamActivities& stream : context.stream_activities()) {
-    QueueReplay replay = replay_launch_queue(stream, context.step_count());
+    QueueReplay replay = replay_launch_queue(context, stream);
     full_ns += replay.queue.full_ns;
     max_length = std::max(max_length, replay.queue.max);
     if (replay.queue.full_ns > worst_full_ns) {

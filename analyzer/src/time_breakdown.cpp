@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <span>
 
 #include "event_classes.h"
 #include "interval_sweep.h"
@@ -47,32 +48,57 @@ void split_gpu_idle(const AnalysisContext& context, TimeNs start, TimeNs end, Ti
 // GPU work sorted into steps: by the step of its launch call, or, without a launch record, by
 // overlap (clipped to each step it overlaps).
 struct StepGpuWork {
-  std::vector<std::vector<ClassInterval>> launched;  // per step
-  std::vector<TimeNs> launched_end;                  // per step, the last end of its launched work
-  std::vector<ClassInterval> unlaunched;             // sorted by start
+  // Grouped by step in one array: step s's are [launched_first[s], launched_first[s + 1]).
+  std::vector<ClassInterval> launched;
+  std::vector<std::size_t> launched_first;
+  std::vector<TimeNs> launched_end;       // per step, the last end of its launched work
+  std::vector<ClassInterval> unlaunched;  // sorted by start
   TimeNs longest_unlaunched = 0;
+
+  std::span<const ClassInterval> launched_in(std::size_t step) const {
+    return {launched.data() + launched_first[step], launched.data() + launched_first[step + 1]};
+  }
 };
 
 StepGpuWork sort_gpu_work_into_steps(const AnalysisContext& context) {
   const trace::Trace& trace = context.trace();
   const StepSet& steps = context.steps();
   StepGpuWork work;
-  work.launched.resize(steps.steps.size());
+  work.launched_first.assign(steps.steps.size() + 1, 0);
   work.launched_end.assign(steps.steps.size(), std::numeric_limits<TimeNs>::min());
+  // A launched activity's step is its launch call's: counted per step, then placed.
+  const auto for_each_launched = [&](auto&& visit) {
+    for (const GpuStream& stream : context.gpu_streams()) {
+      for (const GpuActivity& activity : stream.activities) {
+        if (activity.step == steps.steps.size() ||
+            !context.launch_of({trace::EventKind::kSpan, stream.track, activity.index})) {
+          continue;
+        }
+        visit(stream, activity);
+      }
+    }
+  };
+  for_each_launched([&](const GpuStream&, const GpuActivity& activity) {
+    ++work.launched_first[activity.step + 1];
+  });
+  for (std::size_t step = 0; step < steps.steps.size(); ++step)
+    work.launched_first[step + 1] += work.launched_first[step];
+  work.launched.resize(work.launched_first.back());
+  std::vector<std::size_t> next(work.launched_first.begin(), work.launched_first.end() - 1);
+  for_each_launched([&](const GpuStream& stream, const GpuActivity& activity) {
+    const trace::SpanColumns& spans = trace.track(stream.track).spans();
+    const std::uint32_t i = activity.index;
+    work.launched[next[activity.step]++] = {spans.start[i], spans.end[i], activity.kind};
+    work.launched_end[activity.step] = std::max(work.launched_end[activity.step], spans.end[i]);
+  });
   for (const GpuStream& stream : context.gpu_streams()) {
     const trace::SpanColumns& spans = trace.track(stream.track).spans();
     for (const GpuActivity& activity : stream.activities) {
       const std::uint32_t i = activity.index;
+      if (context.launch_of({trace::EventKind::kSpan, stream.track, i})) continue;
       const ClassInterval interval{spans.start[i], spans.end[i], activity.kind};
-      if (!context.launch_of({trace::EventKind::kSpan, stream.track, i})) {
-        work.unlaunched.push_back(interval);
-        work.longest_unlaunched = std::max(work.longest_unlaunched, interval.end - interval.start);
-        continue;
-      }
-      // A launched activity's step is its launch call's.
-      if (activity.step == steps.steps.size()) continue;
-      work.launched[activity.step].push_back(interval);
-      work.launched_end[activity.step] = std::max(work.launched_end[activity.step], interval.end);
+      work.unlaunched.push_back(interval);
+      work.longest_unlaunched = std::max(work.longest_unlaunched, interval.end - interval.start);
     }
   }
   std::sort(work.unlaunched.begin(), work.unlaunched.end(),
@@ -80,13 +106,15 @@ StepGpuWork sort_gpu_work_into_steps(const AnalysisContext& context) {
   return work;
 }
 
-// The GPU side of one step: its busy time by kind and its idle time by cause.
-// Takes the step's launched work out of `work`: each step is split once.
-void split_step_gpu_time(const AnalysisContext& context, StepGpuWork& work, std::size_t step_index,
+// The GPU side of one step: its busy time by kind and its idle time by cause. `intervals` is
+// scratch memory shared by the steps.
+void split_step_gpu_time(const AnalysisContext& context, const StepGpuWork& work,
+                         std::size_t step_index, std::vector<ClassInterval>& intervals,
                          TimeBreakdown& sum) {
   const std::vector<Step>& steps = context.steps().steps;
   const Step& step = steps[step_index];
-  std::vector<ClassInterval> intervals = std::move(work.launched[step_index]);
+  const std::span<const ClassInterval> launched = work.launched_in(step_index);
+  intervals.assign(launched.begin(), launched.end());
   TimeNs first = step.start;
   TimeNs last = step.end;
   for (const ClassInterval& interval : intervals) {
@@ -167,7 +195,7 @@ TimeBreakdown compute_time_breakdown(const AnalysisContext& context) {
     const Step& step = context.steps().steps[step_index];
     const auto length = static_cast<double>(step.end - step.start);
     sum.step_ns += length;
-    if (sum.has_gpu) split_step_gpu_time(context, gpu_work_by_step, step_index, sum);
+    if (sum.has_gpu) split_step_gpu_time(context, gpu_work_by_step, step_index, intervals, sum);
     if (host.track != trace::kNoIndex) {
       intervals.clear();
       const trace::SpanColumns& spans = trace.track(host.track).spans();

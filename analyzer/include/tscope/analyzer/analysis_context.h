@@ -78,8 +78,17 @@ class AnalysisContext {
   bool has_gpu() const { return !gpu_busy_.empty(); }
   // GPU kernels, copies and memsets of all devices merged into busy stretches, in time order.
   const std::vector<BusyInterval>& gpu_busy() const { return gpu_busy_; }
-  // The runtime or driver call that launched a GPU activity, when a flow says so.
-  std::optional<trace::EventRef> launch_of(trace::EventRef gpu_activity) const;
+  // The runtime or driver call that launched a GPU activity, when a flow says so. Inline: every
+  // analysis asks it for every activity.
+  std::optional<trace::EventRef> launch_of(trace::EventRef gpu_activity) const {
+    if (gpu_activity.kind != trace::EventKind::kSpan ||
+        gpu_activity.track >= launch_by_span_.size())
+      return std::nullopt;
+    const std::vector<std::uint64_t>& launches = launch_by_span_[gpu_activity.track];
+    if (gpu_activity.index >= launches.size() || launches[gpu_activity.index] == kNoLaunch)
+      return std::nullopt;
+    return trace::EventRef::unpack(launches[gpu_activity.index]);
+  }
   // The step a GPU activity belongs to: that of the host call that launched it, else (no launch
   // record: graph replays, work queued before capture) the step its start falls in;
   // steps().steps.size() when neither is in a step.
