@@ -230,7 +230,12 @@ void Collector::bind_flow(const FlowEnd& end, trace::EventRef ref) {
 void Collector::close_range(ThreadState& thread, trace::TimeNs end, bool unfinished) {
   OpenRange range = std::move(thread.open.back());
   thread.open.pop_back();
+  if (range.after_close) return;
   add_span(thread_track(thread), std::move(range), end, std::nullopt, unfinished);
+}
+
+bool Collector::after_close(trace::TimeNs time) const {
+  return capture_closed_at_ && time > *capture_closed_at_;
 }
 
 void Collector::visit(ThreadState& thread, const RecordHeader& header, const std::byte* record) {
@@ -240,6 +245,7 @@ void Collector::visit(ThreadState& thread, const RecordHeader& header, const std
       break;
     case RecordKind::kBegin:
       thread.open.push_back(read_range(in, static_cast<trace::Category>(header.aux)));
+      thread.open.back().after_close = after_close(thread.open.back().start);
       break;
     case RecordKind::kEnd:
       // An end whose begin belonged to an earlier session has nothing to close.
@@ -259,6 +265,7 @@ void Collector::visit(ThreadState& thread, const RecordHeader& header, const std
       instant.name = range.name;
       instant.category = range.category;
       instant.args = range.args;
+      if (after_close(instant.time)) break;
       sink_.add_instant(thread_track(thread), instant);
       ++events_;
       break;
@@ -266,7 +273,9 @@ void Collector::visit(ThreadState& thread, const RecordHeader& header, const std
     case RecordKind::kCounter: {
       const trace::TimeNs time = clock_.to_ns(in.get<Ticks>());
       const trace::StringId name = intern(wire::get_text(in));
-      sink_.add_counter_sample(counter_track(name), time, in.get<double>());
+      const double value = in.get<double>();
+      if (after_close(time)) break;
+      sink_.add_counter_sample(counter_track(name), time, value);
       ++events_;
       break;
     }
@@ -289,6 +298,7 @@ void Collector::visit(ThreadState& thread, const RecordHeader& header, const std
       memory.scope = thread.open.empty() ? trace::kEmptyString : thread.open.back().name;
       memory.total_allocated = in.get<std::uint64_t>();
       memory.total_reserved = in.get<std::uint64_t>();
+      if (after_close(memory.time)) break;
       sink_.add_memory_event(memory_track(memory.device), memory);
       ++events_;
       break;
@@ -317,6 +327,11 @@ void Collector::visit(ThreadState& thread, const RecordHeader& header, const std
       op.tensors_written.resize(in.get<std::uint32_t>());
       for (auto& id : op.tensors_written)
         id = in.get<std::uint64_t>();
+      if (after_close(range.start)) break;
+      if (after_close(end)) {
+        add_span(thread_track(thread), std::move(range), *capture_closed_at_, std::move(op), true);
+        break;
+      }
       add_span(thread_track(thread), std::move(range), end, std::move(op), false);
       break;
     }

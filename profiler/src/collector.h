@@ -56,6 +56,9 @@ class Collector {
     std::vector<trace::Arg> args;
     std::vector<FlowEnd> flows;
     std::uint64_t external_correlation_id = 0;  // an op's id while GPU capture runs
+    // Begun after capture closed, by a thread that read the generation just before the close:
+    // kept only for its nesting, and dropped with its end.
+    bool after_close = false;
   };
   struct ThreadState {
     std::shared_ptr<ThreadBuffer> buffer;
@@ -81,7 +84,13 @@ class Collector {
   trace::StringId intern(const wire::Text& text);
   std::vector<trace::Arg> read_args(wire::ByteReader& in);
   OpenRange read_range(wire::ByteReader& in, trace::Category category);
+  // Ends the thread's innermost range at `end`, or drops it when it began after capture closed.
   void close_range(ThreadState& thread, trace::TimeNs end, bool unfinished);
+  // Whether `time` lies after the pause of capture_closed_at_. A thread that read the generation
+  // before the pause can stamp its record after it (under ThreadSanitizer on a loaded machine the
+  // engine's loader ranges began up to 180 ms after the window closed, in every run); what it
+  // recorded then lies outside the window and is left out.
+  bool after_close(trace::TimeNs time) const;
   // Ends every range still open at `end`, marked unfinished.
   void close_open_ranges(trace::TimeNs end);
   void add_span(std::uint32_t track, OpenRange range, trace::TimeNs end,
@@ -90,7 +99,8 @@ class Collector {
 
   trace::TscWriter& sink_;
   std::bitset<256> generations_;  // the low bytes of this session's generations
-  // Where capture last paused, until it reopens: ends after it are cut there.
+  // Where capture last paused, until it reopens: ends after it are cut there, and what begins
+  // after it is left out.
   std::optional<trace::TimeNs> capture_closed_at_;
   const TickClock& clock_;
   std::uint32_t process_ = 0;

@@ -232,7 +232,9 @@ class SessionWriter {
     keeping_first_failure([&] {
       clock_.resync();
       gpu_.finish();
-      // Ranges still open when the window closed end with it.
+      // Ranges still open when the window closed end with it, and what began after it is left
+      // out, also when the program stopped before this thread woke to see the close.
+      if (window) collector_.close_capture(window->end);
       collector_.finish(window ? window->end : stop);
       if (window) {
         sink_.set_metadata_value(trace::kCaptureBeginKey, std::to_string(window->begin));
