@@ -156,10 +156,10 @@ std::vector<StepDemand> step_demands(const trace::Trace& trace, const MemoryOrde
     // A step that the next one repeats under its name was cut short and retried (at a smaller
     // batch, on out of memory). Without an out-of-memory event inside it, the failure came from
     // another thread before it began (a loader worker's, raised when the step waited for that
-    // batch): its peak is no complete step's, and it gives no bound either.
+    // batch): its peak is no complete step's and gives no bound either, but the batches the
+    // loader held ready in it still count.
     const bool retried =
         step_index + 1 < steps.steps.size() && steps.steps[step_index + 1].name == step.name;
-    if (retried && oom == ooms.end()) continue;
     // The step says its batch; failing that, the out-of-memory event inside it may.
     std::optional<double> batch = step_batch_size(trace, *step.span);
     if (!batch && oom != ooms.end()) batch = oom->batch_size;
@@ -167,7 +167,9 @@ std::vector<StepDemand> step_demands(const trace::Trace& trace, const MemoryOrde
     StepDemand demand;
     demand.name = step.name;
     demand.batch = *batch;
-    if (oom != ooms.end()) {
+    if (retried && oom == ooms.end()) {
+      demand.cut_short = true;
+    } else if (oom != ooms.end()) {
       demand.failed = true;
       at_peak.advance_until(oom->time, true);
       at_end.advance_until(step.end, true);
@@ -214,9 +216,10 @@ std::optional<BatchFit> fit_largest_batch(const std::vector<StepDemand>& demands
                                           double limit_bytes) {
   std::vector<const StepDemand*> complete;
   std::vector<const StepDemand*> failed;
-  for (const StepDemand& demand : demands)
-    (demand.failed ? failed : complete).push_back(&demand);
-  if (demands.empty() || limit_bytes <= 0) return std::nullopt;
+  for (const StepDemand& demand : demands) {
+    if (!demand.cut_short) (demand.failed ? failed : complete).push_back(&demand);
+  }
+  if ((complete.empty() && failed.empty()) || limit_bytes <= 0) return std::nullopt;
   BatchFit fit;
   fit.limit_bytes = limit_bytes;
   fit.complete_steps = complete.size();

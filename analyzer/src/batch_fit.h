@@ -32,6 +32,9 @@ struct StepDemand {
   // trace, for the last step): state every later step holds at its peak, such as the optimizer's
   // moments, which the first update makes after the first step's peak.
   double state_made_after_peak = 0;
+  // Retried under its name without an out-of-memory event inside: cut short by a failure from
+  // another thread, so only its input batches count (for how many the loader holds ready).
+  bool cut_short = false;
 };
 
 struct BatchFit {

@@ -44,13 +44,16 @@ class PredictedBatch : public ::testing::TestWithParam<CapCase> {
   }
   void TearDown() override { std::filesystem::remove_all(directory_); }
 
-  // Three steps under the case's cap, without evaluation; the extra arguments after.
+  // Three steps under the case's cap, without evaluation, the batches loaded on the main thread;
+  // the extra arguments after. With loader workers, how many batches they hold ready at a step's
+  // peak depends on their timing: a search run in which they fall behind (a sanitizer build, a
+  // loaded machine) sees fewer than a later run holds, and no trace of it can tell.
   testing::CommandResult train(const std::string& arguments) const {
     return testing::run_command(std::string("TSCOPE_CPU_MEMORY_CAP=") + GetParam().cap + " " +
                                 quoted(testing::built_program("train_fashion_mnist")) +
                                 " --data-dir " + quoted(testing::fashion_mnist_dir()) +
-                                " --model " + GetParam().model + " --steps 3 --no-eval " +
-                                arguments);
+                                " --model " + GetParam().model +
+                                " --steps 3 --no-eval --workers 0 " + arguments);
   }
 
   std::filesystem::path directory_;
