@@ -55,6 +55,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::string> arguments{"tscope"};
   std::istringstream lines(std::string(reinterpret_cast<const char*>(data), size));
   for (std::string line; std::getline(lines, line);) {
+    // An argument ends at its first NUL, as main's argv would hold it: "record" followed by a NUL
+    // and more bytes is `record` to tscope, and must be skipped like it.
+    line.resize(std::char_traits<char>::length(line.c_str()));
     if (!allowed(line) || arguments.size() > kMaxArguments) return 0;
     arguments.push_back(line);
   }
