@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "policy_regex.h"
 #include "tscope/regress/error.h"
 
 namespace tscope::regress {
@@ -43,30 +44,6 @@ bool glob_matches(std::string_view glob, std::string_view name) {
   return g == glob.size();
 }
 
-// libstdc++'s regex compiler reads the numbers of repeat counts ({m,n}) and back-references (\N)
-// into an int without an overflow check, so a longer number there is refused before it gets
-// there. Digits elsewhere are literal characters and may run on.
-constexpr std::size_t kMaxRegexNumberDigits = 9;
-
-bool has_long_number(std::string_view regex) {
-  const auto digits_from = [&](std::size_t i) {
-    std::size_t digits = 0;
-    while (i + digits < regex.size() && regex[i + digits] >= '0' && regex[i + digits] <= '9')
-      ++digits;
-    return digits;
-  };
-  bool in_braces = false;
-  for (std::size_t i = 0; i < regex.size(); ++i) {
-    const char c = regex[i];
-    if (c == '{') in_braces = true;
-    if (c == '}') in_braces = false;
-    const bool number_follows = c == '\\' || c == '{' || (in_braces && c == ',');
-    if (number_follows && digits_from(i + 1) > kMaxRegexNumberDigits) return true;
-    if (c == '\\') ++i;  // the escaped character is not a brace
-  }
-  return false;
-}
-
 }  // namespace
 
 NamePattern::NamePattern(std::string_view text) : text_(text) {
@@ -76,16 +53,9 @@ NamePattern::NamePattern(std::string_view text) : text_(text) {
                     kMaxPatternLength));
   }
   if (!text.starts_with(kRegexPrefix)) return;
-  if (has_long_number(text.substr(kRegexPrefix.size()))) {
-    throw RegressInputError(fmt::format("bad name pattern \"{}\": a number of more than {} digits",
-                                        text, kMaxRegexNumberDigits));
-  }
-  try {
-    regex_ = std::regex(std::string(text.substr(kRegexPrefix.size())), std::regex::ECMAScript);
-    is_regex_ = true;
-  } catch (const std::regex_error& error) {
-    throw RegressInputError(fmt::format("bad name pattern \"{}\": {}", text, error.what()));
-  }
+  regex_ = compile_policy_regex(text.substr(kRegexPrefix.size()),
+                                fmt::format("bad name pattern \"{}\"", text));
+  is_regex_ = true;
 }
 
 bool NamePattern::matches(std::string_view name) const {

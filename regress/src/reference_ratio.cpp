@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "policy_regex.h"
 #include "tscope/regress/error.h"
 
 namespace tscope::regress {
@@ -33,11 +34,7 @@ const BenchmarkSamples& find_reference(const std::vector<BenchmarkSamples>& samp
 
 ReferencePairing::ReferencePairing(std::string_view pattern, std::string_view reference_template)
     : reference_template_(reference_template) {
-  try {
-    pattern_ = std::regex(std::string(pattern), std::regex::ECMAScript);
-  } catch (const std::regex_error& error) {
-    throw RegressInputError(fmt::format("bad benchmark pattern \"{}\": {}", pattern, error.what()));
-  }
+  pattern_ = compile_policy_regex(pattern, fmt::format("bad benchmark pattern \"{}\"", pattern));
 }
 
 std::optional<std::string> ReferencePairing::reference_for(std::string_view name) const {

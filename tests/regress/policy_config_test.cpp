@@ -88,6 +88,17 @@ TEST(PolicyConfigTest, RegexWithANumberOfTenDigitsIsRejected) {
   EXPECT_TRUE(NamePattern("re:BM_\\w{1,3}/0123456789").matches("BM_Add/0123456789"));
 }
 
+// The same in a normalize rule's benchmark pattern (found by policy_fuzzer under UBSan: a
+// back-reference of 46 digits), and a pattern longer than the regex compiler can take safely.
+TEST(PolicyConfigTest, NormalizePatternWithANumberOfTenDigitsOrTooLongIsRejected) {
+  const TempFile long_number("number.conf", "normalize (BM_a)\\1234567890 BM_b\n");
+  const std::string message = policy_error(long_number);
+  EXPECT_NE(message.find(":1: bad benchmark pattern"), std::string::npos) << message;
+  EXPECT_NE(message.find("more than 9 digits"), std::string::npos) << message;
+  const TempFile too_long("long.conf", "normalize " + std::string(300, 'a') + " BM_b\n");
+  EXPECT_NE(policy_error(too_long).find("longer than the limit of 256"), std::string::npos);
+}
+
 TEST(PolicyConfigTest, AlphaOutsideZeroToOneIsRejected) {
   const TempFile config("policy.conf", "alpha 5\n");
   EXPECT_THROW(read_policy_config(config.path()), RegressInputError);
