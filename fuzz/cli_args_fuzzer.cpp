@@ -18,6 +18,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "tscope_main.h"
@@ -35,9 +36,17 @@ int run_in_scratch_folder(int argc, const char* const* argv) {
   static const std::filesystem::path scratch =
       std::filesystem::temp_directory_path() / ("tscope-cli-fuzz-" + std::to_string(getpid()));
   const std::filesystem::path working_folder = std::filesystem::current_path();
-  std::filesystem::remove_all(scratch);
-  std::filesystem::create_directories(scratch);
-  std::filesystem::copy(TSCOPE_CLI_FUZZ_FILES, scratch);
+  // A signal from an earlier command (a timer, a child's exit) can interrupt the copy (EINTR, seen
+  // in a 60 s run): the folder is made again until it is whole.
+  std::error_code error;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    error.clear();
+    std::filesystem::remove_all(scratch, error);
+    if (!error) std::filesystem::create_directories(scratch, error);
+    if (!error) std::filesystem::copy(TSCOPE_CLI_FUZZ_FILES, scratch, error);
+    if (error != std::errc::interrupted) break;
+  }
+  if (error) throw std::filesystem::filesystem_error("cli fuzzer scratch folder", scratch, error);
   std::filesystem::current_path(scratch);
   const int code = tscope::cli::tscope_main(argc, argv);
   std::filesystem::current_path(working_folder);
