@@ -201,10 +201,10 @@ std::vector<StepDemand> step_demands(const trace::Trace& trace, const MemoryOrde
       } else {
         at_next_end.advance_to(at_next_end.event_count());
       }
-      const trace::TimeNs peak_time =
-          peak_position == 0 ? step.start : scan.time_of(peak_position - 1);
-      demand.state_made_after_peak =
-          state_made_within(trace, at_next_end, std::max(peak_time, step.start - 1), step.end);
+      // After the event that made the peak; from the step's start when the peak is its start.
+      const trace::TimeNs after_peak = std::max(
+          peak_position == 0 ? step.start - 1 : scan.time_of(peak_position - 1), step.start - 1);
+      demand.state_made_after_peak = state_made_within(trace, at_next_end, after_peak, step.end);
     }
     demand.input_bytes_max = most_inputs_within(inputs, step.start, step.end);
     demands.push_back(std::move(demand));
