@@ -324,8 +324,9 @@ int main(int argc, char** argv) {
   app.add_option("--data-dir", settings.data_dir, "folder with the Fashion-MNIST IDX .gz files");
   app.add_option("--trace", settings.trace_path, "record the run into this .tsc trace");
   app.add_flag("--fused", settings.fused,
-               "run fused ops: each hidden linear layer and its ReLU as one op (mlp, cnn); bias, "
-               "GELU and dropout as one op instead of three (gelu-mlp)");
+               "run fused ops: each hidden linear layer and its ReLU as one op (mlp, cnn), each "
+               "convolution with its bias and ReLU as one op (cnn); bias, GELU and dropout as "
+               "one op instead of three (gelu-mlp)");
   app.add_option("--decode-passes", settings.decode_passes,
                  "blur each training image this many times while loading (a slow loader)")
       ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));

@@ -42,8 +42,8 @@ std::vector<std::pair<trace::TimeNs, double>> input_batch_series(const trace::Tr
       alive -= found->second;
       pool.erase(found);
     }
-    if (memory.action[event.index] == trace::MemoryAction::kAlloc &&
-        is_input_batch(trace, {memory.owner_op[event.index], memory.scope[event.index]})) {
+    if (memory.action(event.index) == trace::MemoryAction::kAlloc &&
+        is_input_batch(trace, {memory.owner_op(event.index), memory.scope(event.index)})) {
       const auto bytes = static_cast<double>(memory.bytes[event.index]);
       pool.emplace(address, bytes);
       alive += bytes;

@@ -39,8 +39,7 @@ std::optional<std::int64_t> integer_arg(const trace::Trace& trace, std::uint32_t
 }
 
 std::uint32_t correlation_of(const trace::Trace& trace, std::uint32_t track, std::uint32_t index) {
-  const trace::SpanDetail* detail = trace.span_detail(track, index);
-  return detail == nullptr ? 0 : detail->correlation_id;
+  return trace.track(track).spans().correlation_id(index);
 }
 
 }  // namespace

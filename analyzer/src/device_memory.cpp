@@ -1,7 +1,9 @@
 #include "device_memory.h"
 
+#include <charconv>
 #include <map>
 #include <string>
+#include <system_error>
 #include <unordered_map>
 #include <utility>
 
@@ -20,7 +22,7 @@ std::vector<DevicePeak> device_peaks(const trace::Trace& trace) {
     std::uint64_t tracked = 0;
     std::int64_t net = 0;
     for (std::uint32_t i = 0; i < memory.size(); ++i) {
-      const bool is_alloc = memory.action[i] == trace::MemoryAction::kAlloc;
+      const bool is_alloc = memory.action(i) == trace::MemoryAction::kAlloc;
       const std::uint64_t bytes = memory.bytes[i];
       if (memory.address[i] == 0) {
         net += is_alloc ? static_cast<std::int64_t>(bytes) : -static_cast<std::int64_t>(bytes);
@@ -43,11 +45,11 @@ std::vector<DevicePeak> device_peaks(const trace::Trace& trace) {
     const auto& values = trace.metadata().values;
     if (const auto found = values.find("device." + std::to_string(device) + ".total_memory");
         found != values.end()) {
-      try {
-        peak.total_bytes = std::stoull(found->second);
-      } catch (const std::exception&) {
-        // A malformed figure is as good as none: no headroom is reported.
-      }
+      // A malformed figure is as good as none: no headroom is reported.
+      const std::string& text = found->second;
+      std::uint64_t total = 0;
+      if (std::from_chars(text.data(), text.data() + text.size(), total).ec == std::errc{})
+        peak.total_bytes = total;
     }
     result.push_back(peak);
   }

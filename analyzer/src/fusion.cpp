@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -45,21 +46,20 @@ struct ChainTotals {
   std::vector<EventRef> evidence;
 };
 
-const trace::OpInfo* op_info(const trace::Trace& trace, const trace::SpanColumns& spans,
-                             std::uint32_t i) {
-  if (spans.detail[i] == trace::kNoIndex) return nullptr;
-  const trace::SpanDetail& detail = trace.span_details()[spans.detail[i]];
-  if (detail.op == trace::kNoIndex) return nullptr;
-  const trace::OpInfo& op = trace.ops()[detail.op];
-  return op.tensors_written.empty() ? nullptr : &op;
+// The op detail of span i when it records its dataflow (what it wrote). The tensor column answers
+// for the spans that do not, which are most, without reading the side tables.
+std::optional<trace::OpView> op_info(const trace::Trace& trace, std::uint32_t track,
+                                     std::uint32_t i) {
+  if (trace.track(track).spans().tensor_run(i).written == 0) return std::nullopt;
+  return trace.op(track, i);
 }
 
-bool is_memory_bound(const trace::OpInfo& op) {
+bool is_memory_bound(const trace::OpView& op) {
   const double bytes = static_cast<double>(op.bytes_read + op.bytes_written);
   return bytes > 0 && static_cast<double>(op.flops) / bytes < kMemoryBoundFlopsPerByte;
 }
 
-bool reads_output_of(const trace::OpInfo& consumer, const trace::OpInfo& producer) {
+bool reads_output_of(const trace::OpView& consumer, const trace::OpView& producer) {
   for (const std::uint64_t tensor : consumer.tensors_read) {
     if (std::find(producer.tensors_written.begin(), producer.tensors_written.end(), tensor) !=
         producer.tensors_written.end()) {
@@ -81,7 +81,7 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
   for (std::uint32_t i = 0; i < spans.size(); ++i) {
     while (!open_ranges.empty() && spans.end[open_ranges.back()] <= spans.start[i])
       open_ranges.pop_back();
-    if (op_info(trace, spans, i) == nullptr) {
+    if (!op_info(trace, track_index, i)) {
       open_ranges.push_back(i);
       continue;
     }
@@ -97,28 +97,28 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
   }
   ChainOccurrence chain;
   std::uint32_t chain_range = trace::kNoIndex;
-  std::vector<const trace::OpInfo*> ops;
+  std::vector<trace::OpView> ops;
   const auto flush = [&] {
     if (chain.members.size() >= 2) {
       // The fused op still reads the chain's outside inputs and writes its last output, at the
       // bandwidth the chain achieved.
       double moved = 0;
-      double fused_bytes = static_cast<double>(ops.front()->bytes_read + ops.back()->bytes_written);
+      double fused_bytes = static_cast<double>(ops.front().bytes_read + ops.back().bytes_written);
       for (std::size_t k = 0; k < ops.size(); ++k) {
-        moved += static_cast<double>(ops[k]->bytes_read + ops[k]->bytes_written);
-        if (k == 0 || ops[k]->tensors_read.empty()) continue;
+        moved += static_cast<double>(ops[k].bytes_read + ops[k].bytes_written);
+        if (k == 0 || ops[k].tensors_read.empty()) continue;
         std::size_t outside = 0;
-        for (const std::uint64_t tensor : ops[k]->tensors_read) {
+        for (const std::uint64_t tensor : ops[k].tensors_read) {
           const bool from_chain = std::any_of(
               ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(k),
-              [&](const trace::OpInfo* earlier) {
-                return std::find(earlier->tensors_written.begin(), earlier->tensors_written.end(),
-                                 tensor) != earlier->tensors_written.end();
+              [&](const trace::OpView& earlier) {
+                return std::find(earlier.tensors_written.begin(), earlier.tensors_written.end(),
+                                 tensor) != earlier.tensors_written.end();
               });
           if (!from_chain) ++outside;
         }
-        fused_bytes += static_cast<double>(ops[k]->bytes_read) * static_cast<double>(outside) /
-                       static_cast<double>(ops[k]->tensors_read.size());
+        fused_bytes += static_cast<double>(ops[k].bytes_read) * static_cast<double>(outside) /
+                       static_cast<double>(ops[k].tensors_read.size());
       }
       chain.fused_ns = moved > 0 ? chain.run_ns * fused_bytes / moved : chain.run_ns;
       chains.push_back(chain);
@@ -128,10 +128,10 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
   };
   for (std::size_t k = 0; k < leaves.size(); ++k) {
     const std::uint32_t i = leaves[k];
-    const trace::OpInfo* op = op_info(trace, spans, i);
+    const trace::OpView op = *op_info(trace, track_index, i);
     // A matrix product is library GEMM work even where its shape leaves it memory-bound: it ends
     // a chain, and the bias and activation after it are its epilogue (fed_by_matmul below).
-    if (!is_memory_bound(*op) || is_matrix_product_op(trace.string(spans.name[i]))) {
+    if (!is_memory_bound(op) || is_matrix_product_op(trace.string(spans.name[i]))) {
       flush();
       continue;
     }
@@ -139,20 +139,19 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
     if (chain.members.empty()) {
       chain_range = enclosing[k];
       // A matmul just before, in the same range, whose product the first op reads.
-      const trace::OpInfo* before = k > 0 && enclosing[k - 1] == enclosing[k]
-                                        ? op_info(trace, spans, leaves[k - 1])
-                                        : nullptr;
-      chain.fed_by_matmul = before != nullptr &&
-                            trace.string(spans.name[leaves[k - 1]]) == "matmul" &&
-                            reads_output_of(*op, *before);
+      const std::optional<trace::OpView> before = k > 0 && enclosing[k - 1] == enclosing[k]
+                                                      ? op_info(trace, track_index, leaves[k - 1])
+                                                      : std::nullopt;
+      chain.fed_by_matmul = before && trace.string(spans.name[leaves[k - 1]]) == "matmul" &&
+                            reads_output_of(op, *before);
     }
-    if (!ops.empty() && !reads_output_of(*op, *ops.back())) {
+    if (!ops.empty() && !reads_output_of(op, ops.back())) {
       // An op making a side input for the next one (dropout's mask, say) belongs to the chain
       // when that next op reads both it and the chain's last output.
-      const trace::OpInfo* next =
-          k + 1 < leaves.size() ? op_info(trace, spans, leaves[k + 1]) : nullptr;
-      const bool feeds_next = next != nullptr && is_memory_bound(*next) &&
-                              reads_output_of(*next, *op) && reads_output_of(*next, *ops.back());
+      const std::optional<trace::OpView> next =
+          k + 1 < leaves.size() ? op_info(trace, track_index, leaves[k + 1]) : std::nullopt;
+      const bool feeds_next = next && is_memory_bound(*next) && reads_output_of(*next, op) &&
+                              reads_output_of(*next, ops.back());
       if (!feeds_next) flush();
     }
     if (!ops.empty())
@@ -196,10 +195,7 @@ void stream_chains(const AnalysisContext& context, std::uint32_t track_index,
       flush();
       continue;
     }
-    const std::uint64_t external =
-        spans.detail[i] == trace::kNoIndex
-            ? 0
-            : trace.span_details()[spans.detail[i]].external_correlation_id;
+    const std::uint64_t external = spans.external_correlation_id(i);
     if (!chain.members.empty()) {
       const TimeNs gap = spans.start[i] - spans.end[chain.members.back().index];
       if (gap > context.options().fusion_max_gap_ns || gap < 0) flush();

@@ -59,15 +59,15 @@ void MemoryReplay::advance_to(std::size_t position) {
     }
     Pool& pool = *state.live;
     const std::uint64_t address = memory.address[step.index];
-    *state.totals = {memory.total_allocated[step.index], memory.total_reserved[step.index]};
-    const bool is_alloc = memory.action[step.index] == trace::MemoryAction::kAlloc;
+    *state.totals = {memory.total_allocated[step.index], memory.total_reserved(step.index)};
+    const bool is_alloc = memory.action(step.index) == trace::MemoryAction::kAlloc;
     if (address == 0) {
       const auto bytes = static_cast<std::int64_t>(memory.bytes[step.index]);
       anonymous_net_ += is_alloc ? bytes : -bytes;
     } else if (is_alloc) {
       LiveAllocation allocation;
       allocation.bytes = memory.bytes[step.index];
-      allocation.site = {memory.owner_op[step.index], memory.scope[step.index]};
+      allocation.site = {memory.owner_op(step.index), memory.scope(step.index)};
       allocation.event = {trace::EventKind::kMemory, step.track, step.index};
       allocation.time = step.time;
       const auto [slot, inserted] = pool.try_emplace(address, allocation);

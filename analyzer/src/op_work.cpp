@@ -2,12 +2,11 @@
 
 #include <functional>
 #include <numeric>
-#include <vector>
 
 namespace tscope::analyzer {
 namespace {
 
-using Shape = std::vector<std::int64_t>;
+using Shape = trace::ShapeLists::Shape;
 
 // Kineto's shapes carry no element type here; float32 is what an un-autocast run moves. Bytes
 // only matter when an op is bandwidth-bound, which matrix products rarely are.
@@ -68,7 +67,7 @@ std::string_view without_namespace(std::string_view name) {
   return name;
 }
 
-std::optional<OpWork> from_shapes(std::string_view name, const std::vector<Shape>& in) {
+std::optional<OpWork> from_shapes(std::string_view name, const trace::ShapeLists::List& in) {
   const auto shape = [&](std::size_t i) { return i < in.size() ? in[i] : Shape{}; };
   if (name == "mm" || name == "bmm" || name == "matmul") return matrix_product(shape(0), shape(1));
   if (name == "addmm" || name == "baddbmm") return matrix_product(shape(1), shape(2));
@@ -86,7 +85,7 @@ std::optional<OpWork> from_shapes(std::string_view name, const std::vector<Shape
 
 }  // namespace
 
-std::optional<OpWork> op_work(std::string_view op_name, const trace::OpInfo& op) {
+std::optional<OpWork> op_work(std::string_view op_name, const trace::OpView& op) {
   if (op.flops > 0) {
     return OpWork{static_cast<double>(op.flops),
                   static_cast<double>(op.bytes_read + op.bytes_written)};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -47,9 +48,9 @@ struct OpGroup {
   std::vector<EventRef> evidence;
 };
 
-std::string shapes_text(const trace::OpInfo& op) {
+std::string shapes_text(const trace::OpView& op) {
   std::string text;
-  for (const auto& shape : op.input_shapes) {
+  for (const trace::ShapeLists::Shape shape : op.input_shapes) {
     if (shape.empty()) continue;
     text += text.empty() ? "[" : " [";
     for (std::size_t i = 0; i < shape.size(); ++i)
@@ -71,9 +72,9 @@ std::vector<std::vector<WorkedOp>> worked_ops(const AnalysisContext& context) {
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
       if (spans.category[i] != trace::Category::kCpuOp || spans.start[i] < counted_until) continue;
       if (context.steps().step_at(spans.start[i]) == context.steps().steps.size()) continue;
-      const trace::SpanDetail* detail = trace.span_detail(track_index, i);
-      if (detail == nullptr || detail->op == trace::kNoIndex) continue;
-      const auto work = op_work(trace.string(spans.name[i]), trace.ops()[detail->op]);
+      const std::optional<trace::OpView> op = trace.op(track_index, i);
+      if (!op) continue;
+      const auto work = op_work(trace.string(spans.name[i]), *op);
       if (!work || work->flops <= 0) continue;
       per_track[track_index].push_back(
           {{EventKind::kSpan, track_index, i}, spans.start[i], spans.end[i], *work, 0, {}});
@@ -302,11 +303,12 @@ std::vector<Finding> find_roofline_gaps(const AnalysisContext& context) {
     for (const WorkedOp& op : track_ops) {
       const double time_ns = context.has_gpu() ? op.gpu_ns : static_cast<double>(op.end - op.start);
       if (time_ns <= 0) continue;
-      const trace::SpanDetail* detail = trace.span_detail(op.span.track, op.span.index);
       const std::string name(trace.string(trace.track(op.span.track).spans().name[op.span.index]));
-      const std::string shapes = shapes_text(trace.ops()[detail->op]);
-      OpGroup& group = groups[name + (shapes.empty() ? "" : " " + shapes)];
-      if (group.calls == 0) group.label = name + (shapes.empty() ? "" : " " + shapes);
+      const std::string shapes = shapes_text(*trace.op(op.span.track, op.span.index));
+      std::string label = name;
+      if (!shapes.empty()) label.append(" ").append(shapes);
+      OpGroup& group = groups[label];
+      if (group.calls == 0) group.label = std::move(label);
       const Peak peak = context.has_gpu()
                             ? gpu_peak(*device, trace.string(main_kernel(op.kernel_ns).first))
                             : Peak{"FP32", device->fp32_flops};

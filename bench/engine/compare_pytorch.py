@@ -7,7 +7,8 @@ PyTorch; above 1 the engine is faster) as a Markdown table, in wall-clock time a
 the process's CPU time (the figure a busy machine disturbs least at one thread).
 
 Threads: the engine gets OPENBLAS_NUM_THREADS and TSCOPE_NUM_THREADS, PyTorch
-torch.set_num_threads and OMP_NUM_THREADS, all set to the count.
+torch.set_num_threads and OMP_NUM_THREADS, all set to the count. --engine-fused runs the engine's
+models with their fused ops (engine_throughput --fused); PyTorch runs the same model unfused.
 Exits 0 after saying so when PyTorch (Debian's python3-torch) is not installed."""
 
 import argparse
@@ -51,6 +52,8 @@ def main():
     parser.add_argument("--models", default="cnn,mlp")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist")
+    parser.add_argument("--engine-fused", action="store_true",
+                        help="the engine's fused linear + ReLU and convolution + bias + ReLU ops")
     args = parser.parse_args()
 
     engine = Path(args.build_dir) / "bench" / "engine_throughput"
@@ -63,7 +66,8 @@ def main():
     for model in args.models.split(","):
         for threads in [int(count) for count in args.threads.split(",")]:
             commands = {
-                "engine": [str(engine), "--model", model] + common,
+                "engine": [str(engine), "--model", model] + common +
+                          (["--fused"] if args.engine_fused else []),
                 "pytorch": [sys.executable, str(HERE / "torch_throughput.py"), "--model", model,
                             "--threads", str(threads)] + common,
             }
@@ -86,7 +90,8 @@ def main():
                       f"{sorted(round(v) for v in samples[('pytorch', figure)])}", file=sys.stderr)
 
     print(f"load average (1 min) {load_before:.1f} before, {os.getloadavg()[0]:.1f} after; "
-          f"{args.repetitions} repetitions of {args.steps} steps each, batch {args.batch_size}")
+          f"{args.repetitions} repetitions of {args.steps} steps each, batch {args.batch_size}"
+          f"{'; engine fused' if args.engine_fused else ''}")
     print("| model | threads | engine images/s | PyTorch images/s | engine / PyTorch "
           "| engine images/CPU-s | PyTorch images/CPU-s | engine / PyTorch (CPU) |")
     print("|---|---|---|---|---|---|---|---|")

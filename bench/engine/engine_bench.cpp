@@ -1,7 +1,7 @@
 // Engine (CPU) speed against references measured in the same binary: matmul against raw
 // cblas_sgemm at the same sizes, elementwise add against a plain loop over preallocated memory,
-// conv2d at a LeNet-sized and a larger layer, and the fused layer_norm and linear + ReLU against
-// the ops they replace.
+// conv2d at a LeNet-sized and a larger layer, and the fused layer_norm, linear + ReLU and
+// conv2d + bias + ReLU against the ops they replace.
 // Wall-clock time throughout, because OpenBLAS computes on worker threads that the main thread's
 // CPU time does not see.
 
@@ -155,6 +155,42 @@ void BM_LinearReluUnfused(benchmark::State& state) {
   linear_relu_forward<false>(state);
 }
 
+// A convolution layer of the example CNN, forward and backward (input, weight and bias
+// gradients): relu(conv2d(x, W) + b) as the fused op (bias and ReLU applied as the GEMM's product
+// moves into the output) against conv2d with its bias (an add) then relu. Args: batch, in
+// channels, size, out channels, kernel, padding.
+template <bool kFused>
+void conv_bias_relu_step(benchmark::State& state) {
+  const std::int64_t batch = state.range(0);
+  const std::int64_t channels = state.range(1);
+  const std::int64_t size = state.range(2);
+  const std::int64_t out_channels = state.range(3);
+  const std::int64_t kernel = state.range(4);
+  const Conv2dOptions options{.stride = 1, .padding = state.range(5)};
+  Generator generator(6);
+  Tensor input = randn({batch, channels, size, size}, generator).set_requires_grad(true);
+  Tensor weight =
+      randn({out_channels, channels, kernel, kernel}, generator).set_requires_grad(true);
+  Tensor bias = randn({out_channels}, generator).set_requires_grad(true);
+  for (auto _ : state) {
+    const Tensor out = kFused ? conv2d_bias_relu(input, weight, bias, options)
+                              : relu(conv2d(input, weight, bias, options));
+    sum(out).backward();
+    benchmark::DoNotOptimize(input.grad().raw_data());
+    input.set_grad(Tensor());
+    weight.set_grad(Tensor());
+    bias.set_grad(Tensor());
+  }
+}
+
+void BM_Conv2dBiasReluFused(benchmark::State& state) {
+  conv_bias_relu_step<true>(state);
+}
+
+void BM_Conv2dBiasReluUnfused(benchmark::State& state) {
+  conv_bias_relu_step<false>(state);
+}
+
 void BM_LayerNormFused(benchmark::State& state) {
   layer_norm_step<true>(state);
 }
@@ -198,6 +234,18 @@ BENCHMARK(BM_LinearReluUnfused)
     ->Args({512, 256})
     ->Args({4096, 256})
     ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+// The example CNN's two convolutions at its batch of 64.
+BENCHMARK(BM_Conv2dBiasReluFused)
+    ->Args({64, 1, 28, 16, 5, 2})
+    ->Args({64, 16, 14, 32, 5, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_Conv2dBiasReluUnfused)
+    ->Args({64, 1, 28, 16, 5, 2})
+    ->Args({64, 16, 14, 32, 5, 0})
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 // A transformer's hidden size on a batch of 256 tokens.

@@ -35,6 +35,7 @@ struct Settings {
   std::int64_t steps = 100;
   std::int64_t warmup = 10;
   std::int64_t batch_size = 64;
+  bool fused = false;
   std::string data_dir{engine::FashionMnist::kDefaultDirectory};
 };
 
@@ -56,7 +57,7 @@ int run(const Settings& settings) {
     batches.push_back(train_set.load_batch(indices));
   }
   engine::Generator generator(0);
-  auto model = examples::make_model(settings.model, generator, /*fused=*/false);
+  auto model = examples::make_model(settings.model, generator, settings.fused);
   engine::optim::Adam optimizer(model->parameters(), {.learning_rate = 1e-3});
   const auto step = [&](const engine::LabeledBatch& labeled) {
     const profiler::StepRange step_range(optimizer.step_count(), settings.batch_size);
@@ -92,6 +93,8 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", settings.warmup, "untimed steps first")->check(CLI::Range(0, 100000));
   app.add_option("--batch-size", settings.batch_size, "images per step")
       ->check(CLI::Range(1, 60000));
+  app.add_flag("--fused", settings.fused,
+               "the models' fused ops: linear + ReLU (mlp, cnn), convolution + bias + ReLU (cnn)");
   app.add_option("--data-dir", settings.data_dir, "folder with the Fashion-MNIST IDX .gz files");
   try {
     app.parse(argc, argv);

@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,7 +41,7 @@ namespace {
 constexpr int kExitCannotStart = 127;
 constexpr int kExitSignalBase = 128;
 constexpr std::string_view kInjectLibraryName = "libtscope_inject.so";
-constexpr std::string_view kInjectLibraryVariable = "TSCOPE_INJECT_LIBRARY";
+constexpr const char* kInjectLibraryVariable = "TSCOPE_INJECT_LIBRARY";
 // The loader variables that point a program at the injection library: NVTX loads it on the first
 // NVTX call, the CUDA driver during cuInit (for GPU capture).
 constexpr std::string_view kInjectionVariables[] = {"NVTX_INJECTION64_PATH",
@@ -48,8 +49,8 @@ constexpr std::string_view kInjectionVariables[] = {"NVTX_INJECTION64_PATH",
 
 class RecordError : public std::runtime_error {
  public:
-  RecordError(std::string message, int exit_code)
-      : std::runtime_error(std::move(message)), exit_code_(exit_code) {}
+  RecordError(const std::string& message, int exit_code)
+      : std::runtime_error(message), exit_code_(exit_code) {}
   int exit_code() const { return exit_code_; }
 
  private:
@@ -57,7 +58,7 @@ class RecordError : public std::runtime_error {
 };
 
 std::filesystem::path find_inject_library() {
-  if (const char* configured = std::getenv(kInjectLibraryVariable.data()); configured != nullptr) {
+  if (const char* configured = std::getenv(kInjectLibraryVariable); configured != nullptr) {
     if (!std::filesystem::exists(configured)) {
       throw RecordError(fmt::format("{}={} does not exist", kInjectLibraryVariable, configured),
                         kExitFailure);
@@ -160,6 +161,7 @@ void forward_termination_signals() {
 // Runs `command` and returns its wait status. Throws RecordError (exit 127) when it cannot start.
 int run_child(const std::vector<std::string>& command, ChildEnvironment& environment) {
   std::vector<char*> argv;
+  argv.reserve(command.size() + 1);
   for (const auto& argument : command)
     argv.push_back(const_cast<char*>(argument.c_str()));
   argv.push_back(nullptr);
@@ -169,9 +171,19 @@ int run_child(const std::vector<std::string>& command, ChildEnvironment& environ
   if (pipe2(exec_status, O_CLOEXEC) != 0) {
     throw RecordError(fmt::format("pipe: {}", std::strerror(errno)), kExitFailure);
   }
+  // The signals to forward stay blocked until the child's pid is stored: one that arrives in
+  // between (the program may start and be told to stop before this process runs again, on a
+  // loaded machine) waits and is forwarded, instead of finding no child and being lost.
+  sigset_t forwarded;
+  sigset_t unblocked;
+  sigemptyset(&forwarded);
+  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP})
+    sigaddset(&forwarded, signal_number);
+  pthread_sigmask(SIG_BLOCK, &forwarded, &unblocked);
   forward_termination_signals();
   const pid_t child = fork();
   if (child < 0) {
+    pthread_sigmask(SIG_SETMASK, &unblocked, nullptr);
     throw RecordError(fmt::format("fork: {}", std::strerror(errno)), kExitFailure);
   }
   if (child == 0) {
@@ -179,6 +191,8 @@ int run_child(const std::vector<std::string>& command, ChildEnvironment& environ
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
+    // The program starts with the mask this process had (exec keeps it).
+    pthread_sigmask(SIG_SETMASK, &unblocked, nullptr);
     environment.set_pid_in_child();
     execvpe(argv[0], argv.data(), environment.envp());
     const int error = errno;
@@ -186,6 +200,7 @@ int run_child(const std::vector<std::string>& command, ChildEnvironment& environ
     _exit(kExitCannotStart);
   }
   recorded_child = child;
+  pthread_sigmask(SIG_SETMASK, &unblocked, nullptr);
   close(exec_status[1]);
   int exec_error = 0;
   ssize_t got = 0;
@@ -261,8 +276,8 @@ void report_window(std::ostream& out, const std::filesystem::path& output,
         static_cast<double>(window->begin - run_start) * 1e-9,
         static_cast<double>(window->end - run_start) * 1e-9,
         static_cast<double>(window->end - window->begin) * 1e-9);
+    // NOLINTNEXTLINE(bugprone-empty-catch): report() says that the trace cannot be read.
   } catch (const trace::TraceError&) {
-    // report() says that the trace cannot be read.
   }
 }
 
@@ -369,7 +384,7 @@ void add_record_command(CLI::App& app, CommandContext& context) {
       return;
     }
     // The recorded program inherits it; its CUDA injection reads it (gpu_capture.h).
-    setenv(profiler::kGpuTraceVariable.data(), settings->gpu_trace.c_str(), 1);
+    setenv(std::string(profiler::kGpuTraceVariable).c_str(), settings->gpu_trace.c_str(), 1);
     try {
       context.exit_code = record(settings->command, settings->output, settings->session, window);
     } catch (const RecordError& error) {

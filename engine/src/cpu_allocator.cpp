@@ -94,6 +94,7 @@ void CpuAllocator::release_cache_locked() {
   for (auto& [size, blocks] : cached_blocks_) {
     for (void* block : blocks)
       std::free(block);
+    system_calls_.frees += blocks.size();
   }
   cached_blocks_.clear();
   cached_bytes_ = 0;
@@ -103,7 +104,7 @@ void CpuAllocator::throw_out_of_memory_locked(std::size_t bytes) {
   std::vector<LiveAllocation> live;
   live.reserve(live_blocks_.size());
   for (const auto& [address, block] : live_blocks_) {
-    live.push_back({address, block.bytes, block.op_name});
+    live.push_back({address, block.bytes, std::string(block.op_name)});
   }
   std::ranges::sort(
       live, [](const LiveAllocation& a, const LiveAllocation& b) { return a.bytes > b.bytes; });
@@ -136,13 +137,15 @@ void* CpuAllocator::allocate(std::size_t bytes) {
       release_cache_locked();
     }
     address = std::aligned_alloc(kAlignment, rounded);
+    ++system_calls_.allocations;
     if (address == nullptr) {
       release_cache_locked();
       address = std::aligned_alloc(kAlignment, rounded);
+      ++system_calls_.allocations;
     }
     if (address == nullptr) throw std::bad_alloc();
   }
-  live_blocks_.emplace(address, Block{bytes, std::string(current_op_name())});
+  live_blocks_.emplace(address, Block{bytes, current_op_name()});
   stats_.bytes_in_use += bytes;
   stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
   ++stats_.allocation_count;
@@ -164,6 +167,7 @@ void CpuAllocator::deallocate(void* address, std::size_t bytes) {
     cached_bytes_ += rounded;
   } else {
     std::free(address);
+    ++system_calls_.frees;
   }
   record_memory_event(trace::MemoryAction::kFree, address, bytes, stats_.bytes_in_use,
                       cached_bytes_);
@@ -172,6 +176,11 @@ void CpuAllocator::deallocate(void* address, std::size_t bytes) {
 std::size_t CpuAllocator::cached_bytes() const {
   std::lock_guard lock(mutex_);
   return cached_bytes_;
+}
+
+SystemCalls CpuAllocator::system_calls() const {
+  std::lock_guard lock(mutex_);
+  return system_calls_;
 }
 
 void CpuAllocator::set_cache_limit(std::size_t bytes) {

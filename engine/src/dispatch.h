@@ -66,6 +66,21 @@ class Dispatcher {
 // The process-wide dispatcher, with the CPU kernels registered on first use.
 Dispatcher& dispatcher();
 
+// Registers into `target`, for every op of op_table.h, the kernel of the op's kernel name in the
+// backend namespace `backend` (cpu, cuda) for the device type `device`: the body of each
+// backend's register_*_kernels, so the backends register alike.
+#define TSCOPE_REGISTER_BACKEND_KERNELS(target, device, backend) \
+  do {                                                           \
+    namespace registered_backend = backend;                      \
+    Dispatcher& registered_into = (target);                      \
+    constexpr DeviceType kRegisteredDevice = (device);           \
+    TSCOPE_ENGINE_OPS(TSCOPE_REGISTER_OP_KERNEL)                 \
+  } while (false)
+// One op's line of TSCOPE_REGISTER_BACKEND_KERNELS.
+#define TSCOPE_REGISTER_OP_KERNEL(Kind, name, Signature, kernel)                 \
+  registered_into.register_kernel<Signature>(OpKind::k##Kind, kRegisteredDevice, \
+                                             registered_backend::kernel);
+
 namespace detail {
 
 [[noreturn]] void throw_device_mismatch(OpKind op, Device first, Device second);

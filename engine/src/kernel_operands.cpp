@@ -196,4 +196,13 @@ GemmOperand gemm_operand(const Tensor& matrices, Tensor (*dense)(const Tensor&),
   return operand;
 }
 
+MatmulGemm matmul_gemm(const Tensor& a, const Tensor& b, Tensor (*dense)(const Tensor&),
+                       const char* library) {
+  MatmulGemm gemm{.lhs = gemm_operand(a, dense, library), .rhs = gemm_operand(b, dense, library)};
+  gemm.m = gemm_int(a.shape()[1], library);
+  gemm.n = gemm_int(b.shape()[2], library);
+  gemm.k = gemm_int(a.shape()[2], library);
+  return gemm;
+}
+
 }  // namespace tscope::engine

@@ -78,4 +78,16 @@ GemmOperand gemm_operand(const Tensor& matrices, Tensor (*dense)(const Tensor&),
 // `value` as the int a GEMM library takes, or EngineError naming `library`.
 int gemm_int(std::int64_t value, const char* library);
 
+// A batched matmul of operands matmul_extents accepted, as a GEMM library takes it: both operands
+// (gemm_operand) and M, N and K as its ints (gemm_int).
+struct MatmulGemm {
+  GemmOperand lhs;
+  GemmOperand rhs;
+  int m = 0;
+  int n = 0;
+  int k = 0;
+};
+MatmulGemm matmul_gemm(const Tensor& a, const Tensor& b, Tensor (*dense)(const Tensor&),
+                       const char* library);
+
 }  // namespace tscope::engine

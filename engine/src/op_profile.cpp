@@ -57,19 +57,22 @@ void OpProfile::finish() {
   if (op_ == OpKind::kMatmul && read_count_ > 0 && !read_[0].shape.empty()) {
     // Each output element is a dot product over the inner dimension: a multiply and an add each.
     flops = 2 * written_elements_ * static_cast<std::uint64_t>(read_[0].shape.back());
-  } else if ((op_ == OpKind::kConv2d || op_ == OpKind::kConv2dBackwardInput ||
-              op_ == OpKind::kConv2dBackwardWeight) &&
-             read_count_ == 2 && written_count_ >= 1) {
+  } else if ((op_ == OpKind::kConv2d || op_ == OpKind::kConv2dBiasRelu ||
+              op_ == OpKind::kConv2dBackwardInput || op_ == OpKind::kConv2dBackwardWeight) &&
+             read_count_ >= 2 && written_count_ >= 1) {
     // A multiply and an add per output pixel per filter tap: 2 N OC OH OW C KH KW in all three.
     // The forward also returns the unfolded input it saves for the weight gradient, so its output
-    // is the first written tensor, not all of them.
+    // is the first written tensor, not all of them. The fused forward adds the bias and the ReLU:
+    // two more per output.
+    const bool forward = op_ == OpKind::kConv2d || op_ == OpKind::kConv2dBiasRelu;
     const std::span<const std::int64_t> weight =
         op_ == OpKind::kConv2dBackwardWeight ? written_[0].shape : read_[1].shape;
     const std::uint64_t outputs =
-        op_ == OpKind::kConv2d ? shape_elements(written_[0].shape) : shape_elements(read_[0].shape);
+        forward ? shape_elements(written_[0].shape) : shape_elements(read_[0].shape);
     if (!weight.empty() && weight[0] > 0) {
       flops = 2 * outputs * (shape_elements(weight) / static_cast<std::uint64_t>(weight[0]));
     }
+    if (op_ == OpKind::kConv2dBiasRelu) flops += 2 * outputs;
   } else if (!moves_data_only(op_)) {
     flops = std::max(largest_read_elements_, written_elements_);
   }

@@ -5,6 +5,7 @@
 #include "tscope/engine/nn/activation.h"
 #include "tscope/engine/nn/bias_gelu_dropout.h"
 #include "tscope/engine/nn/conv2d.h"
+#include "tscope/engine/nn/conv2d_relu.h"
 #include "tscope/engine/nn/flatten.h"
 #include "tscope/engine/nn/linear.h"
 #include "tscope/engine/nn/linear_activation.h"
@@ -13,6 +14,7 @@
 namespace tscope::examples {
 
 using engine::nn::Conv2d;
+using engine::nn::Conv2dRelu;
 using engine::nn::Flatten;
 using engine::nn::Linear;
 using engine::nn::LinearActivation;
@@ -34,12 +36,23 @@ void add_relu_layer(Sequential& model, std::int64_t in_features, std::int64_t ou
   model.emplace_back<ReLU>();
 }
 
+// A convolution layer then ReLU, or both (and the bias) as one fused op.
+void add_conv_relu_layer(Sequential& model, std::int64_t in_channels, std::int64_t out_channels,
+                         engine::Generator& generator, engine::Conv2dOptions options, bool fused) {
+  if (fused) {
+    model.emplace_back<Conv2dRelu>(in_channels, out_channels, 5, generator, options);
+    return;
+  }
+  model.emplace_back<Conv2d>(in_channels, out_channels, 5, generator, options);
+  model.emplace_back<ReLU>();
+}
+
 }  // namespace
 
 std::shared_ptr<Sequential> make_mlp(engine::Generator& generator, bool fused) {
   auto model = std::make_shared<Sequential>();
   model->emplace_back<Flatten>();
-  add_relu_layer(*model, 28 * 28, 256, generator, fused);
+  add_relu_layer(*model, std::int64_t{28} * 28, 256, generator, fused);
   add_relu_layer(*model, 256, 128, generator, fused);
   model->emplace_back<Linear>(128, 10, generator);
   return model;
@@ -47,21 +60,18 @@ std::shared_ptr<Sequential> make_mlp(engine::Generator& generator, bool fused) {
 
 std::shared_ptr<Sequential> make_cnn(engine::Generator& generator, bool fused) {
   auto model = std::make_shared<Sequential>();
-  model->emplace_back<Conv2d>(1, 16, 5, generator,
-                              engine::Conv2dOptions{.stride = 1, .padding = 2});
-  model->emplace_back<ReLU>();
+  add_conv_relu_layer(*model, 1, 16, generator, {.stride = 1, .padding = 2}, fused);
   model->emplace_back<MaxPool2d>(2);  // 16 x 14 x 14
-  model->emplace_back<Conv2d>(16, 32, 5, generator);
-  model->emplace_back<ReLU>();
+  add_conv_relu_layer(*model, 16, 32, generator, {}, fused);
   model->emplace_back<MaxPool2d>(2);  // 32 x 5 x 5
   model->emplace_back<Flatten>();
-  add_relu_layer(*model, 32 * 5 * 5, 128, generator, fused);
+  add_relu_layer(*model, std::int64_t{32} * 5 * 5, 128, generator, fused);
   model->emplace_back<Linear>(128, 10, generator);
   return model;
 }
 
 std::shared_ptr<Sequential> make_gelu_mlp(engine::Generator& generator, bool fused) {
-  constexpr std::int64_t kInputs = 28 * 28;
+  constexpr std::int64_t kInputs = std::int64_t{28} * 28;
   constexpr std::int64_t kHidden = 512;
   auto model = std::make_shared<Sequential>();
   model->emplace_back<Flatten>();

@@ -18,7 +18,8 @@ std::shared_ptr<engine::nn::Sequential> make_mlp(engine::Generator& generator, b
 
 // LeNet-style, wider than LeNet-5 because LeNet-5's 6 and 16 channels stay under 88% test
 // accuracy for the first three epochs: conv5x5(1->16, pad 2) ReLU maxpool2, conv5x5(16->32) ReLU
-// maxpool2, then 800-128-10 with ReLU (its hidden layer fused as in the MLP with `fused`).
+// maxpool2, then 800-128-10 with ReLU. With `fused`, each convolution's bias and ReLU run in it
+// as one op (conv2d_bias_relu) and the hidden layer is fused as in the MLP.
 std::shared_ptr<engine::nn::Sequential> make_cnn(engine::Generator& generator, bool fused = false);
 
 // 784-512-10 whose hidden layer's bias, GELU and dropout (p = 0.1) run as three separate ops,

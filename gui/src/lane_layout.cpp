@@ -72,7 +72,7 @@ std::vector<std::uint64_t> replay_allocations(const trace::MemoryColumns& memory
   for (std::size_t event = 0; event < memory.size(); ++event) {
     const std::int64_t bytes = signed_bytes(memory.bytes[event]);
     total =
-        saturating_add(total, memory.action[event] == trace::MemoryAction::kAlloc ? bytes : -bytes);
+        saturating_add(total, memory.action(event) == trace::MemoryAction::kAlloc ? bytes : -bytes);
     running[event] = total;
     lowest = std::min(lowest, total);
   }
@@ -112,8 +112,15 @@ LaneLayout::LaneLayout(const trace::Trace& trace)
     if (track.memory().size() != 0) {
       lane.kind = LaneKind::kMemory;
       lane.rows = 1;
-      lane.plot_max = largest(track.memory().total_reserved);
-      lane.plot_max = std::max(lane.plot_max, largest(track.memory().total_allocated));
+      // Every context of the track is some event's, so the largest reserve is among them. (Plain
+      // loops: clang 14, the sanitizer build's compiler, rejects libstdc++ 12's views here.)
+      const trace::MemoryColumns& memory = track.memory();
+      double most = 0;
+      for (const trace::MemoryContext& context : memory.contexts)
+        most = std::max(most, static_cast<double>(context.total_reserved));
+      for (std::size_t event = 0; event < memory.size(); ++event)
+        most = std::max(most, static_cast<double>(memory.total_allocated[event]));
+      lane.plot_max = most;
       if (lane.plot_max == 0) {
         lane.replayed_allocated = replay_allocations(track.memory());
         lane.plot_max = largest(lane.replayed_allocated);

@@ -16,7 +16,9 @@ std::uint64_t span_bytes(const trace::Track& track) {
   const trace::SpanColumns& spans = track.spans();
   std::uint64_t bytes = capacity_bytes(spans.start) + capacity_bytes(spans.end) +
                         capacity_bytes(spans.name) + capacity_bytes(spans.detail) +
-                        capacity_bytes(spans.category) + capacity_bytes(spans.depth);
+                        capacity_bytes(spans.category) + capacity_bytes(spans.depth) +
+                        capacity_bytes(spans.correlation) +
+                        spans.external_correlation.capacity_bytes() + capacity_bytes(spans.tensors);
   // The per-depth index: one span index per span and one boundary per depth.
   bytes += spans.size() * sizeof(std::uint32_t) + (track.depth_count() + 1) * sizeof(std::uint32_t);
   return bytes;
@@ -30,10 +32,9 @@ std::uint64_t track_bytes(const trace::Track& track) {
          capacity_bytes(instants.name) + capacity_bytes(instants.category) +
          capacity_bytes(instants.args) + capacity_bytes(counters.time) +
          capacity_bytes(counters.value) + capacity_bytes(memory.time) +
-         capacity_bytes(memory.action) + capacity_bytes(memory.address) +
-         capacity_bytes(memory.bytes) + capacity_bytes(memory.device) +
-         capacity_bytes(memory.owner_op) + capacity_bytes(memory.scope) +
-         capacity_bytes(memory.total_allocated) + capacity_bytes(memory.total_reserved);
+         capacity_bytes(memory.address) + memory.bytes.capacity_bytes() +
+         memory.total_allocated.capacity_bytes() + capacity_bytes(memory.context) +
+         capacity_bytes(memory.contexts);
 }
 
 std::uint64_t string_bytes(const trace::StringTable& strings) {
@@ -50,26 +51,16 @@ std::uint64_t string_bytes(const trace::StringTable& strings) {
   return bytes;
 }
 
-std::uint64_t op_bytes(const std::vector<trace::OpInfo>& ops) {
-  std::uint64_t bytes = capacity_bytes(ops);
-  for (const trace::OpInfo& op : ops) {
-    bytes += capacity_bytes(op.input_shapes) + capacity_bytes(op.tensors_read) +
-             capacity_bytes(op.tensors_written);
-    for (const auto& shape : op.input_shapes)
-      bytes += capacity_bytes(shape);
-  }
-  return bytes;
-}
-
 }  // namespace
 
 MemoryFootprint memory_footprint(const trace::Trace& trace, const LaneLayout& layout) {
   MemoryFootprint footprint;
   footprint.trace_bytes = sizeof(trace::Trace) + string_bytes(trace.strings()) +
-                          capacity_bytes(trace.processes()) + capacity_bytes(trace.flows()) +
+                          capacity_bytes(trace.processes()) + trace.flows().capacity_bytes() +
                           capacity_bytes(trace.span_details()) + capacity_bytes(trace.kernels()) +
-                          capacity_bytes(trace.copies()) + op_bytes(trace.ops()) +
-                          capacity_bytes(trace.args());
+                          capacity_bytes(trace.copies()) + capacity_bytes(trace.op_details()) +
+                          trace.shapes().capacity_bytes() + capacity_bytes(trace.tensor_ids()) +
+                          capacity_bytes(trace.args()) + capacity_bytes(trace.arg_lists());
   for (const trace::Track& track : trace.tracks()) {
     footprint.trace_bytes += track_bytes(track);
     footprint.events += track.spans().size() + track.instants().size() + track.counters().size() +

@@ -70,8 +70,8 @@ void replay(const trace::Trace& trace, const std::vector<MemoryEvent>& order,
     if (address == 0) {
       // Kineto's 2021 events carry no address: each only moves a net, under its own key.
       const std::uint32_t key =
-          key_of(trace, grouping, memory.owner_op[event.index], memory.scope[event.index]);
-      change(key, memory.action[event.index] == trace::MemoryAction::kAlloc ? bytes : -bytes);
+          key_of(trace, grouping, memory.owner_op(event.index), memory.scope(event.index));
+      change(key, memory.action(event.index) == trace::MemoryAction::kAlloc ? bytes : -bytes);
       done(position);
       continue;
     }
@@ -79,9 +79,9 @@ void replay(const trace::Trace& trace, const std::vector<MemoryEvent>& order,
       change(found->second.key, -signed_bytes(found->second.bytes));
       pool.erase(found);
     }
-    if (memory.action[event.index] == trace::MemoryAction::kAlloc) {
+    if (memory.action(event.index) == trace::MemoryAction::kAlloc) {
       const std::uint32_t key =
-          key_of(trace, grouping, memory.owner_op[event.index], memory.scope[event.index]);
+          key_of(trace, grouping, memory.owner_op(event.index), memory.scope(event.index));
       pool.emplace(address, Block{memory.bytes[event.index], key});
       change(key, bytes);
     }
@@ -255,9 +255,9 @@ std::vector<LiveBlock> MemoryTimeline::blocks_at(const trace::Trace& trace, Time
     const std::uint64_t address = memory.address[event.index];
     if (address == 0) continue;  // no block to list
     pool.erase(address);
-    if (memory.action[event.index] != trace::MemoryAction::kAlloc) continue;
+    if (memory.action(event.index) != trace::MemoryAction::kAlloc) continue;
     const std::uint32_t key =
-        key_of(trace, grouping_, memory.owner_op[event.index], memory.scope[event.index]);
+        key_of(trace, grouping_, memory.owner_op(event.index), memory.scope(event.index));
     if (group_of(key) == group) {
       pool[address] = {{trace::EventKind::kMemory, event.track, event.index},
                        memory.bytes[event.index]};
@@ -282,7 +282,7 @@ std::optional<trace::EventRef> MemoryTimeline::op_of(const trace::Trace& trace,
                                                      const LiveBlock& block) {
   const trace::MemoryColumns& memory = trace.track(block.event.track).memory();
   const TimeNs time = memory.time[block.event.index];
-  const trace::StringId owner = memory.owner_op[block.event.index];
+  const trace::StringId owner = memory.owner_op(block.event.index);
   std::optional<trace::EventRef> any_op;
   for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
     const trace::Track& track = trace.track(track_index);

@@ -14,9 +14,10 @@ namespace {
 
 constexpr std::size_t kExactSamples = 32;
 
-template <typename Value>
+// `value_at(i)` is the plotted value of sample i.
+template <typename ValueAt>
 void draw_area(const FrameRequest& request, const Lane& lane, std::span<const TimeNs> times,
-               std::span<const Value> values, Color color, TimelineFrame& frame) {
+               ValueAt value_at, Color color, TimelineFrame& frame) {
   if (times.empty() || lane.plot_max <= 0) return;
   const TimeView& view = request.view;
   const float baseline = request.area.screen_y(lane.row_top(0)) + kPlotHeight - 1;
@@ -38,7 +39,7 @@ void draw_area(const FrameRequest& request, const Lane& lane, std::span<const Ti
     const auto offset = static_cast<std::size_t>(first - times.begin());
     double most = 0;
     for (std::size_t i = 0; i < count; i += stride) {
-      most = std::max(most, static_cast<double>(values[offset + i]));
+      most = std::max(most, static_cast<double>(value_at(offset + i)));
     }
     const float top = baseline - static_cast<float>(most) * scale;
     if (top != run_top) {
@@ -59,14 +60,23 @@ void draw_plot_lane(const FrameRequest& request, const Lane& lane, TimelineFrame
   const trace::Track& track = request.trace->track(lane.track);
   if (lane.kind == LaneKind::kMemory) {
     const trace::MemoryColumns& memory = track.memory();
-    draw_area<std::uint64_t>(request, lane, memory.time, memory.total_reserved, kPlotReservedColor,
-                             frame);
-    const std::vector<std::uint64_t>& allocated =
-        lane.replayed_allocated.empty() ? memory.total_allocated : lane.replayed_allocated;
-    draw_area<std::uint64_t>(request, lane, memory.time, allocated, kPlotColor, frame);
+    draw_area(
+        request, lane, memory.time, [&](std::size_t event) { return memory.total_reserved(event); },
+        kPlotReservedColor, frame);
+    if (lane.replayed_allocated.empty()) {
+      draw_area(
+          request, lane, memory.time,
+          [&](std::size_t event) { return memory.total_allocated[event]; }, kPlotColor, frame);
+    } else {
+      draw_area(
+          request, lane, memory.time,
+          [&](std::size_t event) { return lane.replayed_allocated[event]; }, kPlotColor, frame);
+    }
   } else {
     const trace::CounterColumns& counters = track.counters();
-    draw_area<double>(request, lane, counters.time, counters.value, kPlotColor, frame);
+    draw_area(
+        request, lane, counters.time, [&](std::size_t sample) { return counters.value[sample]; },
+        kPlotColor, frame);
   }
 }
 

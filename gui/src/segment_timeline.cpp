@@ -143,14 +143,14 @@ SegmentTimeline::SegmentTimeline(const trace::Trace& trace) {
     }
     const trace::MemoryColumns& memory = trace.track(change.track).memory();
     const std::uint64_t address = memory.address[change.index];
-    if (const auto index = segment_holding(live, segments_, address, memory.device[change.index])) {
+    if (const auto index = segment_holding(live, segments_, address, memory.device(change.index))) {
       AllocatorSegment& segment = segments_[*index];
       auto& inside = blocks[*index];
       if (const auto block = inside.find(address); block != inside.end()) {
         allocated[*index] -= block->second;
         inside.erase(block);
       }
-      if (memory.action[change.index] == trace::MemoryAction::kAlloc) {
+      if (memory.action(change.index) == trace::MemoryAction::kAlloc) {
         inside.emplace(address, memory.bytes[change.index]);
         allocated[*index] += memory.bytes[change.index];
       }
@@ -161,11 +161,11 @@ SegmentTimeline::SegmentTimeline(const trace::Trace& trace) {
         segment.allocated.push_back(allocated[*index]);
       }
     }
-    if (memory.total_reserved[change.index] == 0) continue;
+    if (memory.total_reserved(change.index) == 0) continue;
     // The allocator's own totals (Kineto's Total Allocated and Total Reserved), summed over
     // devices.
-    device_totals[memory.device[change.index]] = {memory.total_allocated[change.index],
-                                                  memory.total_reserved[change.index]};
+    device_totals[memory.device(change.index)] = {memory.total_allocated[change.index],
+                                                  memory.total_reserved(change.index)};
     std::uint64_t total_allocated = 0;
     std::uint64_t total_reserved = 0;
     for (const auto& [device, totals] : device_totals) {
@@ -255,7 +255,7 @@ std::vector<LiveBlock> SegmentTimeline::blocks_at(const trace::Trace& trace, std
     for (std::uint32_t i = 0; i < memory.size(); ++i) {
       if (memory.time[i] < holder.taken || memory.time[i] > time ||
           memory.address[i] < holder.address ||
-          memory.address[i] >= holder.address + holder.bytes || memory.device[i] != holder.device)
+          memory.address[i] >= holder.address + holder.bytes || memory.device(i) != holder.device)
         continue;
       inside.push_back({memory.time[i], ChangeOrder::kBlock, track, i});
     }
@@ -267,7 +267,7 @@ std::vector<LiveBlock> SegmentTimeline::blocks_at(const trace::Trace& trace, std
     const trace::MemoryColumns& memory = trace.track(change.track).memory();
     const std::uint64_t address = memory.address[change.index];
     live.erase(address);
-    if (memory.action[change.index] == trace::MemoryAction::kAlloc) {
+    if (memory.action(change.index) == trace::MemoryAction::kAlloc) {
       live.emplace(address, LiveBlock{{trace::EventKind::kMemory, change.track, change.index},
                                       memory.bytes[change.index]});
     }

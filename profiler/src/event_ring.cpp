@@ -3,15 +3,12 @@
 #include <bit>
 
 namespace tscope::profiler {
-namespace {
 
-constexpr std::size_t kMinimumCapacity = 4096;
-
-}  // namespace
-
+// Left uninitialised: the consumer reads only what the producer published, and zeroing a large
+// ring up front made a thread's first record fault in every page of it at once.
 EventRing::EventRing(std::size_t capacity_bytes)
-    : buffer_(
-          std::make_unique<std::byte[]>(std::bit_ceil(std::max(capacity_bytes, kMinimumCapacity)))),
+    : buffer_(std::make_unique_for_overwrite<std::byte[]>(
+          std::bit_ceil(std::max(capacity_bytes, kMinimumCapacity)))),
       mask_(std::bit_ceil(std::max(capacity_bytes, kMinimumCapacity)) - 1) {}
 
 std::byte* EventRing::reserve_slow(std::size_t bytes, std::size_t keep_free) {

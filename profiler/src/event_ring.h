@@ -42,10 +42,16 @@ constexpr std::size_t round_up_record(std::size_t bytes) {
 
 class EventRing {
  public:
-  // Rounds `capacity_bytes` up to a power of two of at least 4 KiB.
+  static constexpr std::size_t kMinimumCapacity = 4096;
+
+  // Rounds `capacity_bytes` up to a power of two of at least kMinimumCapacity.
   explicit EventRing(std::size_t capacity_bytes);
 
-  std::size_t capacity() const { return mask_ + 1; }
+  std::size_t capacity() const {
+    // Stated so that the compiler drops size checks that a record of a fixed size always passes.
+    if (mask_ + 1 < kMinimumCapacity) __builtin_unreachable();
+    return mask_ + 1;
+  }
 
   // Producer: bytes the producer may still append before the ring is full, assuming the writer
   // drains nothing more (a lower bound).
@@ -56,7 +62,8 @@ class EventRing {
 
   // Producer: returns contiguous space for `bytes` (a multiple of 8, header included) or nullptr
   // when the ring cannot hold it, after padding to the end, with `keep_free` bytes to spare;
-  // `commit` publishes it.
+  // `commit(head_after(bytes))` publishes it. head_after is taken before the record is written:
+  // its bytes may alias anything, so the ring's fields would be loaded again after them.
   std::byte* reserve(std::size_t bytes, std::size_t keep_free) {
     const std::size_t offset = static_cast<std::size_t>(head_) & mask_;
     // The common case, inline: the record fits before the end and the last tail seen leaves
@@ -69,9 +76,10 @@ class EventRing {
     }
     return reserve_slow(bytes, keep_free);
   }
-  void commit(std::size_t bytes) {
-    head_ += pending_padding_ + bytes;
-    published_head_.store(head_, std::memory_order_release);
+  std::uint64_t head_after(std::size_t bytes) const { return head_ + pending_padding_ + bytes; }
+  void commit(std::uint64_t head) {
+    head_ = head;
+    published_head_.store(head, std::memory_order_release);
   }
 
   // Consumer: calls visit(header, record bytes) for every published record in order and frees

@@ -7,13 +7,14 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "capture_gate.h"
+#include "nvtx_message_cache.h"
 #include "recorder.h"
 #include "tscope/profiler/environment.h"
 #include "tscope/profiler/record.h"
-#include "tscope/profiler/step_names.h"
 
 namespace tscope::profiler {
 namespace {
@@ -77,7 +78,7 @@ std::string to_utf8(const wchar_t* text) {
   std::string utf8;
   if (text == nullptr) return utf8;
   for (; *text != L'\0'; ++text) {
-    const auto code = static_cast<std::uint32_t>(*text);
+    const auto code = static_cast<std::uint32_t>(static_cast<std::make_unsigned_t<wchar_t>>(*text));
     if (code < 0x80) {
       utf8 += static_cast<char>(code);
     } else if (code < 0x800) {
@@ -192,32 +193,25 @@ void range_end(nvtxRangeId_t id) {
   if (enabled()) internal::end_async_range(id);
 }
 
-// PyTorch's ProfilerStep#N and ranges named "step N" are the run's steps for the analyzer. The
-// last character rules out most names before step_number parses anything.
-trace::Category push_category(std::string_view name) {
-  const bool may_be_step = !name.empty() && name.back() >= '0' && name.back() <= '9';
-  return may_be_step && step_number(name) ? trace::Category::kStep
-                                          : trace::Category::kUserAnnotation;
-}
-
 // A push while a --steps or --capture-range window watches the names of opening ranges.
 [[gnu::noinline]] int push_watched(std::string_view name, NameStorage storage,
-                                   std::span<const Arg> args) {
+                                   trace::Category category, std::span<const Arg> args) {
   CaptureGate& gate = CaptureGate::instance();
   const bool ends_window = gate.before_open(name);
-  const internal::Pushed pushed = internal::push_range(name, storage, push_category(name), args);
+  const internal::Pushed pushed = internal::push_range(name, storage, category, args);
   if (ends_window) gate.after_open(pushed.level);
   return pushed.level;
 }
 
-int push(std::string_view name, NameStorage storage, std::span<const Arg> args) {
+int push(std::string_view name, NameStorage storage, trace::Category category,
+         std::span<const Arg> args) {
   if (detail::gate_watches_opens.load(std::memory_order_relaxed)) [[unlikely]]
-    return push_watched(name, storage, args);
-  return internal::push_range(name, storage, push_category(name), args).level;
+    return push_watched(name, storage, category, args);
+  return internal::push_range(name, storage, category, args).level;
 }
 
 int range_push(const EventDescription& event) {
-  return push(event.name(), event.storage(), event.args());
+  return push(event.name(), event.storage(), push_category(event.name()), event.args());
 }
 
 int range_pop() {
@@ -251,9 +245,15 @@ int range_push_ex(const nvtxEventAttributes_t* attributes) {
   return range_push({nullptr, attributes});
 }
 // The most common push: a message and nothing else, recorded without building an
-// EventDescription (whose argument slots cost more to set up than the record itself).
+// EventDescription (whose argument slots cost more to set up than the record itself), its text
+// interned rather than copied into every record.
 int range_push_a(const char* message) {
-  return push(message == nullptr ? "" : message, NameStorage::kCopy, {});
+  // Without a session or a window watching names, a push records nothing and is at level 0.
+  if (!enabled() && !detail::gate_watches_opens.load(std::memory_order_relaxed)) return 0;
+  if (message == nullptr) return push("", NameStorage::kCopy, trace::Category::kUserAnnotation, {});
+  const NvtxMessage cached = NvtxMessageCache::for_this_thread().find(message);
+  return push(cached.text, cached.interned ? NameStorage::kStatic : NameStorage::kCopy,
+              cached.category, {});
 }
 int range_push_w(const wchar_t* message) {
   const std::string text = to_utf8(message);
@@ -325,8 +325,8 @@ void install(NvtxFunctionTable table, unsigned int size, unsigned int id, Functi
 int initialize_nvtx_injection(NvtxGetExportTable get_export_table) {
   try {
     start_environment_session();
-  } catch (...) {
-    // NVTX offers no way to report why; without a session the callbacks simply record nothing.
+  } catch (...) {  // NOLINT(bugprone-empty-catch): NVTX offers no way to report why
+    // Without a session the callbacks simply record nothing.
   }
   if (get_export_table == nullptr) return 0;
   const auto* callbacks =

@@ -98,12 +98,13 @@ template <typename Encode>
   if (size > ring.capacity() / 4) return false;
   std::byte* slot = ring.reserve(size, keep_free);
   if (slot == nullptr) return false;
+  const std::uint64_t head = ring.head_after(size);
   const RecordHeader header{static_cast<std::uint32_t>(size), kind,
                             static_cast<std::uint8_t>(state.generation), aux};
   std::memcpy(slot, &header, sizeof header);
   wire::ByteWriter writer(slot + sizeof header);
   encode(writer);
-  ring.commit(size);
+  ring.commit(head);
   return true;
 }
 
@@ -135,12 +136,27 @@ template <typename Encode>
   return state.generation;
 }
 
-// Closes the innermost range open on the calling thread, if the session `generation` opened it;
-// returns the depth left open (-1 when it was not).
-int close_range(std::uint32_t generation) {
-  if (detail::active_generation.load(std::memory_order_relaxed) != generation) return -1;
+// Opens a range whose record is a name without arguments: one instance per storage, so that a
+// static name's record has a size known at compile time.
+[[gnu::always_inline]] inline std::uint32_t open_plain_range(ProducerState& state,
+                                                             trace::Category category, Ticks ticks,
+                                                             std::string_view name,
+                                                             NameStorage storage) {
+  if (storage == NameStorage::kStatic) {
+    return open_range(state, category, [&](auto& out) {
+      wire::encode_plain_named(out, ticks, name, NameStorage::kStatic);
+    });
+  }
+  return open_range(state, category, [&](auto& out) {
+    wire::encode_plain_named(out, ticks, name, NameStorage::kCopy);
+  });
+}
+
+// Closes the innermost range open on the calling thread, if the running session (`running`, 0
+// when none runs) opened it; returns the depth left open (-1 when it did not).
+[[gnu::always_inline]] inline int close_innermost(std::uint32_t running) {
   ProducerState& state = t_producer;
-  if (state.generation != generation || state.depth == 0) return -1;
+  if (running == 0 || state.generation != running || state.depth == 0) return -1;
   const std::uint32_t level = --state.depth;
   if (level >= kMaxDepth) return static_cast<int>(level);
   const std::uint64_t bit = std::uint64_t{1} << level;
@@ -153,6 +169,13 @@ int close_range(std::uint32_t generation) {
   append(state, RecordKind::kEnd, 0, state.reserved_for_ends,
          [&](auto& out) { out.template put<Ticks>(ticks); });
   return static_cast<int>(level);
+}
+
+// Closes the innermost range open on the calling thread, if the session `generation` opened it
+// and still runs; returns the depth left open (-1 when it was not).
+int close_range(std::uint32_t generation) {
+  const std::uint32_t running = detail::active_generation.load(std::memory_order_relaxed);
+  return running == generation ? close_innermost(running) : -1;
 }
 
 }  // namespace
@@ -175,13 +198,7 @@ std::uint32_t begin_plain_range(std::string_view name, NameStorage storage,
   if (generation == 0) return 0;
   ProducerState& state = producer(generation);
   const Ticks ticks = now_ticks();
-  // One instance per storage, so that a static name's record has a size known at compile time.
-  const auto open_with = [&]<NameStorage kStorage>() {
-    return open_range(state, category,
-                      [&](auto& out) { wire::encode_plain_named(out, ticks, name, kStorage); });
-  };
-  return storage == NameStorage::kStatic ? open_with.template operator()<NameStorage::kStatic>()
-                                         : open_with.template operator()<NameStorage::kCopy>();
+  return open_plain_range(state, category, ticks, name, storage);
 }
 
 void end_range(std::uint32_t generation) {
@@ -281,8 +298,7 @@ Pushed push_range(std::string_view name, NameStorage storage, trace::Category ca
   const auto level = static_cast<int>(state.depth);
   const Ticks ticks = now_ticks();
   if (args.empty()) {
-    open_range(state, category,
-               [&](auto& out) { wire::encode_plain_named(out, ticks, name, storage); });
+    open_plain_range(state, category, ticks, name, storage);
   } else {
     open_range(state, category,
                [&](auto& out) { wire::encode_named(out, ticks, name, storage, args); });
@@ -291,10 +307,7 @@ Pushed push_range(std::string_view name, NameStorage storage, trace::Category ca
 }
 
 int pop_range() {
-  const std::uint32_t generation = detail::active_generation.load(std::memory_order_relaxed);
-  const ProducerState& state = t_producer;
-  if (generation == 0 || state.generation != generation || state.depth == 0) return -1;
-  return close_range(generation);
+  return close_innermost(detail::active_generation.load(std::memory_order_relaxed));
 }
 
 void name_thread(std::int64_t thread_id, std::string_view name) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <functional>
 
 #include "synthetic_trace.h"
@@ -59,6 +60,50 @@ TEST(MemoryTest, LeakGrowthPerStepIsTheRetainedBytes) {
   EXPECT_EQ(findings[1].kind, "unfreed_at_end");
   EXPECT_EQ(findings[1].metric("blocks"), 9);
   EXPECT_EQ(findings[1].metric("bytes"), (8 * 3 + 64.0) * kMiB);
+}
+
+// Each step keeps 1 MiB (the leak) while a loader's queue holds, at each step's end, as many
+// 16 MiB batches as its threads managed to load: a different count from step to step.
+constexpr std::array<int, 12> kBatchesQueuedAtStepEnd{4, 1, 3, 0, 4, 2, 4, 1, 0, 3, 4, 2};
+
+void add_queued_batches(SyntheticTrace& trace, int step, trace::TimeNs start) {
+  const auto batches = kBatchesQueuedAtStepEnd[static_cast<std::size_t>(step)];
+  for (int batch = 0; batch < batches; ++batch) {
+    const std::uint64_t address = 0x100000 + static_cast<std::uint64_t>(step * 8 + batch);
+    trace.memory(start + kMs, MemoryAction::kAlloc, address, 16 * kMiB, "empty", "load batch");
+    // Consumed in the next step, after this step's end.
+    trace.memory(start + kStep + kMs, MemoryAction::kFree, address, 16 * kMiB, "empty",
+                 "load batch");
+  }
+}
+
+TEST(MemoryTest, LeakIsFoundThroughBatchesInFlightAtTheStepEnds) {
+  const trace::Trace built = steps_after_parameters(
+      static_cast<int>(kBatchesQueuedAtStepEnd.size()),
+      [&](SyntheticTrace& trace, int step, trace::TimeNs start) {
+        trace.memory(start + 2 * kMs, MemoryAction::kAlloc,
+                     0x1000 + static_cast<std::uint64_t>(step), kMiB, "add", "total_loss");
+        add_queued_batches(trace, step, start);
+      });
+  const std::vector<Finding> findings = find_leaks(AnalysisContext(built, {}));
+  ASSERT_FALSE(findings.empty());
+  ASSERT_EQ(findings[0].kind, "leak");
+  EXPECT_DOUBLE_EQ(findings[0].metric("growth_bytes_per_step"), 1.0 * kMiB);
+  EXPECT_DOUBLE_EQ(findings[0].metric("top_site_growth_bytes_per_step"), 1.0 * kMiB);
+  EXPECT_NE(findings[0].title.find("total_loss / add"), std::string::npos) << findings[0].title;
+  EXPECT_NE(findings[0].explanation.find("less what load batch / empty holds there"),
+            std::string::npos)
+      << findings[0].explanation;
+}
+
+TEST(MemoryTest, BatchesInFlightAloneAreNoLeak) {
+  const trace::Trace built =
+      steps_after_parameters(static_cast<int>(kBatchesQueuedAtStepEnd.size()),
+                             [&](SyntheticTrace& trace, int step, trace::TimeNs start) {
+                               add_queued_batches(trace, step, start);
+                             });
+  for (const Finding& finding : find_leaks(AnalysisContext(built, {})))
+    EXPECT_NE(finding.kind, "leak");
 }
 
 TEST(MemoryTest, CacheThatPlateausIsNotALeak) {

@@ -129,36 +129,44 @@ TEST(MatrixKernelTest, KernelNamesOfTheRealTracesTellTheirUnitAndPrecision) {
   }
 }
 
-TEST(OpWorkTest, MatrixProductFlopsFollowFromTheirShapes) {
-  trace::OpInfo mm;
-  mm.input_shapes = {{32, 1000}, {1000, 2048}};
+// An operator with these input shapes, as a trace stores it.
+class OpWorkTest : public ::testing::Test {
+ protected:
+  trace::OpView op(const std::vector<std::vector<std::int64_t>>& input_shapes) {
+    trace::OpView stored;
+    stored.input_shapes = shapes_.list(shapes_.append(input_shapes));
+    return stored;
+  }
+
+ private:
+  trace::ShapeLists shapes_;
+};
+
+TEST_F(OpWorkTest, MatrixProductFlopsFollowFromTheirShapes) {
+  const trace::OpView mm = op({{32, 1000}, {1000, 2048}});
   EXPECT_DOUBLE_EQ(op_work("aten::mm", mm)->flops, 2.0 * 32 * 1000 * 2048);
-  trace::OpInfo addmm;
-  addmm.input_shapes = {{1000}, {32, 2048}, {2048, 1000}, {}, {}};
+  const trace::OpView addmm = op({{1000}, {32, 2048}, {2048, 1000}, {}, {}});
   EXPECT_DOUBLE_EQ(op_work("aten::addmm", addmm)->flops, 2.0 * 32 * 2048 * 1000);
-  trace::OpInfo linear;
-  linear.input_shapes = {{2048, 6948}, {256, 6948}, {256}};
+  const trace::OpView linear = op({{2048, 6948}, {256, 6948}, {256}});
   EXPECT_DOUBLE_EQ(op_work("aten::linear", linear)->flops, 2.0 * 2048 * 6948 * 256);
-  trace::OpInfo bmm;
-  bmm.input_shapes = {{2048, 160, 45}, {2048, 45, 20}};
+  const trace::OpView bmm = op({{2048, 160, 45}, {2048, 45, 20}});
   EXPECT_DOUBLE_EQ(op_work("aten::bmm", bmm)->flops, 2.0 * 2048 * 160 * 45 * 20);
-  trace::OpInfo matmul;  // a batched left side times one matrix
-  matmul.input_shapes = {{2048, 160, 300}, {300, 10}};
+  // a batched left side times one matrix
+  const trace::OpView matmul = op({{2048, 160, 300}, {300, 10}});
   EXPECT_DOUBLE_EQ(op_work("aten::matmul", matmul)->flops, 2.0 * 2048 * 160 * 300 * 10);
-  trace::OpInfo mismatched;
-  mismatched.input_shapes = {{32, 1000}, {999, 2048}};
+  const trace::OpView mismatched = op({{32, 1000}, {999, 2048}});
   EXPECT_FALSE(op_work("aten::mm", mismatched).has_value());
 }
 
-TEST(OpWorkTest, ConvolutionGradientsCountBothPassesAndForwardConvolutionsAreUnknown) {
-  trace::OpInfo backward;  // [input, grad_output, weight] of a 1x1 convolution
-  backward.input_shapes = {{32, 512, 7, 7}, {32, 2048, 7, 7}, {2048, 512, 1, 1}};
+TEST_F(OpWorkTest, ConvolutionGradientsCountBothPassesAndForwardConvolutionsAreUnknown) {
+  // [input, grad_output, weight] of a 1x1 convolution
+  const trace::OpView backward = op({{32, 512, 7, 7}, {32, 2048, 7, 7}, {2048, 512, 1, 1}});
   EXPECT_DOUBLE_EQ(op_work("aten::cudnn_convolution_backward", backward)->flops,
                    2 * 2.0 * 32 * 2048 * 7 * 7 * 512);
-  trace::OpInfo forward;  // the stride and padding that fix the output size are not recorded
-  forward.input_shapes = {{32, 3, 224, 224}, {64, 3, 7, 7}};
+  // the stride and padding that fix the output size are not recorded
+  const trace::OpView forward = op({{32, 3, 224, 224}, {64, 3, 7, 7}});
   EXPECT_FALSE(op_work("aten::cudnn_convolution", forward).has_value());
-  trace::OpInfo engine;  // our engine records its flops and bytes
+  trace::OpView engine = op({});  // our engine records its flops and bytes
   engine.flops = 1000;
   engine.bytes_read = 300;
   engine.bytes_written = 100;

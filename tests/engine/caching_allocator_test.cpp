@@ -296,7 +296,7 @@ TEST(CachingAllocator, OutOfMemoryAndEveryBlockAreRecordedInTheTrace) {
   for (std::uint32_t track = 0; track < recorded.tracks().size(); ++track) {
     const trace::MemoryColumns& memory = recorded.track(track).memory();
     for (std::size_t i = 0; i < memory.size(); ++i) {
-      reserved_after_each.push_back(memory.total_reserved[i]);
+      reserved_after_each.push_back(memory.total_reserved(i));
     }
   }
   // The allocation and the free, both with the 12 MiB segment still reserved (it is cached).

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
@@ -93,6 +94,32 @@ TEST(CpuAllocator, AFreedBlockServesTheNextRequestOfItsRoundedSize) {
   allocator.deallocate(other_size, 5000);
   allocator.deallocate(first, 1020);
   EXPECT_EQ(allocator.stats().bytes_in_use, 0u);
+}
+
+TEST(CpuAllocator, CountsItsSystemCallsAndReusesTheNodesOfItsTables) {
+  CpuAllocator allocator;
+  const auto allocate_mix = [&] {
+    std::vector<void*> blocks;
+    for (std::size_t i = 1; i <= 200; ++i)
+      blocks.push_back(allocator.allocate(i * 64));
+    for (std::size_t i = 1; i <= 200; ++i)
+      allocator.deallocate(blocks[i - 1], i * 64);
+  };
+  allocate_mix();
+  const SystemCalls first = allocator.system_calls();
+  EXPECT_EQ(first.allocations, 200u);
+  EXPECT_EQ(first.frees, 0u);
+  EXPECT_GT(first.table_allocations, 0u);
+  // The second round may still grow the node pool's own bookkeeping once; from then on the same
+  // mix is served from the cache and the pool alone.
+  allocate_mix();
+  const SystemCalls second = allocator.system_calls();
+  allocate_mix();
+  const SystemCalls third = allocator.system_calls();
+  EXPECT_EQ(third.allocations, first.allocations);
+  EXPECT_EQ(third.table_allocations, second.table_allocations);
+  allocator.empty_cache();
+  EXPECT_EQ(allocator.system_calls().frees, 200u);
 }
 
 TEST(CpuAllocator, BlocksPastTheCacheLimitGoBackToTheSystem) {

@@ -131,5 +131,72 @@ INSTANTIATE_TEST_SUITE_P(
         // strided loop itself); a broadcast too (the strided loop).
         AddCase{{2, 3, 4, 5}, {3, 4, 1}}, AddCase{{2, 3, 4}, {2, 1, 4}}, AddCase{{1, 3}, {4, 1}}));
 
+struct PoolCase {
+  Shape input;  // [N, C, H, W]
+  std::int64_t kernel;
+  std::int64_t stride;
+};
+
+class MaxPooling : public ::testing::TestWithParam<PoolCase> {};
+
+// Max pooling by its definition: each window's first maximum in row-major order, as a plain
+// branch on each comparison (the kernel selects instead, and unrolls 2 x 2 windows).
+TEST_P(MaxPooling, TakesTheFirstMaximumOfEachWindowAsTheDefinitionDoes) {
+  const PoolCase c = GetParam();
+  const Shape& in = c.input;
+  // Values from {0, 1, 2, 3}: most windows hold ties, which the first of them must win; a NaN in
+  // a window's first position wins, elsewhere it loses.
+  Generator generator(41);
+  std::vector<float> values = uniform(in, 0.0, 4.0, generator).to_vector<float>();
+  for (float& value : values)
+    value = std::floor(value);
+  values[0] = std::nanf("");
+  values[5] = std::nanf("");
+  const Tensor input = from_vector(values, in);
+  const std::int64_t out_height = (in[2] - c.kernel) / c.stride + 1;
+  const std::int64_t out_width = (in[3] - c.kernel) / c.stride + 1;
+  const Pool2dGeometry g{.batch = in[0],
+                         .channels = in[1],
+                         .height = in[2],
+                         .width = in[3],
+                         .kernel_height = c.kernel,
+                         .kernel_width = c.kernel,
+                         .stride = c.stride,
+                         .out_height = out_height,
+                         .out_width = out_width};
+  const auto [pooled, indices] = cpu::max_pool2d(input, g);
+  const std::vector<float> got = pooled.to_vector<float>();
+  const std::vector<std::int64_t> got_indices = indices.to_vector<std::int64_t>();
+  std::size_t out = 0;
+  for (std::int64_t plane = 0; plane < in[0] * in[1]; ++plane) {
+    const float* x = values.data() + plane * in[2] * in[3];
+    for (std::int64_t oh = 0; oh < out_height; ++oh) {
+      for (std::int64_t ow = 0; ow < out_width; ++ow, ++out) {
+        std::int64_t best = oh * c.stride * in[3] + ow * c.stride;
+        for (std::int64_t ki = 0; ki < c.kernel; ++ki) {
+          for (std::int64_t kj = 0; kj < c.kernel; ++kj) {
+            const std::int64_t at = (oh * c.stride + ki) * in[3] + ow * c.stride + kj;
+            if (x[at] > x[best]) best = at;
+          }
+        }
+        ASSERT_EQ(got_indices[out], best) << "output " << out;
+        if (std::isnan(x[best])) {
+          EXPECT_TRUE(std::isnan(got[out])) << "output " << out;
+        } else {
+          EXPECT_EQ(got[out], x[best]) << "output " << out;
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Windows, MaxPooling,
+    ::testing::Values(
+        // The example CNN's 2 x 2 pooling (the unrolled path), on an odd size too.
+        PoolCase{{2, 3, 8, 8}, 2, 2}, PoolCase{{1, 2, 7, 9}, 2, 2},
+        // Overlapping 2 x 2 windows, and 3 x 3 windows (the general path).
+        PoolCase{{2, 2, 6, 6}, 2, 1}, PoolCase{{2, 3, 9, 9}, 3, 2}));
+
 }  // namespace
 }  // namespace tscope::engine

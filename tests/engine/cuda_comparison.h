@@ -1,7 +1,7 @@
 #pragma once
 // What the CUDA tests share: the tolerances of the issue (fp32 and TF32 against the CPU), the
-// device they run on, the error measure they compare with, and a fixture that skips where no
-// CUDA device answers and draws fresh random inputs.
+// device they run on, the error measure they compare with, a fixture that skips where no CUDA
+// device answers and draws fresh random inputs, and the shapes of a convolution case.
 
 #include <gtest/gtest.h>
 
@@ -14,6 +14,7 @@
 #include "tscope/engine/device.h"
 #include "tscope/engine/factories.h"
 #include "tscope/engine/generator.h"
+#include "tscope/engine/ops.h"
 #include "tscope/engine/tensor.h"
 
 namespace tscope::engine::testing {
@@ -35,6 +36,13 @@ inline double relative_error(const Tensor& reference, const Tensor& actual) {
   }
   return difference / largest;
 }
+
+// One convolution's input and weight shapes and its stride and padding.
+struct ConvCase {
+  Shape input;
+  Shape weight;
+  Conv2dOptions options;
+};
 
 class CudaComparisonTest : public ::testing::Test {
  protected:

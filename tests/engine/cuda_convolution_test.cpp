@@ -18,12 +18,6 @@
 namespace tscope::engine::testing {
 namespace {
 
-struct ConvCase {
-  Shape input;
-  Shape weight;
-  Conv2dOptions options;
-};
-
 // Same-size padding, strided, unpadded, a 1x1 projection, a wide kernel and a single image.
 const std::vector<ConvCase> kCases = {
     {{2, 3, 12, 12}, {4, 3, 3, 3}, {.stride = 1, .padding = 1}},

@@ -83,7 +83,7 @@ TEST_F(RecordedSegments, ClickingABandListsTheBlocksInsideItThen) {
   for (const LiveBlock& block : blocks) {
     EXPECT_EQ(block.bytes, 4 * kKiB);
     const trace::MemoryColumns& memory = trace_->track(block.event.track).memory();
-    EXPECT_EQ(memory.action[block.event.index], trace::MemoryAction::kAlloc);
+    EXPECT_EQ(memory.action(block.event.index), trace::MemoryAction::kAlloc);
     EXPECT_GE(memory.address[block.event.index], small.address);
     EXPECT_LT(memory.address[block.event.index], small.address + small.bytes);
   }

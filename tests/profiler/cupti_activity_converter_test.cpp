@@ -447,7 +447,7 @@ TEST_F(ActivityConverterTest, DeviceAllocationsBecomeMemoryEventsWithTheDevicesR
   EXPECT_EQ(track.info().kind, trace::TrackKind::kMemoryPool);
   EXPECT_EQ(track.info().device, 1);
   ASSERT_EQ(track.memory().size(), 3u);
-  EXPECT_EQ(track.memory().action[2], trace::MemoryAction::kFree);
+  EXPECT_EQ(track.memory().action(2), trace::MemoryAction::kFree);
   EXPECT_EQ(track.memory().address[2], 0x7000u);
   EXPECT_EQ(track.memory().total_allocated[0], 1000u);
   EXPECT_EQ(track.memory().total_allocated[1], 1500u);

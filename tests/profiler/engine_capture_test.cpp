@@ -143,7 +143,13 @@ TEST_F(EngineCapture, NamesTheLoaderWorkerThreadsTracks) {
   for (const auto& load : spans_named(*recorded_, "load batch")) {
     load_track_names.insert(recorded_->string(recorded_->track(load.track).info().name));
   }
-  EXPECT_EQ(load_track_names, (std::set<std::string_view>{"loader 0", "loader 1"}));
+  // Workers claim batches as they free up, so under load one worker may load all three: every
+  // load lies on a named worker track, but not necessarily on both.
+  ASSERT_FALSE(load_track_names.empty());
+  const std::set<std::string_view> worker_names{"loader 0", "loader 1"};
+  for (const std::string_view name : load_track_names) {
+    EXPECT_TRUE(worker_names.contains(name)) << name;
+  }
 }
 
 TEST_F(EngineCapture, RecordsEveryOptimizerStep) {

@@ -156,8 +156,8 @@ TEST(ChromeJsonReaderTest, LegacyMemoryInstantsBecomeAllocsAndFreesPerDevice) {
   std::map<MemoryAction, std::uint64_t> by_action;
   for (const Track& track : trace.tracks()) {
     for (std::size_t event = 0; event < track.memory().size(); ++event) {
-      ++by_device[track.memory().device[event]];
-      ++by_action[track.memory().action[event]];
+      ++by_device[track.memory().device(event)];
+      ++by_action[track.memory().action(event)];
     }
   }
   EXPECT_EQ(by_device, (std::map<std::int32_t, std::uint64_t>{{-1, 4618}, {0, 8220}}));

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -112,12 +113,22 @@ TEST(ChromeJsonStreamingTest, BracketsQuotesAndEscapesAtEveryOffsetOfLongEventsK
   for (int event = 0; event < 300; ++event) {
     const std::string padding(static_cast<std::size_t>(event % 67), 'x');
     const bool escaped = event % 3 == 0;
-    names.push_back(padding + "]}[{" + (escaped ? "\"\\" : "") + padding);
+    std::string name = padding;
+    name += "]}[{";
+    name += escaped ? "\"\\" : "";
+    name += padding;
+    names.push_back(name);
     if (event != 0) json += event % 2 == 0 ? ",\n" : ",";
-    json += R"({"ph":"X","name":")" + padding + "]}[{" + (escaped ? R"(\"\\)" : "") + padding +
-            R"(","pid":1,"tid":1,"ts":)" + std::to_string(event * 10) +
-            R"(,"dur":1,"args":{"nested":{"list":[1,{"text":"}]"},[]],"more":")" + padding +
-            R"("}}})";
+    json += R"({"ph":"X","name":")";
+    json += padding;
+    json += "]}[{";
+    json += escaped ? R"(\"\\)" : "";
+    json += padding;
+    json += R"(","pid":1,"tid":1,"ts":)";
+    json += std::to_string(event * 10);
+    json += R"(,"dur":1,"args":{"nested":{"list":[1,{"text":"}]"},[]],"more":")";
+    json += padding;
+    json += R"("}}})";
   }
   json += "]";
   const ChromeJsonInput input = ChromeJsonInput::from_bytes(json, "blocks.json");
@@ -128,6 +139,31 @@ TEST(ChromeJsonStreamingTest, BracketsQuotesAndEscapesAtEveryOffsetOfLongEventsK
     for (std::size_t span = 0; span < names.size(); ++span) {
       EXPECT_EQ(trace.string(spans.name.at(span)), names[span]) << window << " " << span;
     }
+  }
+}
+
+TEST(ChromeJsonStreamingTest, TextThatLooksLikeAnEventBoundaryDoesNotCutAWindow) {
+  // Windows are cut where an event seems to end ("}" then "," and "{"); here strings hold those
+  // bytes, nested objects end that way inside an event, and members after the event array too.
+  // Past the first read chunk (256 KiB), which is scanned whole.
+  constexpr int kEvents = 3000;
+  std::string json = R"({"traceEvents":[)";
+  for (int event = 0; event < kEvents; ++event) {
+    if (event != 0) json += ",\n";
+    json += R"({"ph":"X","name":"n}, {)";
+    json += std::to_string(event);
+    json += R"(","pid":1,"tid":1,"ts":)";
+    json += std::to_string(event * 10);
+    json += R"(,"dur":1,"args":{"list":[{"a":1}, {"b":2}],"text":"}, {\"ph\": \"X\"}, {"}})";
+  }
+  json += R"(],"deviceProperties":[{"id":0,"name":"A"}, {"id":1,"name":"B"}]})";
+  const ChromeJsonInput input = ChromeJsonInput::from_bytes(json, "lookalikes.json");
+  const Trace whole = read_in_windows(input, json.size() + 1);
+  ASSERT_EQ(whole.counts().spans, std::uint64_t{kEvents});
+  EXPECT_EQ(whole.metadata().values.at("device.1.name"), "B");
+  for (const std::size_t window : {std::size_t{1}, std::size_t{37}, std::size_t{500},
+                                   std::numeric_limits<std::size_t>::max()}) {
+    EXPECT_TRUE(read_in_windows(input, window) == whole) << window;
   }
 }
 

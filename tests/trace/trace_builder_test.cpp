@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -156,6 +157,40 @@ TEST_F(TraceBuilderTest, LinksLaunchToKernelByCorrelationId) {
   EXPECT_EQ(trace.flows()[1].to, (EventRef{EventKind::kSpan, stream, 1}));
 }
 
+TEST_F(TraceBuilderTest, LinksEveryKernelWhateverTheOrderOfItsCorrelationIds) {
+  // Kernels on a stream mostly run in launch order, ids growing; here they come in every order
+  // (runs up and down, jumps over many ids), and from two launching threads.
+  const std::uint32_t other_host = add_track(TrackKind::kHostThread, "other thread");
+  const std::uint32_t stream = add_track(TrackKind::kGpuStream, "stream");
+  constexpr std::uint32_t kLaunches = 300;
+  for (std::uint32_t id = 1; id <= kLaunches; ++id) {
+    const TimeNs start = TimeNs{id} * 10;
+    span(id % 3 == 0 ? other_host : host_, start, start + 5, "cudaLaunchKernel",
+         Category::kRuntimeApi, id);
+  }
+  std::vector<std::uint32_t> kernel_ids;
+  for (std::uint32_t id = kLaunches; id > 200; --id)
+    kernel_ids.push_back(id);
+  for (std::uint32_t id = 1; id <= 200; id += 7)
+    kernel_ids.push_back(id);
+  for (std::uint32_t id = 2; id <= 200; ++id) {
+    if (id % 7 != 1) kernel_ids.push_back(id);
+  }
+  kernel_ids.push_back(kLaunches + 5);  // no launch
+  for (std::size_t kernel = 0; kernel < kernel_ids.size(); ++kernel) {
+    const auto start = static_cast<TimeNs>(10'000 + kernel * 10);
+    span(stream, start, start + 5, "gemm", Category::kKernel, kernel_ids[kernel]);
+  }
+  const Trace trace = builder_.finalize();
+  ASSERT_EQ(trace.flows().size(), std::size_t{kLaunches});
+  for (const Flow& flow : trace.flows()) {
+    EXPECT_EQ(flow.kind, FlowKind::kLaunchToKernel);
+    EXPECT_EQ(kernel_ids.at(flow.to.index), flow.id);
+    const Track& launches = trace.track(flow.from.track);
+    EXPECT_EQ(launches.spans().correlation_id(flow.from.index), flow.id);
+  }
+}
+
 TEST_F(TraceBuilderTest, LinksOpToKernelByExternalCorrelationId) {
   const std::uint32_t stream = add_track(TrackKind::kGpuStream, "stream");
   span(host_, 0, 100, "aten::mm", Category::kCpuOp, 0, 42);
@@ -214,8 +249,11 @@ TEST_F(TraceBuilderTest, SortsInstantsCountersAndMemoryEventsByTime) {
   const Track& track = trace.track(host_);
   EXPECT_EQ(track.instants().time, (std::vector<TimeNs>{10, 30}));
   EXPECT_EQ(track.counters().value, (std::vector<double>{1.0, 2.0}));
-  EXPECT_EQ(track.memory().action,
-            (std::vector<MemoryAction>{MemoryAction::kAlloc, MemoryAction::kFree}));
+  std::vector<MemoryAction> actions;
+  actions.reserve(track.memory().size());
+  for (std::size_t event = 0; event < track.memory().size(); ++event)
+    actions.push_back(track.memory().action(event));
+  EXPECT_EQ(actions, (std::vector<MemoryAction>{MemoryAction::kAlloc, MemoryAction::kFree}));
 }
 
 TEST_F(TraceBuilderTest, SpanDetailLivesInSideTables) {
@@ -247,11 +285,134 @@ TEST_F(TraceBuilderTest, SpansWithEqualDetailShareOneSideTableEntry) {
   builder_.add_span(stream, repeat);
   const Trace trace = builder_.finalize();
   EXPECT_EQ(trace.kernels().size(), 1u);
-  EXPECT_EQ(trace.ops().size(), 2u);
+  EXPECT_EQ(trace.op_details().size(), 2u);
   EXPECT_EQ(trace.span_detail(stream, 0)->op, trace.span_detail(stream, 1)->op);
   EXPECT_NE(trace.span_detail(stream, 1)->op, trace.span_detail(stream, 2)->op);
   EXPECT_EQ(trace.span_record(stream, 1), repeat);
   EXPECT_EQ(trace.span_record(stream, 2), other_op);
+}
+
+TEST_F(TraceBuilderTest, CorrelationIdsFillAColumnOnlyOnTracksWhereSomeSpanHasOne) {
+  const std::uint32_t stream = add_track(TrackKind::kGpuStream, "stream");
+  span(host_, 0, 10, "plain op");
+  span(stream, 0, 5, "first kernel");
+  span(stream, 10, 20, "kernel", Category::kKernel, 7, 42);
+  const Trace trace = builder_.finalize();
+  EXPECT_TRUE(trace.track(host_).spans().correlation.empty());
+  EXPECT_TRUE(trace.track(host_).spans().external_correlation.empty());
+  const SpanColumns& gpu = trace.track(stream).spans();
+  EXPECT_EQ(gpu.correlation, (std::vector<std::uint32_t>{0, 7}));
+  ASSERT_EQ(gpu.external_correlation.size(), 2u);
+  EXPECT_EQ(gpu.external_correlation[1], 42u);
+  EXPECT_FALSE(gpu.external_correlation.wide());
+  EXPECT_EQ(trace.span_record(stream, 1).correlation_id, 7u);
+  EXPECT_EQ(trace.span_record(stream, 1).external_correlation_id, 42u);
+  EXPECT_EQ(trace.span_record(host_, 0).correlation_id, 0u);
+}
+
+TEST_F(TraceBuilderTest, ExternalCorrelationIdsWidenTheTracksColumnWhenOneNeeds64Bits) {
+  const std::uint64_t wide = std::uint64_t{1} << 40;
+  span(host_, 0, 10, "op", Category::kCpuOp, 0, 3);
+  span(host_, 20, 30, "op", Category::kCpuOp, 0, wide);
+  const Trace trace = builder_.finalize();
+  const SpanColumns& spans = trace.track(host_).spans();
+  EXPECT_TRUE(spans.external_correlation.wide());
+  EXPECT_EQ(spans.external_correlation_id(0), 3u);
+  EXPECT_EQ(spans.external_correlation_id(1), wide);
+  EXPECT_EQ(trace.span_record(host_, 1).external_correlation_id, wide);
+}
+
+TEST_F(TraceBuilderTest, OpsWithOwnTensorsShareTheirShapesAndWork) {
+  SpanRecord first = testing::span_record(0, 10, builder_.intern("add"), Category::kCpuOp);
+  first.op = OpInfo{{{2, 3}, {2, 3}}, 6, 48, 24, {1, 2}, {3}};
+  SpanRecord second = first;
+  second.start = 20;
+  second.end = 30;
+  second.op->tensors_read = {3, 4};
+  second.op->tensors_written = {5};
+  // Added out of order: the tables still follow the sorted spans.
+  builder_.add_span(host_, second);
+  builder_.add_span(host_, first);
+  const Trace trace = builder_.finalize();
+  EXPECT_EQ(trace.span_details().size(), 1u);
+  EXPECT_EQ(trace.op_details().size(), 1u);
+  EXPECT_EQ(trace.shapes().size(), 1u);
+  EXPECT_EQ(trace.tensor_ids(), (std::vector<std::uint64_t>{1, 2, 3, 3, 4, 5}));
+  EXPECT_EQ(trace.span_record(host_, 0), first);
+  EXPECT_EQ(trace.span_record(host_, 1), second);
+  const std::optional<OpView> op = trace.op(host_, 1);
+  ASSERT_TRUE(op.has_value());
+  EXPECT_EQ(op->input_shapes.size(), 2u);
+  EXPECT_EQ(std::vector<std::int64_t>(op->input_shapes[1].begin(), op->input_shapes[1].end()),
+            (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(std::vector<std::uint64_t>(op->tensors_read.begin(), op->tensors_read.end()),
+            (std::vector<std::uint64_t>{3, 4}));
+  EXPECT_FALSE(trace.op(host_, 0) == std::nullopt);
+}
+
+TEST_F(TraceBuilderTest, RejectsOpNamingMoreTensorsThanARunHolds) {
+  SpanRecord record = testing::span_record(0, 10, builder_.intern("cat"), Category::kCpuOp);
+  record.op = OpInfo{};
+  record.op->tensors_read.assign(TensorRun::kMaxTensors + 1, 1);
+  EXPECT_THROW(builder_.add_span(host_, record), TraceError);
+}
+
+TEST_F(TraceBuilderTest, MemoryEventsShareTheirContextsPerTrack) {
+  const std::uint32_t pool = add_track(TrackKind::kMemoryPool, "pool");
+  const StringId op = builder_.intern("conv");
+  const MemoryRecord alloc{30, MemoryAction::kAlloc, 0x1000, 64, 0, op, kEmptyString, 64, 2048};
+  MemoryRecord free = alloc;
+  free.time = 40;
+  free.action = MemoryAction::kFree;
+  free.total_allocated = 0;
+  MemoryRecord again = alloc;
+  again.time = 10;
+  again.address = 0x2000;
+  builder_.add_memory_event(pool, alloc);
+  builder_.add_memory_event(pool, free);
+  builder_.add_memory_event(pool, again);
+  const Trace trace = builder_.finalize();
+  const MemoryColumns& memory = trace.track(pool).memory();
+  EXPECT_EQ(memory.contexts.size(), 2u);
+  EXPECT_EQ(memory.context, (std::vector<std::uint32_t>{0, 0, 1}));
+  EXPECT_EQ(memory.record(0), again);
+  EXPECT_EQ(memory.record(1), alloc);
+  EXPECT_EQ(memory.record(2), free);
+  EXPECT_EQ(memory.owner_op(2), op);
+  EXPECT_EQ(memory.total_reserved(2), 2048u);
+}
+
+TEST(TraceBuilderOrder, EventsInAnyOrderBuildEqualTraces) {
+  const Trace sample = testing::make_sample_trace();
+  TraceBuilder reversed;
+  for (StringId id = 1; id < sample.strings().size(); ++id)
+    reversed.intern(sample.string(id));
+  for (const Process& process : sample.processes())
+    reversed.add_process(process);
+  for (const Track& track : sample.tracks())
+    reversed.add_track(track.info());
+  for (std::uint32_t track = 0; track < sample.tracks().size(); ++track) {
+    const Track& source = sample.track(track);
+    for (std::uint32_t span = source.spans().size(); span-- > 0;)
+      reversed.add_span(track, sample.span_record(track, span));
+    for (std::uint32_t instant = source.instants().size(); instant-- > 0;)
+      reversed.add_instant(track, sample.instant_record(track, instant));
+    for (std::size_t sample_index = source.counters().size(); sample_index-- > 0;) {
+      reversed.add_counter_sample(track, source.counters().time[sample_index],
+                                  source.counters().value[sample_index]);
+    }
+    for (std::size_t event = source.memory().size(); event-- > 0;)
+      reversed.add_memory_event(track, source.memory().record(event));
+  }
+  reversed.metadata() = sample.metadata();
+  Trace rebuilt = reversed.finalize();
+  // Flows are relinked from correlation ids; the sample's explicit ones are compared apart.
+  EXPECT_EQ(rebuilt.span_details(), sample.span_details());
+  EXPECT_EQ(rebuilt.op_details(), sample.op_details());
+  EXPECT_EQ(rebuilt.shapes(), sample.shapes());
+  EXPECT_EQ(rebuilt.tensor_ids(), sample.tensor_ids());
+  EXPECT_EQ(rebuilt.args(), sample.args());
+  EXPECT_EQ(rebuilt.tracks(), sample.tracks());
 }
 
 TEST_F(TraceBuilderTest, CountsEventsByKindAndCategory) {

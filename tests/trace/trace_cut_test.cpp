@@ -115,14 +115,14 @@ TEST_F(TraceCut, KeepsTheAllocationsLiveAtTheWindowsStart) {
     std::size_t inside = 0;
     std::uint64_t allocated_at_begin = 0;
     for (std::size_t event = 0; event < before.size(); ++event) {
-      const auto key = std::make_pair(before.device[event], before.address[event]);
+      const auto key = std::make_pair(before.device(event), before.address[event]);
       if (before.time[event] >= window_.end) break;
       if (before.time[event] >= window_.begin) {
         ++inside;
         continue;
       }
       allocated_at_begin = before.total_allocated[event];
-      if (before.action[event] == MemoryAction::kAlloc) {
+      if (before.action(event) == MemoryAction::kAlloc) {
         live[key] = before.bytes[event];
       } else {
         live.erase(key);
@@ -134,9 +134,9 @@ TEST_F(TraceCut, KeepsTheAllocationsLiveAtTheWindowsStart) {
     for (std::size_t event = 0; event < after.size(); ++event) {
       EXPECT_GE(after.time[event], window_.begin);
       EXPECT_LT(after.time[event], window_.end);
-      if (after.time[event] == window_.begin && after.action[event] == MemoryAction::kAlloc &&
+      if (after.time[event] == window_.begin && after.action(event) == MemoryAction::kAlloc &&
           state.size() < live.size()) {
-        state[{after.device[event], after.address[event]}] = after.bytes[event];
+        state[{after.device(event), after.address[event]}] = after.bytes[event];
         EXPECT_EQ(after.total_allocated[event], allocated_at_begin);
       } else {
         ++after_begin;

@@ -36,7 +36,7 @@ TEST_F(TscRoundTripTest, SampleTraceExercisesEveryDetailKind) {
   const Trace original = testing::make_sample_trace();
   EXPECT_EQ(original.kernels().size(), 1u);
   EXPECT_EQ(original.copies().size(), 1u);
-  EXPECT_EQ(original.ops().size(), 1u);
+  EXPECT_EQ(original.op_details().size(), 1u);
   EXPECT_GE(original.args().size(), 4u);
   EXPECT_GE(original.flows().size(), 3u);  // explicit + launch->kernel + op->kernel
   const TraceCounts counts = original.counts();

@@ -15,6 +15,12 @@ namespace {
 // the caches that the parse reads next.
 constexpr std::size_t kCompressedChunk = std::size_t{1} << 20;
 
+// No larger than the input: a small trace (or a fuzzer's input) should not pay for zeroing a
+// megabyte it never fills.
+std::size_t compressed_chunk(std::uint64_t input_size) {
+  return static_cast<std::size_t>(std::clamp<std::uint64_t>(input_size, 4096, kCompressedChunk));
+}
+
 bool is_gzip_magic(const unsigned char* bytes, std::size_t size) {
   return ChromeByteSource::is_gzip({reinterpret_cast<const char*>(bytes), size});
 }
@@ -64,7 +70,7 @@ ChromeByteSource ChromeByteSource::open_file(const std::filesystem::path& path,
   source.input_size_ = size;
   // Reads go straight to their destination; stdio's own buffer would only add a copy.
   std::setvbuf(source.file_, nullptr, _IONBF, 0);
-  source.compressed_.resize(kCompressedChunk);
+  source.compressed_.resize(compressed_chunk(size));
   source.compressed_end_ = source.read_input(reinterpret_cast<char*>(source.compressed_.data()),
                                              source.compressed_.size());
   source.gzip_ = is_gzip_magic(source.compressed_.data(), source.compressed_end_);
@@ -79,8 +85,17 @@ ChromeByteSource ChromeByteSource::over_memory(std::string_view bytes, std::stri
   source.memory_ = bytes;
   source.input_size_ = bytes.size();
   source.gzip_ = is_gzip_magic(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
-  if (source.gzip_) source.compressed_.resize(kCompressedChunk);
+  if (source.gzip_) source.compressed_.resize(compressed_chunk(bytes.size()));
   return source;
+}
+
+std::uint64_t ChromeByteSource::text_left() const {
+  if (gzip_) return std::numeric_limits<std::uint64_t>::max();
+  return (compressed_end_ - compressed_begin_) + (input_size_ - input_offset_);
+}
+
+std::size_t ChromeByteSource::read_size(std::size_t most) const {
+  return static_cast<std::size_t>(std::min<std::uint64_t>(most - 1, text_left()) + 1);
 }
 
 std::size_t ChromeByteSource::read_input(char* out, std::size_t capacity) {

@@ -43,6 +43,12 @@ class ChromeByteSource {
   // Bytes of the file (compressed, for gzip) consumed so far, and the file's size when known.
   std::uint64_t input_offset() const { return input_offset_; }
   std::uint64_t input_size() const { return input_size_; }
+  // The text still to come where it is known (a plain input: exactly, before the limit), so that
+  // a small input gets small buffers; for gzip, whose text is longer than its input, the maximum.
+  std::uint64_t text_left() const;
+  // How many bytes a read into a fresh buffer should ask for: `most`, or a small plain input's
+  // whole remaining text and one byte more (which sees its end), so it zeroes no larger buffer.
+  std::size_t read_size(std::size_t most) const;
 
  private:
   ChromeByteSource() = default;

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstring>
+#include <limits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -101,7 +103,8 @@ BlockMasks block_masks(const char* bytes) {
 #if defined(__SSE2__)
   constexpr int kLane = 16;
   for (int lane = 0; lane < static_cast<int>(kBlockBytes) / kLane; ++lane) {
-    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + lane * kLane));
+    const __m128i block = _mm_loadu_si128(
+        reinterpret_cast<const __m128i*>(bytes + static_cast<std::ptrdiff_t>(lane) * kLane));
     const __m128i folded = _mm_or_si128(block, _mm_set1_epi8(0x20));
     const auto bits = [&](__m128i equal) {
       return static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(equal)))
@@ -165,20 +168,74 @@ std::size_t ChromeEventWindows::scan_event_block(std::size_t at) {
 ChromeEventWindows::ChromeEventWindows(ChromeByteSource& source, std::size_t window_bytes)
     : source_(source), window_bytes_(window_bytes) {}
 
-bool ChromeEventWindows::fill() {
+bool ChromeEventWindows::read_more() {
   if (end_of_text_) return false;
   const std::size_t before = pending_size_;
-  // The buffer only grows, so reads land in memory already there instead of being zeroed first.
-  if (pending_.size() < before + kReadChunk) pending_.resize(before + kReadChunk);
-  const std::size_t count = source_.read(pending_.data() + before, kReadChunk);
+  // The buffer only grows, so reads land in memory already there instead of being zeroed first;
+  // a small input's buffer is only as large as its text (and one byte to see the end).
+  const std::size_t chunk = source_.read_size(kReadChunk);
+  if (pending_.size() < before + chunk) pending_.resize(before + chunk);
+  const std::size_t count = source_.read(pending_.data() + before, chunk);
   if (count == 0) {
     end_of_text_ = true;
     return false;
   }
   pending_size_ += count;
   consumed_ += count;
-  scan(before);
   return true;
+}
+
+bool ChromeEventWindows::fill() {
+  if (!read_more()) return false;
+  scan_pending();
+  return true;
+}
+
+void ChromeEventWindows::scan_pending() {
+  scan(scanned_);
+  scanned_ = pending_size_;
+}
+
+std::size_t ChromeEventWindows::probable_event_end(std::size_t from) const {
+  const char* const text = pending_.data();
+  const std::size_t size = pending_size_;
+  const auto skip_space = [&](std::size_t at) {
+    while (at < size && is_space(text[at]))
+      ++at;
+    return at;
+  };
+  for (std::size_t at = from; at < size;) {
+    const void* const brace = std::memchr(text + at, '}', size - at);
+    if (brace == nullptr) break;
+    const auto close = static_cast<std::size_t>(static_cast<const char*>(brace) - text);
+    std::size_t next = skip_space(close + 1);
+    if (next < size && text[next] == ',') {
+      next = skip_space(next + 1);
+      if (next < size && text[next] == '{') return close + 1;
+    }
+    at = close + 1;
+  }
+  return 0;
+}
+
+bool ChromeEventWindows::cut_speculatively(std::size_t& end) {
+  // A window's bytes hold a whole event's text most of the time; past this the guess is given up
+  // for the exact scan (a trace of non-object elements, or of events larger than windows).
+  // Windows that large (a caller's window_bytes near the size_t range) are cut by the scan.
+  if (window_bytes_ > std::numeric_limits<std::size_t>::max() / 8) return false;
+  const std::size_t give_up = events_begin_ + 4 * window_bytes_ + kReadChunk;
+  std::size_t search_from = events_begin_ + window_bytes_;
+  for (;;) {
+    if (pending_size_ > search_from) {
+      if (const std::size_t found = probable_event_end(search_from); found != 0) {
+        end = found;
+        return true;
+      }
+      // The pattern may straddle the end of what was read: search its last bytes again.
+      search_from = std::max(search_from, pending_size_ - std::min<std::size_t>(pending_size_, 64));
+    }
+    if (pending_size_ > give_up || !read_more()) return false;
+  }
 }
 
 void ChromeEventWindows::close_string(std::size_t quote) {
@@ -313,6 +370,10 @@ void ChromeEventWindows::scan(std::size_t from) {
 bool ChromeEventWindows::next(ChromeEventWindow& window) {
   if (windows_done_) return false;
   while (part_ == Part::kBeforeRoot || part_ == Part::kMembersBefore) {
+    if (scanned_ < pending_size_) {
+      scan_pending();
+      continue;
+    }
     if (!fill()) {
       throw FormatError(source_.source_name(), consumed_,
                         part_ == Part::kBeforeRoot
@@ -320,12 +381,25 @@ bool ChromeEventWindows::next(ChromeEventWindow& window) {
                             : "not valid JSON: the file ends before its \"traceEvents\" array");
     }
   }
-  while (part_ == Part::kEvents && !end_of_text_ &&
-         !(has_whole_event_ && last_event_end_ - events_begin_ >= window_bytes_)) {
-    fill();
+  std::size_t end = 0;
+  bool speculative = part_ == Part::kEvents && !cut_exactly_ && cut_speculatively(end);
+  if (!speculative) {
+    scan_pending();
+    while (part_ == Part::kEvents && !end_of_text_ &&
+           (!has_whole_event_ || last_event_end_ - events_begin_ < window_bytes_)) {
+      fill();
+    }
+    end = last_event_end_;
   }
-  std::size_t end = last_event_end_;
-  if (part_ != Part::kEvents) {
+  cut_exactly_ = false;
+  if (speculative) {
+    // Taken as the end of an event, at the array's depth outside strings; the window's parse checks
+    // that (put_back when it fails), and the scan state is the one there.
+    depth_ = events_depth_;
+    in_string_ = false;
+    escaped_ = false;
+    scanned_ = end;
+  } else if (part_ != Part::kEvents) {
     end = events_end_;
     windows_done_ = true;
   } else if (end_of_text_) {
@@ -351,12 +425,15 @@ bool ChromeEventWindows::next(ChromeEventWindow& window) {
   window.text.append(simdjson::SIMDJSON_PADDING, '\0');
   window.offset = pending_base_ + begin;
   window.input_offset = source_.input_offset();
+  window.speculative = speculative;
+  handed_out_before_ = handed_out_events_;
   handed_out_events_ = true;
   if (!windows_done_) {
     // Keep only the text after the last whole event; the next window starts there.
     std::memmove(pending_.data(), pending_.data() + end, pending_size_ - end);
     pending_size_ -= end;
     pending_base_ += end;
+    scanned_ -= std::min(scanned_, end);
     events_begin_ = 0;
     last_event_end_ = 0;
     has_whole_event_ = false;
@@ -364,9 +441,29 @@ bool ChromeEventWindows::next(ChromeEventWindow& window) {
   return true;
 }
 
+void ChromeEventWindows::put_back(const ChromeEventWindow& window) {
+  // The window's text without its brackets goes back in front of what follows it.
+  const std::string_view events(window.text.data() + 1, window.size - 2);
+  if (pending_.size() < pending_size_ + events.size()) {
+    pending_.resize(pending_size_ + events.size());
+  }
+  std::memmove(pending_.data() + events.size(), pending_.data(), pending_size_);
+  std::memcpy(pending_.data(), events.data(), events.size());
+  pending_size_ += events.size();
+  pending_base_ -= events.size();
+  // Its start is the end of the window before, so the scan starts there between events.
+  depth_ = events_depth_;
+  in_string_ = false;
+  escaped_ = false;
+  scanned_ = 0;
+  handed_out_events_ = handed_out_before_;
+  cut_exactly_ = true;
+}
+
 void ChromeEventWindows::read_to_end() {
   // The members after the event array are small; reading on to the end also lets gzip check
   // its CRC and a trailing value be noticed.
+  scan_pending();
   while (fill()) {
   }
   if (part_ == Part::kMembersAfter) {

@@ -5,6 +5,12 @@
 // JSON array of complete events, padded for simdjson; the text around the event array (the
 // object form's other members) is kept apart for the top-level reader. Buffers are reused, so
 // memory stays at about one window whatever the file's size.
+//
+// Inside the event array most windows are cut without the scan: at the first '}' past the
+// window's size that the text follows with ',' and '{', as one event's end and the next one's
+// start look. A string can hold those bytes too, or the array end before them; then the window is
+// not valid JSON (it ends inside a string or an event, or holds the array's end), which its parse
+// finds, and put_back() has it cut again by the scan.
 
 #include <cstdint>
 #include <string>
@@ -22,6 +28,9 @@ struct ChromeEventWindow {
   std::uint64_t offset = 0;
   // Bytes of the file (compressed, for gzip) read when the window was cut, for progress.
   std::uint64_t input_offset = 0;
+  // Cut where the text looks like the end of an event, not where the scan found one: valid only
+  // if the window parses (see put_back).
+  bool speculative = false;
 };
 
 class ChromeEventWindows {
@@ -31,6 +40,9 @@ class ChromeEventWindows {
   // Fills `window` with the next events; false once the event array is exhausted. Throws
   // FormatError when the text has no event array.
   bool next(ChromeEventWindow& window);
+  // Takes back the last window, a speculative one that did not parse: the next call to next()
+  // cuts that text again with the scan.
+  void put_back(const ChromeEventWindow& window);
 
   // The object form's members around the event array as one JSON object with an empty
   // "traceEvents" (complete once next() returned false): `{...,"traceEvents":[]}` before it,
@@ -47,8 +59,16 @@ class ChromeEventWindows {
  private:
   enum class Part : std::uint8_t { kBeforeRoot, kMembersBefore, kEvents, kMembersAfter, kDone };
 
+  // Reads a chunk into pending_; false at the end of the text.
+  bool read_more();
+  // Reads a chunk and scans what was not scanned yet.
   bool fill();
+  void scan_pending();
   void scan(std::size_t from);
+  // The offset after the first '}' from `from` that ',' and '{' follow, 0 when there is none.
+  std::size_t probable_event_end(std::size_t from) const;
+  // Reads until an event seems to end past the window's size; false when none does in reach.
+  bool cut_speculatively(std::size_t& end);
   // Scans the 64 bytes at `at` inside an event; returns where the scan goes on (after the block,
   // or after an event that ends in it), or `at` itself when the block needs the byte-wise scan.
   std::size_t scan_event_block(std::size_t at);
@@ -65,9 +85,13 @@ class ChromeEventWindows {
   std::size_t pending_size_ = 0;
   std::uint64_t pending_base_ = 0;
   std::uint64_t consumed_ = 0;
+  // pending_ is scanned up to here; a speculative cut skips the scan of what it hands out.
+  std::size_t scanned_ = 0;
   bool end_of_text_ = false;
   bool windows_done_ = false;
   bool handed_out_events_ = false;
+  bool handed_out_before_ = false;  // before the last window, for put_back
+  bool cut_exactly_ = false;
 
   Part part_ = Part::kBeforeRoot;
   bool object_form_ = false;

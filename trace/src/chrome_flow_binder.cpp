@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "sort_runs.h"
+
 namespace tscope::trace {
 
 void ChromeFlowBinder::add_span(TimeNs start, TimeNs end, EventRef ref) {
@@ -11,7 +13,7 @@ void ChromeFlowBinder::add_span(TimeNs start, TimeNs end, EventRef ref) {
 
 void ChromeFlowBinder::prepare() {
   // By start, the longer first, so among spans that share a start the later index is the inner.
-  std::stable_sort(spans_.begin(), spans_.end(), [](const Entry& a, const Entry& b) {
+  sort_runs(spans_.begin(), spans_.end(), [](const Entry& a, const Entry& b) {
     return a.start != b.start ? a.start < b.start : a.end > b.end;
   });
   leaves_ = 1;

@@ -18,6 +18,7 @@ class ChromeFlowBinder {
   void add_span(TimeNs start, TimeNs end, EventRef ref);
   // Sorts the spans and builds the search structure; call once, after the last add_span.
   void prepare();
+  std::size_t size() const { return spans_.size(); }
 
   // The deepest span with start <= time <= end (the latest start; on equal starts the shortest).
   std::optional<EventRef> enclosing(TimeNs time) const;

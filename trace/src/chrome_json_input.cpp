@@ -10,14 +10,16 @@ namespace {
 
 using chrome_json::ChromeByteSource;
 
-// The whole text of a source, as one string.
+// The whole text of a source, as one string. A plain input is read in one piece of its own size
+// (and one byte to see the end), so a small one costs no large zeroed buffer.
 std::string read_all(ChromeByteSource source) {
   constexpr std::size_t kChunk = std::size_t{1} << 22;
   std::string text;
   std::size_t size = 0;
   for (;;) {
-    text.resize(size + kChunk);
-    const std::size_t count = source.read(text.data() + size, kChunk);
+    const std::size_t chunk = source.read_size(kChunk);
+    text.resize(size + chunk);
+    const std::size_t count = source.read(text.data() + size, chunk);
     size += count;
     if (count == 0) break;
   }

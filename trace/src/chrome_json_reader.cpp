@@ -1,24 +1,20 @@
 #include "tscope/trace/chrome_json_reader.h"
 
-#include <simdjson.h>
-
 #include <algorithm>
-#include <array>
-#include <charconv>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
-#include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "chrome_byte_source.h"
 #include "chrome_event_windows.h"
-#include "chrome_flow_binder.h"
+#include "chrome_flows.h"
+#include "chrome_json_document.h"
 #include "chrome_json_values.h"
 #include "chrome_raw_event.h"
+#include "chrome_span_arg_keys.h"
 #include "chrome_span_pairs.h"
 #include "chrome_text_cache.h"
 #include "chrome_track_map.h"
@@ -30,86 +26,15 @@
 namespace tscope::trace {
 namespace {
 
-namespace dom = simdjson::dom;
 using namespace chrome_json;
+
+constexpr std::uint64_t kMinTextForReadingThread = std::uint64_t{64} << 10;
 
 bool is_gpu_row(Category category) {
   return category == Category::kKernel || category == Category::kMemcpy ||
          category == Category::kMemset || category == Category::kGpuUserAnnotation ||
          category == Category::kSynchronization;
 }
-
-// The args of a span that become structured fields; kOther stays an arg.
-enum class SpanArgKey : std::uint8_t {
-  kOther,
-  kCorrelation,
-  kExternalId,
-  kGrid,
-  kBlock,
-  kRegistersPerThread,
-  kSharedMemory,
-  kStaticSharedMemory,
-  kDynamicSharedMemory,
-  kDevice,
-  kStream,
-  kBytes,
-  kCopyKind,
-  kSourceMemory,
-  kDestinationMemory,
-  kInputDims,
-  kFlops,
-  kBytesRead,
-  kBytesWritten,
-  kTensorsRead,
-  kTensorsWritten,
-};
-
-SpanArgKey span_arg_key(std::string_view key) {
-  struct KeyName {
-    std::string_view key;
-    SpanArgKey meaning;
-  };
-  static constexpr std::array kKeys{
-      KeyName{"correlation", SpanArgKey::kCorrelation},
-      KeyName{"External id", SpanArgKey::kExternalId},
-      KeyName{"external id", SpanArgKey::kExternalId},
-      KeyName{"grid", SpanArgKey::kGrid},
-      KeyName{"block", SpanArgKey::kBlock},
-      KeyName{"registers per thread", SpanArgKey::kRegistersPerThread},
-      KeyName{"shared memory", SpanArgKey::kSharedMemory},
-      KeyName{"static shared memory", SpanArgKey::kStaticSharedMemory},
-      KeyName{"dynamic shared memory", SpanArgKey::kDynamicSharedMemory},
-      KeyName{"device", SpanArgKey::kDevice},
-      KeyName{"stream", SpanArgKey::kStream},
-      KeyName{"bytes", SpanArgKey::kBytes},
-      KeyName{"copy kind", SpanArgKey::kCopyKind},
-      KeyName{"src memory", SpanArgKey::kSourceMemory},
-      KeyName{"dst memory", SpanArgKey::kDestinationMemory},
-      KeyName{"Input Dims", SpanArgKey::kInputDims},
-      KeyName{"flops", SpanArgKey::kFlops},
-      KeyName{"bytes read", SpanArgKey::kBytesRead},
-      KeyName{"bytes written", SpanArgKey::kBytesWritten},
-      KeyName{"tensors read", SpanArgKey::kTensorsRead},
-      KeyName{"tensors written", SpanArgKey::kTensorsWritten},
-  };
-  for (const KeyName& entry : kKeys) {
-    if (entry.key == key) return entry.meaning;
-  }
-  return SpanArgKey::kOther;
-}
-
-// Fields ordered largest first: one is kept for every flow event of the file.
-struct PendingFlowEnd {
-  std::uint64_t id = 0;
-  // What tied the ends, when the writer says ("correlation" in our export's flow args): our
-  // arrows each have their own id, while a launch that feeds several kernels has one correlation.
-  std::optional<std::uint64_t> correlation;
-  RowId row;
-  TimeNs time = 0;
-  FlowKind kind = FlowKind::kOther;
-  bool is_start = true;
-  bool binds_to_next = false;
-};
 
 // Chrome pairs the ends of an async span by category and id within a process.
 struct AsyncKey {
@@ -139,17 +64,21 @@ class ChromeImporter {
   RawEvent replay(const BeginEnd& begin);
   void match_begin_end();
   void match_async();
-  // Binds the flow ends to spans and pairs them into flows; frees what binding needed.
-  void finish_flows();
 
-  std::optional<TimeNs> time_of(const std::optional<dom::element>& value,
-                                std::string_view text) const;
+  std::optional<TimeNs> time_of(JsonValue value) const;
   StringId intern(std::string_view text) {
     return string_ids_.find_or_make(
         text, [this](std::string_view fresh) { return builder_.intern(fresh); });
   }
-  void fill_span(const RawEvent& event, Category category);
-  void append_scalar_arg(std::string_view key, dom::element value, std::vector<Arg>& args);
+  // Fills span_ (and op_, for an op) from the event; add_filled_span adds it to the builder.
+  void fill_span(const RawEvent& event);
+  EventRef add_filled_span(std::uint32_t track);
+  // category_from_chrome of the event, whose name has the id `name`.
+  Category category_of(const RawEvent& event, StringId name);
+  void reset_op();
+  // An empty shape for the next input of op_, reusing the memory of an earlier op's.
+  std::vector<std::int64_t>& next_input_shape();
+  void append_scalar_arg(std::string_view key, JsonValue value, std::vector<Arg>& args);
   void keep_chrome_category(const RawEvent& event, Category category, std::vector<Arg>& args);
 
   const std::string& source_;
@@ -159,28 +88,48 @@ class ChromeImporter {
   std::uint64_t skipped_events_ = 0;
   std::uint64_t events_read_ = 0;
 
-  // The spans of each Chrome row, for flow events to bind to.
-  std::map<RowId, ChromeFlowBinder> row_spans_;
+  ChromeFlows flows_;
+
+  // The track of the last memory event, by its process, device and "Pool" arg.
+  struct PoolTrack {
+    std::int64_t pid = 0;
+    std::int32_t device = -1;
+    std::string pool;
+    std::uint32_t track = 0;
+  };
+  std::optional<PoolTrack> last_pool_;
+
+  // The category of each span name (by its string id) with the "cat" it came with last: a name
+  // keeps its category from event to event, and finding it compares the "cat" with each of
+  // Kineto's and ours.
+  struct NamedCategory {
+    std::string cat;
+    Category category = Category::kOther;
+    bool known = false;
+  };
+  std::vector<NamedCategory> categories_;
 
   std::map<RowId, std::vector<BeginEnd>> begin_ends_;
   std::map<AsyncKey, std::vector<BeginEnd>> async_ends_;
-  std::vector<PendingFlowEnd> flow_ends_;
 
   // Every string of the events goes to the builder's table through string_ids_.
   ChromeTextCache<StringId> string_ids_;
-  ChromeTextCache<SpanArgKey> span_arg_keys_;
 
-  SpanRecord span_;  // reused so per-event argument vectors keep their capacity
+  SpanRecord span_;                      // reused so per-event argument vectors keep their capacity
+  std::vector<RawEvent> window_events_;  // the current window's, reused
+  // An op's detail, read into storage reused from op to op: its input shapes are a vector per
+  // input, which would otherwise be allocated and freed for every op of the trace.
+  OpInfo op_;
+  bool has_op_ = false;
+  std::vector<std::vector<std::int64_t>> spare_shapes_;
   // A begin event waiting for its end is kept as its own text (the window's document is gone by
   // then) and parsed again, alone, when matched.
-  dom::parser event_parser_;
-  dom::parser members_parser_;
+  ChromeJsonDocument event_document_;
+  ChromeJsonDocument members_document_;
 };
 
-std::optional<TimeNs> ChromeImporter::time_of(const std::optional<dom::element>& value,
-                                              std::string_view text) const {
-  if (!value) return std::nullopt;
-  const auto nanos = micros_to_ns(*value, text);
+std::optional<TimeNs> ChromeImporter::time_of(JsonValue value) const {
+  const auto nanos = micros_to_ns(value);
   TimeNs time = 0;
   if (!nanos || __builtin_add_overflow(*nanos, base_time_, &time)) return std::nullopt;
   return time;
@@ -188,11 +137,11 @@ std::optional<TimeNs> ChromeImporter::time_of(const std::optional<dom::element>&
 
 void ChromeImporter::read_top_level(const std::string& members) {
   if (members.empty()) return;
-  dom::element parsed;
-  if (const auto error = members_parser_.parse(members).get(parsed); error != simdjson::SUCCESS) {
-    throw FormatError(source_, 0, std::string("not valid JSON: ") + simdjson::error_message(error));
+  const JsonValue parsed = members_document_.parse_copy(members);
+  if (!parsed) {
+    throw FormatError(source_, 0, std::string("not valid JSON: ") + members_document_.error());
   }
-  for (const dom::key_value_pair field : object_of(parsed)) {
+  for (const JsonField field : JsonObject(parsed)) {
     const std::string_view key = field.key;
     if (key == "traceEvents" || key == "schemaVersion") continue;
     if (key == "droppedEvents") {
@@ -202,10 +151,10 @@ void ChromeImporter::read_top_level(const std::string& members) {
     } else if (key == "baseTimeNanoseconds") {
       // Kineto writes times relative to this base so that they keep nanosecond decimals.
       if (const auto base = as_integer(field.value)) base_time_ = *base;
-    } else if (key == "distributedInfo" && field.value.type() == dom::element_type::OBJECT) {
+    } else if (key == "distributedInfo" && field.value.is(JsonType::kObject)) {
       // The rank is the process's (Process::rank); the rest is kept under the metadata keys our
       // own distributed traces use (world_size, backend).
-      for (const dom::key_value_pair info : object_of(field.value)) {
+      for (const JsonField info : JsonObject(field.value)) {
         const std::string info_key(info.key);
         if (const auto number = as_integer(info.value)) {
           if (info_key == "rank") {
@@ -213,27 +162,25 @@ void ChromeImporter::read_top_level(const std::string& members) {
           } else {
             builder_.set_metadata_value(info_key, std::to_string(*number));
           }
-        } else if (info.value.type() == dom::element_type::STRING) {
+        } else if (info.value.is(JsonType::kString)) {
           builder_.set_metadata_value(info_key, as_string(info.value));
         }
       }
-    } else if (key == "deviceProperties" && field.value.type() == dom::element_type::ARRAY) {
-      for (const dom::element device : array_of(field.value)) {
-        dom::element id;
-        dom::element name;
-        if (device["id"].get(id) == simdjson::SUCCESS &&
-            device["name"].get(name) == simdjson::SUCCESS && as_integer(id)) {
-          builder_.set_metadata_value("device." + std::to_string(*as_integer(id)) + ".name",
-                                      as_string(name));
-          dom::element memory;
-          if (device["totalGlobalMem"].get(memory) == simdjson::SUCCESS && as_integer(memory)) {
-            builder_.set_metadata_value(
-                "device." + std::to_string(*as_integer(id)) + ".total_memory",
-                std::to_string(*as_integer(memory)));
+    } else if (key == "deviceProperties" && field.value.is(JsonType::kArray)) {
+      for (const JsonValue device : JsonArray(field.value)) {
+        if (!device.is(JsonType::kObject)) continue;
+        const JsonObject properties(device);
+        const auto id = as_integer(properties.find("id"));
+        const JsonValue name = properties.find("name");
+        if (id && name) {
+          builder_.set_metadata_value("device." + std::to_string(*id) + ".name", as_string(name));
+          if (const auto memory = as_integer(properties.find("totalGlobalMem"))) {
+            builder_.set_metadata_value("device." + std::to_string(*id) + ".total_memory",
+                                        std::to_string(*memory));
           }
         }
       }
-    } else if (field.value.type() == dom::element_type::STRING) {
+    } else if (field.value.is(JsonType::kString)) {
       builder_.set_metadata_value(key, as_string(field.value));
     } else if (const auto number = as_integer(field.value)) {
       builder_.set_metadata_value(key, std::to_string(*number));
@@ -241,29 +188,39 @@ void ChromeImporter::read_top_level(const std::string& members) {
   }
 }
 
-void ChromeImporter::fill_span(const RawEvent& event, Category category) {
+Category ChromeImporter::category_of(const RawEvent& event, StringId name) {
+  if (name >= categories_.size()) categories_.resize(name + 1);
+  NamedCategory& known = categories_[name];
+  if (!known.known || known.cat != event.cat) {
+    known = {std::string(event.cat), category_from_chrome(event.cat, event.name), true};
+  }
+  return known.category;
+}
+
+void ChromeImporter::fill_span(const RawEvent& event) {
   span_.name = intern(event.name);
+  const Category category = category_of(event, span_.name);
   span_.category = category;
   span_.correlation_id = 0;
   span_.external_correlation_id = 0;
   span_.kernel.reset();
   span_.copy.reset();
-  span_.op.reset();
   span_.args.clear();
+  reset_op();
   keep_chrome_category(event, category, span_.args);
   if (!event.args) return;
 
   // One pass over the args: known keys become structured fields, other scalars stay args.
   KernelInfo kernel;
   CopyInfo copy;
-  OpInfo op;
-  bool has_op = false;
+  OpInfo& op = op_;
+  bool& has_op = has_op_;
   std::optional<std::uint64_t> shared_total;
-  for (const dom::key_value_pair field : *event.args) {
+  for (const JsonField field : event.args) {
     const std::string_view key = field.key;
-    const dom::element value = field.value;
+    const JsonValue value = field.value;
     const auto integer = [&] { return as_integer(value); };
-    switch (span_arg_keys_.find_or_make(key, span_arg_key)) {
+    switch (span_arg_key(key)) {
       case SpanArgKey::kCorrelation:
         span_.correlation_id = static_cast<std::uint32_t>(non_negative(integer()));
         break;
@@ -311,11 +268,11 @@ void ChromeImporter::fill_span(const RawEvent& event, Category category) {
         break;
       case SpanArgKey::kInputDims:
         has_op = true;
-        if (value.type() != dom::element_type::ARRAY) break;
-        for (const dom::element input : array_of(value)) {
-          auto& shape = op.input_shapes.emplace_back();
-          if (input.type() != dom::element_type::ARRAY) continue;
-          for (const dom::element extent : array_of(input)) {
+        if (!value.is(JsonType::kArray)) break;
+        for (const JsonValue input : JsonArray(value)) {
+          std::vector<std::int64_t>& shape = next_input_shape();
+          if (!input.is(JsonType::kArray)) continue;
+          for (const JsonValue extent : JsonArray(input)) {
             if (const auto number = as_integer(extent)) shape.push_back(*number);
           }
         }
@@ -365,7 +322,35 @@ void ChromeImporter::fill_span(const RawEvent& event, Category category) {
     }
     span_.copy = copy;
   }
-  if (has_op) span_.op = std::move(op);
+}
+
+void ChromeImporter::reset_op() {
+  for (std::vector<std::int64_t>& shape : op_.input_shapes)
+    spare_shapes_.push_back(std::move(shape));
+  std::vector<std::vector<std::int64_t>> shapes = std::move(op_.input_shapes);
+  shapes.clear();
+  op_ = OpInfo{};
+  op_.input_shapes = std::move(shapes);
+  has_op_ = false;
+}
+
+std::vector<std::int64_t>& ChromeImporter::next_input_shape() {
+  std::vector<std::int64_t> shape;
+  if (!spare_shapes_.empty()) {
+    shape = std::move(spare_shapes_.back());
+    spare_shapes_.pop_back();
+    shape.clear();
+  }
+  return op_.input_shapes.emplace_back(std::move(shape));
+}
+
+EventRef ChromeImporter::add_filled_span(std::uint32_t track) {
+  // The op lends its storage to the record for the call and takes it back, so it is reused.
+  if (has_op_) std::swap(span_.op.emplace(), op_);
+  const EventRef ref = builder_.add_span(track, span_);
+  if (span_.op) std::swap(*span_.op, op_);
+  span_.op.reset();
+  return ref;
 }
 
 void ChromeImporter::keep_chrome_category(const RawEvent& event, Category category,
@@ -376,21 +361,21 @@ void ChromeImporter::keep_chrome_category(const RawEvent& event, Category catego
   args.push_back({intern(kChromeCategoryArg), StringArg{intern(event.cat)}});
 }
 
-void ChromeImporter::append_scalar_arg(std::string_view key, dom::element value,
+void ChromeImporter::append_scalar_arg(std::string_view key, JsonValue value,
                                        std::vector<Arg>& args) {
   switch (value.type()) {
-    case dom::element_type::INT64:
-      args.push_back({intern(key), value.get_int64().value_unsafe()});
+    case JsonType::kInt64:
+      args.push_back({intern(key), value.int64()});
       break;
-    case dom::element_type::UINT64:
-    case dom::element_type::DOUBLE:
+    case JsonType::kUint64:
+    case JsonType::kDouble:
       args.push_back({intern(key), *as_double(value)});
       break;
-    case dom::element_type::STRING:
-      args.push_back({intern(key), StringArg{intern(as_string(value))}});
+    case JsonType::kString:
+      args.push_back({intern(key), StringArg{intern(value.text())}});
       break;
-    case dom::element_type::BOOL:
-      args.push_back({intern(key), std::int64_t{value.get_bool().value_unsafe()}});
+    case JsonType::kBool:
+      args.push_back({intern(key), std::int64_t{value.boolean()}});
       break;
     default:
       break;  // nested objects and arrays have no place in the model
@@ -398,18 +383,16 @@ void ChromeImporter::append_scalar_arg(std::string_view key, dom::element value,
 }
 
 void ChromeImporter::add_span(const RawEvent& event, TimeNs start, TimeNs end) {
-  const Category category = category_from_chrome(event.cat, event.name);
-  fill_span(event, category);
+  fill_span(event);
+  const Category category = span_.category;
   span_.start = start;
   span_.end = std::max(start, end);
   const RowId row = tracks_.row_of(event);
   std::uint32_t track = 0;
   if (is_gpu_row(category)) {
     // pid = device and tid = stream on Kineto's GPU rows; the args say so explicitly.
-    const auto device = arg(event, "device");
-    const auto stream = arg(event, "stream");
-    const auto device_number = device ? as_integer(*device) : std::optional<std::int64_t>{};
-    const auto stream_number = stream ? as_integer(*stream) : std::optional<std::int64_t>{};
+    const auto device_number = as_integer(arg(event, "device"));
+    const auto stream_number = as_integer(arg(event, "stream"));
     if (device_number && stream_number) {
       track = tracks_.gpu_track(*device_number, *stream_number);
     } else if (row.pid >= 0 && row.tid >= 0) {
@@ -420,9 +403,9 @@ void ChromeImporter::add_span(const RawEvent& event, TimeNs start, TimeNs end) {
   } else {
     track = tracks_.host_track(row);
   }
-  const EventRef ref = builder_.add_span(track, span_);
+  const EventRef ref = add_filled_span(track);
   // Flow events may come in any later window, so every row keeps its spans until the end.
-  row_spans_[row].add_span(span_.start, span_.end, ref);
+  flows_.add_span(row, span_.start, span_.end, ref);
 }
 
 void ChromeImporter::add_instant(const RawEvent& event, TimeNs time) {
@@ -435,61 +418,78 @@ void ChromeImporter::add_instant(const RawEvent& event, TimeNs time) {
   if (event.scope == "g" || event.scope == "p") {
     instant.args.push_back({intern(kChromeScopeArg), StringArg{intern(event.scope)}});
   }
-  if (event.args) {
-    for (const dom::key_value_pair field : *event.args) {
-      append_scalar_arg(field.key, field.value, instant.args);
-    }
-  }
+  for (const JsonField field : event.args)
+    append_scalar_arg(field.key, field.value, instant.args);
   builder_.add_instant(tracks_.host_track(tracks_.row_of(event)), instant);
 }
 
 void ChromeImporter::add_memory_event(const RawEvent& event, TimeNs time) {
-  const auto integer = [&](std::string_view key) -> std::optional<std::int64_t> {
-    const auto value = arg(event, key);
-    return value ? as_integer(*value) : std::nullopt;
-  };
+  // The args in one pass, each the first of its key as arg() would find it.
+  JsonValue bytes_value;
+  JsonValue address;
+  JsonValue total_allocated;
+  JsonValue total_reserved;
+  JsonValue device_type_value;
+  JsonValue device_id_value;
+  JsonValue device_value;
+  JsonValue op;
+  JsonValue scope;
+  JsonValue pool_value;
+  for (const JsonField field : event.args) {
+    const std::string_view key = field.key;
+    JsonValue* const slot = key == "Bytes"             ? &bytes_value
+                            : key == "Addr"            ? &address
+                            : key == "Total Allocated" ? &total_allocated
+                            : key == "Total Reserved"  ? &total_reserved
+                            : key == "Device Type"     ? &device_type_value
+                            : key == "Device Id"       ? &device_id_value
+                            : key == "Device"          ? &device_value
+                            : key == kMemoryOpArg      ? &op
+                            : key == kMemoryScopeArg   ? &scope
+                            : key == kMemoryPoolArg    ? &pool_value
+                                                       : nullptr;
+    if (slot != nullptr && !*slot) *slot = field.value;
+  }
   MemoryRecord record;
   record.time = time;
-  const std::int64_t bytes = integer("Bytes").value_or(0);
+  const std::int64_t bytes = as_integer(bytes_value).value_or(0);
   record.action = bytes < 0 ? MemoryAction::kFree : MemoryAction::kAlloc;
   record.bytes =
       bytes < 0 ? static_cast<std::uint64_t>(-(bytes + 1)) + 1 : static_cast<std::uint64_t>(bytes);
-  const auto address = arg(event, "Addr");
-  record.address = address ? event_id(*address).value_or(0) : 0;
-  record.total_allocated = non_negative(integer("Total Allocated"));
-  record.total_reserved = non_negative(integer("Total Reserved"));
+  record.address = event_id(address).value_or(0);
+  record.total_allocated = non_negative(as_integer(total_allocated));
+  record.total_reserved = non_negative(as_integer(total_reserved));
   // Device Type 0 is the CPU; CUDA devices are numbered by Device Id.
-  const std::int64_t device_type = integer("Device Type").value_or(1);
-  auto device_id = integer("Device Id");
-  if (!device_id) device_id = integer("Device");
+  const std::int64_t device_type = as_integer(device_type_value).value_or(1);
+  auto device_id = as_integer(device_id_value);
+  if (!device_id) device_id = as_integer(device_value);
   record.device = device_type == 0 || !device_id ? -1 : static_cast<std::int32_t>(*device_id);
-  const auto text = [&](std::string_view key) {
-    const auto value = arg(event, key);
-    return value ? as_string(*value) : std::string_view{};
-  };
-  if (const std::string_view op = text(kMemoryOpArg); !op.empty()) {
-    record.owner_op = intern(op);
-  }
-  if (const std::string_view scope = text(kMemoryScopeArg); !scope.empty()) {
-    record.scope = intern(scope);
-  }
+  if (const std::string_view text = as_string(op); !text.empty()) record.owner_op = intern(text);
+  if (const std::string_view text = as_string(scope); !text.empty()) record.scope = intern(text);
   const RowId row = tracks_.row_of(event);
-  std::string pool(text(kMemoryPoolArg));
-  if (pool.empty()) {
-    pool = record.device < 0 ? "host memory" : "GPU " + std::to_string(record.device) + " memory";
+  const std::string_view pool = as_string(pool_value);
+  // Memory events of one pool mostly come together; its track is kept at hand.
+  if (!last_pool_ || last_pool_->pid != row.pid || last_pool_->device != record.device ||
+      last_pool_->pool != pool) {
+    const std::string name = !pool.empty() ? std::string(pool)
+                             : record.device < 0
+                                 ? std::string("host memory")
+                                 : "GPU " + std::to_string(record.device) + " memory";
+    last_pool_ =
+        PoolTrack{row.pid, record.device, std::string(pool),
+                  tracks_.named_track(row.pid, TrackKind::kMemoryPool, name, record.device)};
   }
-  builder_.add_memory_event(
-      tracks_.named_track(row.pid, TrackKind::kMemoryPool, pool, record.device), record);
+  builder_.add_memory_event(last_pool_->track, record);
 }
 
 void ChromeImporter::add_counter(const RawEvent& event, TimeNs time) {
   if (!event.args || event.cat == kMemoryCounterCategory) return;
   const RowId row = tracks_.row_of(event);
   std::size_t series = 0;
-  for (const dom::key_value_pair field : *event.args) {
+  for (const JsonField field : event.args) {
     if (as_double(field.value)) ++series;
   }
-  for (const dom::key_value_pair field : *event.args) {
+  for (const JsonField field : event.args) {
     const auto value = as_double(field.value);
     if (!value) continue;
     // One series keeps the counter's name; several become "name.series" like Perfetto shows them.
@@ -501,37 +501,33 @@ void ChromeImporter::add_counter(const RawEvent& event, TimeNs time) {
 }
 
 void ChromeImporter::add_flow_end(const RawEvent& event, TimeNs time) {
-  if (!event.id) return;
-  const auto id = event_id(*event.id);
+  // A step ("t") only bends the arrow in a viewer; the model keeps its two ends.
+  if (event.phase == 't') return;
+  const auto id = event_id(event.id);
   if (!id) return;
-  PendingFlowEnd end;
+  FlowEnd end;
   end.kind = flow_kind_from_chrome(event.cat);
   end.id = *id;
-  if (const auto correlation = arg(event, "correlation")) {
-    if (const auto number = as_integer(*correlation); number && *number >= 0) {
-      end.correlation = static_cast<std::uint64_t>(*number);
-    }
+  if (const auto number = as_integer(arg(event, "correlation")); number && *number >= 0) {
+    end.correlation = static_cast<std::uint64_t>(*number);
   }
-  end.row = tracks_.row_of(event);
   end.time = time;
   end.is_start = event.phase == 's';
   // Chrome binds s and t to the enclosing slice; f to the next slice unless "bp":"e".
   end.binds_to_next = event.phase == 'f' && event.binding_point != "e";
-  // A step ("t") only bends the arrow in a viewer; the model keeps its two ends.
-  if (event.phase != 't') flow_ends_.push_back(end);
+  flows_.add_end(tracks_.row_of(event), end);
 }
 
 void ChromeImporter::read_event(const RawEvent& event) {
   if (event.phase == 'M' || event.phase == 0) return;
-  const auto time = time_of(event.ts, event.ts_text);
+  const auto time = time_of(event.ts);
   if (!time) {
     ++skipped_events_;
     return;
   }
   switch (event.phase) {
     case 'X': {
-      const auto duration =
-          event.dur ? micros_to_ns(*event.dur, event.dur_text) : std::optional<TimeNs>{0};
+      const auto duration = event.dur ? micros_to_ns(event.dur) : std::optional<TimeNs>{0};
       if (!duration || *duration < 0 || *time > std::numeric_limits<TimeNs>::max() - *duration) {
         ++skipped_events_;
         return;
@@ -542,21 +538,21 @@ void ChromeImporter::read_event(const RawEvent& event) {
     case 'B':
     case 'E':
       begin_ends_[tracks_.row_of(event)].push_back(
-          {*time, event.phase == 'B' ? simdjson::minify(event.object) : std::string{},
+          {*time, event.phase == 'B' ? std::string(event.object.text()) : std::string{},
            event.phase == 'B'});
       return;
     case 'b':
     case 'e':
     case 'S':
     case 'F': {
-      const auto id = event.id ? event_id(*event.id) : std::nullopt;
+      const auto id = event_id(event.id);
       if (!id) {
         ++skipped_events_;
         return;
       }
       const bool begin = event.phase == 'b' || event.phase == 'S';
       async_ends_[{tracks_.row_of(event).pid, std::string(event.cat), *id}].push_back(
-          {*time, begin ? simdjson::minify(event.object) : std::string{}, begin});
+          {*time, begin ? std::string(event.object.text()) : std::string{}, begin});
       return;
     }
     case 'i':
@@ -583,10 +579,10 @@ void ChromeImporter::read_event(const RawEvent& event) {
 }
 
 RawEvent ChromeImporter::replay(const BeginEnd& begin) {
-  dom::element element;
-  // The text came from simdjson's own minify of a parsed object, so it parses again.
-  if (event_parser_.parse(begin.text).get(element) != simdjson::SUCCESS) return {};
-  return read_fields(object_of(element));
+  // The text is the event's own, parsed before, so it parses again.
+  const JsonValue element = event_document_.parse_copy(begin.text);
+  if (!element) return {};
+  return read_fields(element);
 }
 
 void ChromeImporter::match_begin_end() {
@@ -602,100 +598,44 @@ void ChromeImporter::match_async() {
     match_pairs(ends, [&](const BeginEnd& opened, TimeNs end) {
       const RawEvent begin = replay(opened);
       // Async spans overlap freely, so each name gets its own row in its process.
-      fill_span(begin, category_from_chrome(begin.cat, begin.name));
+      fill_span(begin);
       span_.start = opened.time;
       span_.end = std::max(span_.start, end);
       const std::string row_name = std::string(begin.name) + " (async)";
-      builder_.add_span(tracks_.named_track(pid, TrackKind::kHostThread, row_name, -1), span_);
+      add_filled_span(tracks_.named_track(pid, TrackKind::kHostThread, row_name, -1));
     });
-  }
-}
-
-void ChromeImporter::finish_flows() {
-  // Each end bound to its span, in one flat vector sorted by kind and id: a trace has an id for
-  // every kernel launch, too many for a map node and two vectors each.
-  struct BoundEnd {
-    std::uint64_t id = 0;
-    std::uint64_t packed_ref = 0;
-    std::uint64_t correlation = 0;
-    std::uint32_t sequence = 0;
-    FlowKind kind = FlowKind::kOther;
-    bool is_start = true;
-    bool has_correlation = false;
-  };
-  std::vector<BoundEnd> bound;
-  if (!flow_ends_.empty()) {
-    for (auto& [row, spans] : row_spans_)
-      spans.prepare();
-    bound.reserve(flow_ends_.size());
-    for (const PendingFlowEnd& end : flow_ends_) {
-      const auto spans = row_spans_.find(end.row);
-      if (spans == row_spans_.end()) continue;  // nothing on that row to bind to
-      const auto span =
-          end.binds_to_next ? spans->second.next(end.time) : spans->second.enclosing(end.time);
-      if (!span) continue;
-      bound.push_back({end.id, span->pack(), end.correlation.value_or(0),
-                       static_cast<std::uint32_t>(bound.size()), end.kind, end.is_start,
-                       end.correlation.has_value()});
-    }
-  }
-  // The spans and ends are no longer needed; the flows come next.
-  row_spans_ = {};
-  flow_ends_ = {};
-  std::sort(bound.begin(), bound.end(), [](const BoundEnd& a, const BoundEnd& b) {
-    return std::tie(a.kind, a.id, a.sequence) < std::tie(b.kind, b.id, b.sequence);
-  });
-  for (std::size_t first = 0; first < bound.size();) {
-    std::size_t last = first;
-    std::optional<std::uint64_t> correlation;
-    while (last < bound.size() && bound[last].kind == bound[first].kind &&
-           bound[last].id == bound[first].id) {
-      if (bound[last].has_correlation) correlation = bound[last].correlation;
-      ++last;
-    }
-    // The n-th start of an id pairs with its n-th finish, in file order.
-    std::size_t start = first;
-    std::size_t finish = first;
-    for (;;) {
-      while (start < last && !bound[start].is_start)
-        ++start;
-      while (finish < last && bound[finish].is_start)
-        ++finish;
-      if (start == last || finish == last) break;
-      builder_.add_flow({bound[first].kind, correlation.value_or(bound[first].id),
-                         EventRef::unpack(bound[start].packed_ref),
-                         EventRef::unpack(bound[finish].packed_ref)});
-      ++start;
-      ++finish;
-    }
-    first = last;
   }
 }
 
 std::size_t ChromeImporter::read_window(const ParsedEventWindow& parsed) {
   // Names and sort orders are best known before a window's tracks are created (the rest arrive
   // in later windows and are applied at the end).
-  for (const dom::object metadata : parsed.metadata_events)
-    tracks_.read_metadata_event(read_fields(metadata));
-  std::size_t index = 0;
-  for (const dom::element element : parsed.events) {
-    const std::size_t event_index = index++;
-    if (element.type() != dom::element_type::OBJECT) {
+  window_events_.clear();
+  for (const JsonValue element : JsonArray(parsed.events))
+    window_events_.push_back(read_fields(element));
+  for (const RawEvent& event : window_events_) {
+    if (event.metadata) tracks_.read_metadata_event(event);
+  }
+  for (const RawEvent& event : window_events_) {
+    if (!event.object.is(JsonType::kObject)) {
       ++skipped_events_;
       continue;
     }
-    RawEvent event = read_fields(object_of(element));
-    event.ts_text = parsed.time_text.ts(event_index);
-    event.dur_text = parsed.time_text.dur(event_index);
     read_event(event);
   }
-  return index;
+  return window_events_.size();
 }
 
 Trace ChromeImporter::import(ChromeEventWindows& windows, const LoadProgressCallback& progress) {
   TimeNs base_during_events = 0;
   {
-    ChromeWindowPipeline pipeline(windows, /*background=*/true);
+    // A text of a few events (a fuzzer's input) is read on this thread: starting and joining a
+    // reading thread would cost more than the import. From kMinTextForReadingThread on, the
+    // thread pays even for one window (measured on a 777 KB trace, imported over and over: 9.3 ms
+    // with it, 15.6 ms without, which faulted 2.5 MB of fresh pages into the calling thread's
+    // malloc arena on every import where the reading thread's arena kept them).
+    const bool reading_thread = windows.source().text_left() > kMinTextForReadingThread;
+    ChromeWindowPipeline pipeline(windows, /*background=*/reading_thread);
     const ParsedEventWindow* parsed = pipeline.next();
     read_top_level(windows.members_before());
     base_during_events = base_time_;
@@ -712,7 +652,7 @@ Trace ChromeImporter::import(ChromeEventWindows& windows, const LoadProgressCall
   read_top_level(windows.members_after());
   match_begin_end();
   match_async();
-  finish_flows();
+  flows_.finish(builder_);
   tracks_.apply_names();
   if (base_time_ != base_during_events) builder_.shift_times(base_time_ - base_during_events);
 

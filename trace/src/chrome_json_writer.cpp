@@ -171,7 +171,7 @@ class ChromeJsonWriter {
     }
     // The Chrome fields an importer kept as args (the original category, an instant's scope)
     // are written as those fields, not again here.
-    void free_form(const Trace& trace, std::span<const Arg> args) {
+    void free_form(const Trace& trace, const ArgList& args) {
       for (const Arg& arg : args) {
         const std::string_view name = trace.string(arg.key);
         if (name == kChromeCategoryArg || name == kChromeScopeArg) continue;
@@ -198,13 +198,12 @@ class ChromeJsonWriter {
 
   // The "cat" of a span or instant: the category a Chrome importer kept when the model's own
   // would say less ("Trace", "overhead"), else the model's.
-  std::string_view category_of(Category category, std::span<const Arg> args) const {
+  std::string_view category_of(Category category, const ArgList& args) const {
     if (const auto kept = string_arg(args, kChromeCategoryArg)) return *kept;
     return chrome_category(category);
   }
 
-  std::optional<std::string_view> string_arg(std::span<const Arg> args,
-                                             std::string_view name) const {
+  std::optional<std::string_view> string_arg(const ArgList& args, std::string_view name) const {
     for (const Arg& arg : args) {
       if (trace().string(arg.key) != name) continue;
       if (const auto* text = std::get_if<StringArg>(&arg.value)) return trace().string(text->id);
@@ -212,10 +211,15 @@ class ChromeJsonWriter {
     return std::nullopt;
   }
 
-  void span_args(const SpanDetail* found, const TrackInfo& track) {
+  void span_args(std::uint32_t track_index, std::uint32_t span) {
     ArgsWriter args(*this, detail_member());
+    const TrackInfo& track = trace().track(track_index).info();
+    const SpanColumns& spans = trace().track(track_index).spans();
     const bool gpu_row = track.kind == TrackKind::kGpuStream;
-    if (found == nullptr) {
+    const SpanDetail* found = trace().span_detail(track_index, span);
+    const std::uint64_t external_correlation = spans.external_correlation_id(span);
+    const std::uint32_t correlation = spans.correlation_id(span);
+    if (found == nullptr && external_correlation == 0 && correlation == 0) {
       // GPU activity names its stream, so it returns there from an overlap row.
       if (gpu_row) {
         args.integer("device", track.device);
@@ -223,11 +227,9 @@ class ChromeJsonWriter {
       }
       return;
     }
-    const SpanDetail& detail = *found;
-    if (detail.external_correlation_id != 0) {
-      args.unsigned_integer("External id", detail.external_correlation_id);
-    }
-    if (detail.correlation_id != 0) args.unsigned_integer("correlation", detail.correlation_id);
+    const SpanDetail detail = found != nullptr ? *found : SpanDetail{};
+    if (external_correlation != 0) args.unsigned_integer("External id", external_correlation);
+    if (correlation != 0) args.unsigned_integer("correlation", correlation);
     if (detail.kernel != kNoIndex) {
       const KernelInfo& kernel = trace().kernels()[detail.kernel];
       args.integer("device", kernel.device);
@@ -251,8 +253,8 @@ class ChromeJsonWriter {
       args.string("src memory", to_string(copy.source));
       args.string("dst memory", to_string(copy.destination));
     }
-    if (detail.op != kNoIndex) {
-      const OpInfo& op = trace().ops()[detail.op];
+    if (const std::optional<OpView> found_op = trace().op(track_index, span)) {
+      const OpView& op = *found_op;
       ChromeJsonOutput& out = args.field("Input Dims");
       out.raw('[');
       for (std::size_t input = 0; input < op.input_shapes.size(); ++input) {
@@ -278,11 +280,9 @@ class ChromeJsonWriter {
     const Track& track = trace().track(index);
     const ChromeRow& row = rows_->of_track(index);
     const SpanColumns& spans = track.spans();
-    for (std::size_t span = 0; span < spans.size(); ++span) {
-      const SpanDetail* detail =
-          spans.detail[span] != kNoIndex ? &trace().span_details()[spans.detail[span]] : nullptr;
-      const std::span<const Arg> free_args =
-          detail != nullptr ? trace().args(detail->args) : std::span<const Arg>{};
+    for (std::uint32_t span = 0; span < spans.size(); ++span) {
+      const SpanDetail* detail = trace().span_detail(index, span);
+      const ArgList free_args = detail != nullptr ? trace().args(detail->args) : ArgList{};
       begin_event();
       out_.raw("{\"ph\":\"X\",\"cat\":");
       out_.string(category_of(spans.category[span], free_args));
@@ -290,12 +290,12 @@ class ChromeJsonWriter {
       out_.string(trace().string(spans.name[span]));
       row_and_time(rows_->of_span(index, static_cast<std::uint32_t>(span)), spans.start[span]);
       time_field("dur", spans.end[span] - spans.start[span]);
-      span_args(detail, track.info());
+      span_args(index, span);
       out_.raw('}');
     }
     const InstantColumns& instants = track.instants();
     for (std::size_t instant = 0; instant < instants.size(); ++instant) {
-      const std::span<const Arg> args = trace().args(instants.args[instant]);
+      const ArgList args = trace().args(instants.args[instant]);
       begin_event();
       out_.raw("{\"ph\":\"i\",\"s\":");
       // Thread scope unless the source said process or global.
@@ -336,21 +336,21 @@ class ChromeJsonWriter {
     {
       // Kineto's own args, which memory views read; viewers that key frames ignore instants.
       ArgsWriter args(*this, "args");
-      const std::int32_t device = memory.device[event];
+      const std::int32_t device = memory.device(event);
       args.integer("Device Type", device < 0 ? 0 : 1);  // Kineto: 0 CPU, 1 CUDA
       args.integer("Device Id", device);
       args.unsigned_integer("Addr", memory.address[event]);
       // Kineto's sign convention: a free is a negative allocation.
       const auto bytes = static_cast<std::int64_t>(memory.bytes[event]);
-      args.integer("Bytes", memory.action[event] == MemoryAction::kFree ? -bytes : bytes);
+      args.integer("Bytes", memory.action(event) == MemoryAction::kFree ? -bytes : bytes);
       args.unsigned_integer("Total Allocated", memory.total_allocated[event]);
-      args.unsigned_integer("Total Reserved", memory.total_reserved[event]);
+      args.unsigned_integer("Total Reserved", memory.total_reserved(event));
       args.string(kMemoryPoolArg, pool);
-      if (memory.owner_op[event] != kEmptyString) {
-        args.string(kMemoryOpArg, trace().string(memory.owner_op[event]));
+      if (memory.owner_op(event) != kEmptyString) {
+        args.string(kMemoryOpArg, trace().string(memory.owner_op(event)));
       }
-      if (memory.scope[event] != kEmptyString) {
-        args.string(kMemoryScopeArg, trace().string(memory.scope[event]));
+      if (memory.scope(event) != kEmptyString) {
+        args.string(kMemoryScopeArg, trace().string(memory.scope(event)));
       }
     }
     out_.raw("}");
@@ -364,7 +364,7 @@ class ChromeJsonWriter {
     out_.raw(",\"args\":{\"Total Allocated\":");
     out_.unsigned_integer(memory.total_allocated[event]);
     out_.raw(",\"Total Reserved\":");
-    out_.unsigned_integer(memory.total_reserved[event]);
+    out_.unsigned_integer(memory.total_reserved(event));
     out_.raw("}}");
   }
 

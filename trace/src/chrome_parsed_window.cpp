@@ -2,40 +2,61 @@
 
 #include <cmath>
 
+#include "chrome_exact_times.h"
 #include "chrome_json_values.h"
-#include "tscope/trace/errors.h"
 
 namespace tscope::trace::chrome_json {
+namespace {
 
-void parse_event_window(ParsedEventWindow& parsed, const std::string& source_name) {
+// The value of an event's last member named `key` (read_fields keeps the last of repeated keys).
+JsonValue last_member(JsonValue event, std::string_view key) {
+  JsonValue found;
+  for (const JsonField field : JsonObject(event)) {
+    if (field.key == key) found = field.value;
+  }
+  return found;
+}
+
+// A document simdjson's DOM parsed keeps only the doubles of its numbers; where a time is beyond
+// a double's nanoseconds, the numbers of "ts" and "dur" as written are read again.
+void give_times_their_text(ParsedEventWindow& parsed) {
+  const auto beyond_double = [](JsonValue time) {
+    return time.is(JsonType::kDouble) && !(std::abs(time.dbl()) < kExactDoubleMicros);
+  };
+  bool needs_text = false;
+  for (const JsonValue event : JsonArray(parsed.events)) {
+    needs_text =
+        needs_text || (event.is(JsonType::kObject) && beyond_double(last_member(event, "ts")));
+  }
+  if (!needs_text) return;
   const ChromeEventWindow& window = parsed.window;
-  dom::element root;
-  if (const auto error = parsed.parser.parse(window.text.data(), window.size, false).get(root);
-      error != simdjson::SUCCESS) {
-    throw FormatError(source_name, window.offset,
-                      std::string("not valid JSON: ") + simdjson::error_message(error));
-  }
-  // A window is "[" + events + "]".
-  parsed.events = array_of(root);
-  parsed.metadata_events.clear();
-  // Only each event's phase is looked up, and its time while none has needed its text yet: cheap
-  // next to reading all its fields.
-  bool needs_time_text = false;
-  for (const dom::element element : parsed.events) {
-    if (element.type() != dom::element_type::OBJECT) continue;
-    const dom::object object = object_of(element);
-    dom::element ts_value;
-    if (!needs_time_text && object.at_key("ts").get(ts_value) == simdjson::SUCCESS &&
-        ts_value.type() == dom::element_type::DOUBLE) {
-      needs_time_text = !(std::abs(ts_value.get_double().value_unsafe()) < kExactDoubleMicros);
+  const ChromeEventTimeTokens tokens =
+      ChromeEventTimeTokens::read(window.text.data(), window.size, window.text.size());
+  JsonTape& tape = parsed.document.tape();
+  const JsonNode* const first = tape.root().node();
+  std::size_t index = 0;
+  for (const JsonValue event : JsonArray(parsed.events)) {
+    const std::size_t event_index = index++;
+    if (!event.is(JsonType::kObject)) continue;
+    if (const JsonValue ts = last_member(event, "ts")) {
+      tape.set_text(static_cast<std::size_t>(ts.node() - first), tokens.ts(event_index));
     }
-    dom::element phase_value;
-    if (object.at_key("ph").get(phase_value) != simdjson::SUCCESS) continue;
-    if (as_string(phase_value) == "M") parsed.metadata_events.push_back(object);
+    if (const JsonValue dur = last_member(event, "dur")) {
+      tape.set_text(static_cast<std::size_t>(dur.node() - first), tokens.dur(event_index));
+    }
   }
-  parsed.time_text = needs_time_text ? ChromeEventTimeTokens::read(window.text.data(), window.size,
-                                                                   window.text.size())
-                                     : ChromeEventTimeTokens{};
+}
+
+}  // namespace
+
+bool parse_event_window(ParsedEventWindow& parsed) {
+  const ChromeEventWindow& window = parsed.window;
+  const JsonValue root = parsed.document.parse(window.text.data(), window.size);
+  if (!root) return false;
+  // A window is "[" + events + "]".
+  parsed.events = root;
+  if (parsed.document.used_dom()) give_times_their_text(parsed);
+  return true;
 }
 
 }  // namespace tscope::trace::chrome_json

@@ -5,54 +5,64 @@
 
 namespace tscope::trace::chrome_json {
 
-RawEvent read_fields(dom::object object) {
+RawEvent read_fields(JsonValue element) {
   RawEvent event;
-  event.object = object;
-  for (const dom::key_value_pair field : object) {
+  event.object = element;
+  if (!element.is(JsonType::kObject)) return event;
+  bool seen_phase = false;
+  // Every event passes here, so a key is told apart by its length first.
+  for (const JsonField field : JsonObject(element)) {
     const std::string_view key = field.key;
-    if (key == "ph") {
-      const std::string_view phase = as_string(field.value);
-      if (phase.size() == 1) event.phase = phase[0];
-    } else if (key == "ts") {
-      event.ts = field.value;
-    } else if (key == "name") {
-      event.name = as_string(field.value);
-    } else if (key == "cat") {
-      event.cat = as_string(field.value);
-    } else if (key == "pid") {
-      event.pid = field.value;
-    } else if (key == "tid") {
-      event.tid = field.value;
-    } else if (key == "dur") {
-      event.dur = field.value;
-    } else if (key == "args" || key == kChromeSeparateArgsMember) {
-      // Our writer's separate member, when present, holds what "args" would have.
-      if (field.value.type() == dom::element_type::OBJECT && (key != "args" || !event.args)) {
-        event.args = object_of(field.value);
-      }
-    } else if (key == "id") {
-      event.id = field.value;
-    } else if (key == "bp") {
-      event.binding_point = as_string(field.value);
-    } else if (key == "s") {
-      event.scope = as_string(field.value);
-    } else if (key == "id2") {
-      // {"local": "0x1"} or {"global": "0x1"}: the scope of an async id.
-      if (field.value.type() == dom::element_type::OBJECT) {
-        for (const dom::key_value_pair scoped : object_of(field.value)) {
-          event.id = scoped.value;
+    const JsonValue value = field.value;
+    switch (key.size()) {
+      case 1:
+        if (key == "s") event.scope = as_string(value);
+        break;
+      case 2:
+        if (key == "ph") {
+          const std::string_view phase = as_string(value);
+          if (phase.size() == 1) event.phase = phase[0];
+          if (!seen_phase) event.metadata = phase == "M";
+          seen_phase = true;
+        } else if (key == "ts") {
+          event.ts = value;
+        } else if (key == "id") {
+          event.id = value;
+        } else if (key == "bp") {
+          event.binding_point = as_string(value);
         }
-      }
+        break;
+      case 3:
+        if (key == "cat") {
+          event.cat = as_string(value);
+        } else if (key == "pid") {
+          event.pid = value;
+        } else if (key == "tid") {
+          event.tid = value;
+        } else if (key == "dur") {
+          event.dur = value;
+        } else if (key == "id2" && value.is(JsonType::kObject)) {
+          // {"local": "0x1"} or {"global": "0x1"}: the scope of an async id.
+          for (const JsonField scoped : JsonObject(value))
+            event.id = scoped.value;
+        }
+        break;
+      default:
+        if (key == "name") {
+          event.name = as_string(value);
+        } else if ((key == "args" || key == kChromeSeparateArgsMember) &&
+                   value.is(JsonType::kObject) && (key != "args" || !event.args)) {
+          // Our writer's separate member, when present, holds what "args" would have.
+          event.args = JsonObject(value);
+        }
+        break;
     }
   }
   return event;
 }
 
-std::optional<dom::element> arg(const RawEvent& event, std::string_view key) {
-  if (!event.args) return std::nullopt;
-  dom::element value;
-  if (event.args->at_key(key).get(value) != simdjson::SUCCESS) return std::nullopt;
-  return value;
+JsonValue arg(const RawEvent& event, std::string_view key) {
+  return event.args ? event.args.find(key) : JsonValue();
 }
 
 }  // namespace tscope::trace::chrome_json

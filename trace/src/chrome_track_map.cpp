@@ -9,29 +9,32 @@ void ChromeTrackMap::read_metadata_event(const RawEvent& event) {
   const RowId row = row_of(event);
   const auto value = [&](std::string_view key) { return arg(event, key); };
   if (event.name == "process_name") {
-    if (const auto name = value("name")) process_names_[row.pid] = as_string(*name);
+    if (const JsonValue name = value("name")) process_names_[row.pid] = as_string(name);
   } else if (event.name == "process_labels") {
-    if (const auto labels = value("labels")) process_labels_[row.pid] = as_string(*labels);
+    if (const JsonValue labels = value("labels")) process_labels_[row.pid] = as_string(labels);
   } else if (event.name == "process_sort_index") {
-    if (const auto sort = value("sort_index"); sort && as_integer(*sort)) {
-      process_sort_[row.pid] = static_cast<std::int32_t>(*as_integer(*sort));
+    if (const auto sort = as_integer(value("sort_index"))) {
+      process_sort_[row.pid] = static_cast<std::int32_t>(*sort);
     }
   } else if (event.name == "thread_name") {
-    if (const auto name = value("name")) thread_names_[row] = as_string(*name);
+    if (const JsonValue name = value("name")) thread_names_[row] = as_string(name);
   } else if (event.name == "thread_sort_index") {
-    if (const auto sort = value("sort_index"); sort && as_integer(*sort)) {
-      thread_sort_[row] = static_cast<std::int32_t>(*as_integer(*sort));
+    if (const auto sort = as_integer(value("sort_index"))) {
+      thread_sort_[row] = static_cast<std::int32_t>(*sort);
     }
   }
 }
 
-std::int64_t ChromeTrackMap::row_number(const std::optional<dom::element>& value) {
+std::int64_t ChromeTrackMap::row_number(JsonValue value) {
   if (!value) return 0;
-  if (const auto number = as_integer(*value)) return *number;
-  const std::string text(as_string(*value));
-  const auto [found, inserted] =
-      named_rows_.try_emplace(text, kNamedRowBase - static_cast<std::int64_t>(named_rows_.size()));
-  if (inserted) row_names_[found->second] = text;
+  if (const auto number = as_integer(value)) return *number;
+  const std::string_view text = as_string(value);
+  // Kineto names its GPU rows ("stream 7"), and events of one row mostly come together.
+  if (last_named_row_ && last_named_row_->first == text) return last_named_row_->second;
+  const auto [found, inserted] = named_rows_.try_emplace(
+      std::string(text), kNamedRowBase - static_cast<std::int64_t>(named_rows_.size()));
+  if (inserted) row_names_[found->second] = found->first;
+  last_named_row_.emplace(found->first, found->second);
   return found->second;
 }
 

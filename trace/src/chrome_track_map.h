@@ -48,7 +48,7 @@ class ChromeTrackMap {
                             std::int32_t device);
 
  private:
-  std::int64_t row_number(const std::optional<dom::element>& value);
+  std::int64_t row_number(JsonValue value);
   std::uint32_t process_for(std::int64_t pid, bool gpu);
   void name_process(std::uint32_t index, std::int64_t pid, bool gpu);
   void name_host_track(std::uint32_t track, RowId row);
@@ -63,6 +63,8 @@ class ChromeTrackMap {
   static constexpr std::int64_t kNamedRowBase = std::numeric_limits<std::int64_t>::min() / 2;
   // Names are copied: the document they were read from is gone after its window.
   std::unordered_map<std::string, std::int64_t> named_rows_;
+  // The last name looked up, a view of its key in named_rows_ (whose nodes stay in place).
+  std::optional<std::pair<std::string_view, std::int64_t>> last_named_row_;
   std::unordered_map<std::int64_t, std::string> row_names_;
   static bool is_named_row(std::int64_t id) { return id <= kNamedRowBase; }
 

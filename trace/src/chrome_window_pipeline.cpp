@@ -1,5 +1,9 @@
 #include "chrome_window_pipeline.h"
 
+#include <string>
+
+#include "tscope/trace/errors.h"
+
 namespace tscope::trace::chrome_json {
 namespace {
 
@@ -28,8 +32,15 @@ ChromeWindowPipeline::~ChromeWindowPipeline() {
 
 bool ChromeWindowPipeline::fill(ParsedEventWindow& buffer) {
   if (!windows_.next(buffer.window)) return false;
-  parse_event_window(buffer, windows_.source().source_name());
-  return true;
+  if (parse_event_window(buffer)) return true;
+  if (buffer.window.speculative) {
+    // Cut where the text only looked like an event's end: cut again by the scan.
+    windows_.put_back(buffer.window);
+    if (!windows_.next(buffer.window)) return false;
+    if (parse_event_window(buffer)) return true;
+  }
+  throw FormatError(windows_.source().source_name(), buffer.window.offset,
+                    std::string("not valid JSON: ") + buffer.document.error());
 }
 
 void ChromeWindowPipeline::read_ahead() {

@@ -89,7 +89,7 @@ class PerfettoWriter {
         value_interned_(trace.strings().size(), false),
         // Packet timestamps are unsigned: a trace timed before zero is shifted to start at it.
         time_shift_(std::min<TimeNs>(trace.begin_time(), 0)) {
-    const std::vector<Flow>& flows = trace.flows();
+    const FlowTable& flows = trace.flows();
     flows_by_end_.resize(flows.size());
     for (std::uint32_t flow = 0; flow < flows_by_end_.size(); ++flow)
       flows_by_end_[flow] = flow;
@@ -206,7 +206,7 @@ class PerfettoWriter {
         emit_event(memory.time[event]);
         begin_counter(reserved);
         event_.int_field(field::kEventCounterValue,
-                         static_cast<std::int64_t>(memory.total_reserved[event]));
+                         static_cast<std::int64_t>(memory.total_reserved(event)));
         emit_event(memory.time[event]);
       }
     }
@@ -234,8 +234,7 @@ class PerfettoWriter {
       }
       if (span_next) {
         begin_event(kSliceBegin, uuid, spans.name[span], spans.category[span]);
-        if (spans.detail[span] != kNoIndex)
-          annotate_detail(trace_.span_details()[spans.detail[span]]);
+        annotate_detail(index, span);
         add_flow_ids({EventKind::kSpan, index, span});
         open_ends.push_back(spans.end[span]);
         ++span;
@@ -300,7 +299,7 @@ class PerfettoWriter {
 
   // Flow ids are the flow's index + 1: unique, and 0 is not a valid id.
   void add_flow_ids(const EventRef& event) {
-    const std::vector<Flow>& flows = trace_.flows();
+    const FlowTable& flows = trace_.flows();
     auto from =
         std::lower_bound(flows.begin(), flows.end(), event,
                          [](const Flow& flow, const EventRef& ref) { return flow.from < ref; });
@@ -361,10 +360,14 @@ class PerfettoWriter {
     return text_;
   }
 
-  void annotate_detail(const SpanDetail& detail) {
-    if (detail.correlation_id != 0) annotate("correlation", detail.correlation_id);
-    if (detail.external_correlation_id != 0)
-      annotate("external correlation", detail.external_correlation_id);
+  void annotate_detail(std::uint32_t track, std::uint32_t span) {
+    const SpanColumns& spans = trace_.track(track).spans();
+    if (spans.correlation_id(span) != 0) annotate("correlation", spans.correlation_id(span));
+    if (spans.external_correlation_id(span) != 0)
+      annotate("external correlation", spans.external_correlation_id(span));
+    const SpanDetail* shared = trace_.span_detail(track, span);
+    if (shared == nullptr) return;
+    const SpanDetail& detail = *shared;
     if (detail.kernel != kNoIndex) {
       const KernelInfo& kernel = trace_.kernels()[detail.kernel];
       text_.clear();
@@ -382,8 +385,8 @@ class PerfettoWriter {
       annotate("src memory", to_string(copy.source));
       annotate("dst memory", to_string(copy.destination));
     }
-    if (detail.op != kNoIndex) {
-      const OpInfo& op = trace_.ops()[detail.op];
+    if (const std::optional<OpView> found = trace_.op(track, span)) {
+      const OpView& op = *found;
       if (!op.input_shapes.empty()) {
         text_.clear();
         text_.push_back('[');
@@ -402,7 +405,7 @@ class PerfettoWriter {
     annotate_args(trace_.args(detail.args));
   }
 
-  void annotate_args(std::span<const Arg> args) {
+  void annotate_args(const ArgList& args) {
     for (const Arg& arg : args) {
       const std::string_view name = trace_.string(arg.key);
       if (const auto* integer = std::get_if<std::int64_t>(&arg.value)) {

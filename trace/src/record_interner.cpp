@@ -2,6 +2,16 @@
 
 namespace tscope::trace {
 
+std::uint64_t record_hash(const SpanDetail& detail) {
+  RecordHash hash;
+  hash.mix(detail.kernel);
+  hash.mix(detail.copy);
+  hash.mix(detail.op);
+  hash.mix(detail.args.begin);
+  hash.mix(detail.args.count);
+  return hash.value();
+}
+
 std::uint64_t record_hash(const KernelInfo& kernel) {
   RecordHash hash;
   hash.mix_all(std::span<const std::uint32_t>(kernel.grid));
@@ -23,16 +33,30 @@ std::uint64_t record_hash(const CopyInfo& copy) {
   return hash.value();
 }
 
-std::uint64_t record_hash(const OpInfo& op) {
+std::uint64_t record_hash(const OpDetail& op) {
   RecordHash hash;
-  hash.mix(op.input_shapes.size());
-  for (const std::vector<std::int64_t>& shape : op.input_shapes)
-    hash.mix_all(std::span<const std::int64_t>(shape));
+  hash.mix(op.input_shapes);
   hash.mix(op.flops);
   hash.mix(op.bytes_read);
   hash.mix(op.bytes_written);
-  hash.mix_all(std::span<const std::uint64_t>(op.tensors_read));
-  hash.mix_all(std::span<const std::uint64_t>(op.tensors_written));
+  return hash.value();
+}
+
+std::uint64_t record_hash(const MemoryContext& context) {
+  RecordHash hash;
+  hash.mix(static_cast<std::uint64_t>(context.action));
+  hash.mix(static_cast<std::uint64_t>(context.device));
+  hash.mix(context.owner_op);
+  hash.mix(context.scope);
+  hash.mix(context.total_reserved);
+  return hash.value();
+}
+
+std::uint64_t record_hash(const std::vector<std::vector<std::int64_t>>& shapes) {
+  RecordHash hash;
+  hash.mix(shapes.size());
+  for (const std::vector<std::int64_t>& shape : shapes)
+    hash.mix_all(std::span<const std::int64_t>(shape));
   return hash.value();
 }
 

@@ -12,14 +12,31 @@ const SpanDetail* Trace::span_detail(std::uint32_t track_index, std::uint32_t sp
   return detail == kNoIndex ? nullptr : &span_details_.at(detail);
 }
 
-std::span<const Arg> Trace::args(ArgRange range) const {
+std::optional<OpView> Trace::op(std::uint32_t track_index, std::uint32_t span) const {
+  const SpanColumns& spans = track(track_index).spans();
+  const std::uint32_t detail = spans.detail.at(span);
+  // The analyses call this for every op span, so past the checked span only the indices the
+  // builder wrote are followed, unchecked.
+  if (detail == kNoIndex || span_details_[detail].op == kNoIndex) return std::nullopt;
+  const OpDetail& op = op_details_[span_details_[detail].op];
+  const TensorRun run = spans.tensor_run(span);
+  const auto ids = std::span<const std::uint64_t>(tensor_ids_).subspan(run.begin);
+  return OpView{shapes_.list(op.input_shapes),
+                op.flops,
+                op.bytes_read,
+                op.bytes_written,
+                ids.first(run.read),
+                ids.subspan(run.read, run.written)};
+}
+
+ArgList Trace::args(ArgRange range) const {
   if (range.count == 0) return {};
-  if (range.begin > args_.size() || range.count > args_.size() - range.begin) {
+  if (range.begin > arg_lists_.size() || range.count > arg_lists_.size() - range.begin) {
     throw TraceError("argument range [" + std::to_string(range.begin) + ", +" +
                      std::to_string(range.count) + ") outside a table of " +
-                     std::to_string(args_.size()) + " arguments");
+                     std::to_string(arg_lists_.size()) + " arguments");
   }
-  return std::span<const Arg>(args_).subspan(range.begin, range.count);
+  return {std::span<const std::uint32_t>(arg_lists_).subspan(range.begin, range.count), args_};
 }
 
 SpanRecord Trace::span_record(std::uint32_t track_index, std::uint32_t span) const {
@@ -29,12 +46,21 @@ SpanRecord Trace::span_record(std::uint32_t track_index, std::uint32_t span) con
   record.end = columns.end[span];
   record.name = columns.name[span];
   record.category = columns.category[span];
+  record.correlation_id = columns.correlation_id(span);
+  record.external_correlation_id = columns.external_correlation_id(span);
   if (const SpanDetail* detail = span_detail(track_index, span)) {
-    record.correlation_id = detail->correlation_id;
-    record.external_correlation_id = detail->external_correlation_id;
     if (detail->kernel != kNoIndex) record.kernel = kernels_.at(detail->kernel);
     if (detail->copy != kNoIndex) record.copy = copies_.at(detail->copy);
-    if (detail->op != kNoIndex) record.op = ops_.at(detail->op);
+    if (const std::optional<OpView> op = this->op(track_index, span)) {
+      OpInfo& info = record.op.emplace();
+      for (const ShapeLists::Shape shape : op->input_shapes)
+        info.input_shapes.emplace_back(shape.begin(), shape.end());
+      info.flops = op->flops;
+      info.bytes_read = op->bytes_read;
+      info.bytes_written = op->bytes_written;
+      info.tensors_read.assign(op->tensors_read.begin(), op->tensors_read.end());
+      info.tensors_written.assign(op->tensors_written.begin(), op->tensors_written.end());
+    }
     const auto span_args = args(detail->args);
     record.args.assign(span_args.begin(), span_args.end());
   }

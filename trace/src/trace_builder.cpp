@@ -2,16 +2,16 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
 #include <span>
 #include <string>
 #include <tuple>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
+#include "sort_runs.h"
 #include "tscope/trace/arg_runs.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/record_interner.h"
@@ -34,9 +34,10 @@ struct Positions {
   std::size_t size = 0;
 };
 
+// A column left empty (one that only the tracks whose events carry it fill) stays empty.
 template <typename Column>
 void apply_order(Column& column, const std::vector<std::uint32_t>& order) {
-  if (order.empty()) return;
+  if (order.empty() || column.empty()) return;
   Column sorted;
   sorted.reserve(column.size());
   for (const std::uint32_t from : order)
@@ -104,6 +105,39 @@ bool is_launch(Category category) {
   return category == Category::kRuntimeApi || category == Category::kDriverApi;
 }
 
+// Appends the value of event `index` to a column that stays empty until some event has a value
+// other than the default; the events before that one then get the default.
+template <typename Column, typename Value>
+void append_to_lazy_column(Column& column, std::size_t index, const Value& value) {
+  if (column.empty() && value == Value{}) return;
+  column.resize(index);
+  column.push_back(value);
+}
+
+// Old index -> new index of a side table rebuilt in event order: each old entry moves on its first
+// use, so entries keep being stored once each.
+class Renumbering {
+ public:
+  explicit Renumbering(std::size_t size) : moved_to_(size, kNoIndex) {}
+
+  template <typename Move>
+  std::uint32_t operator()(std::uint32_t old, Move move) {
+    if (old == kNoIndex) return kNoIndex;
+    std::uint32_t& moved = moved_to_[old];
+    if (moved == kNoIndex) moved = move(old);
+    return moved;
+  }
+
+ private:
+  std::vector<std::uint32_t> moved_to_;
+};
+
+template <typename Value>
+std::uint32_t append_entry(std::vector<Value>& table, const Value& value) {
+  table.push_back(value);
+  return static_cast<std::uint32_t>(table.size() - 1);
+}
+
 }  // namespace
 
 struct TraceBuilder::SortedPositions {
@@ -159,7 +193,7 @@ ArgRange TraceBuilder::append_args(const std::vector<Arg>& args) {
     if (const auto* text = std::get_if<StringArg>(&arg.value))
       require_string(trace_.strings_, text->id, "argument value");
   }
-  return arg_runs_.store(trace_.args_, args);
+  return arg_runs_.store(trace_.args_, trace_.arg_lists_, args);
 }
 
 template <typename Column>
@@ -177,6 +211,36 @@ static void require_time(TimeNs time, const char* what) {
   }
 }
 
+std::uint32_t TraceBuilder::store_op(const OpInfo& op) {
+  ShapeLists& shapes = trace_.shapes_;
+  const std::uint32_t input_shapes = shape_lists_.find_or_add(
+      record_hash(op.input_shapes),
+      [&](std::uint32_t stored) { return shapes.equal(stored, op.input_shapes); },
+      [&] { return shapes.append(op.input_shapes); });
+  return op_records_.store(trace_.op_details_,
+                           {input_shapes, op.flops, op.bytes_read, op.bytes_written});
+}
+
+TensorRun TraceBuilder::append_tensor_ids(const OpInfo& op) {
+  if (op.tensors_read.size() > TensorRun::kMaxTensors ||
+      op.tensors_written.size() > TensorRun::kMaxTensors) {
+    throw TraceError("an operator names " + std::to_string(op.tensors_read.size()) +
+                     " tensors read and " + std::to_string(op.tensors_written.size()) +
+                     " written, more than the " + std::to_string(TensorRun::kMaxTensors) +
+                     " of each a trace holds");
+  }
+  std::vector<std::uint64_t>& ids = trace_.tensor_ids_;
+  if (ids.size() + op.tensors_read.size() + op.tensors_written.size() > kNoIndex) {
+    throw TraceError("more than 2^32 - 1 tensor ids in one trace");
+  }
+  const TensorRun run{static_cast<std::uint32_t>(ids.size()),
+                      static_cast<std::uint16_t>(op.tensors_read.size()),
+                      static_cast<std::uint16_t>(op.tensors_written.size())};
+  ids.insert(ids.end(), op.tensors_read.begin(), op.tensors_read.end());
+  ids.insert(ids.end(), op.tensors_written.begin(), op.tensors_written.end());
+  return run;
+}
+
 EventRef TraceBuilder::add_span(std::uint32_t track, const SpanRecord& span) {
   Track& target = track_for_event(track);
   require_time(span.start, "span start");
@@ -188,17 +252,18 @@ EventRef TraceBuilder::add_span(std::uint32_t track, const SpanRecord& span) {
   require_string(trace_.strings_, span.name, "span name");
   const std::uint32_t index = next_index(target.spans_);
   std::uint32_t detail_index = kNoIndex;
-  if (span.correlation_id != 0 || span.external_correlation_id != 0 || span.kernel || span.copy ||
-      span.op || !span.args.empty()) {
+  TensorRun tensors;
+  if (span.kernel || span.copy || span.op || !span.args.empty()) {
     SpanDetail detail;
-    detail.correlation_id = span.correlation_id;
-    detail.external_correlation_id = span.external_correlation_id;
     if (span.kernel) detail.kernel = kernel_records_.store(trace_.kernels_, *span.kernel);
     if (span.copy) detail.copy = copy_records_.store(trace_.copies_, *span.copy);
-    if (span.op) detail.op = op_records_.store(trace_.ops_, *span.op);
+    if (span.op) {
+      detail.op = store_op(*span.op);
+      if (!span.op->tensors_read.empty() || !span.op->tensors_written.empty())
+        tensors = append_tensor_ids(*span.op);
+    }
     detail.args = append_args(span.args);
-    detail_index = static_cast<std::uint32_t>(trace_.span_details_.size());
-    trace_.span_details_.push_back(detail);
+    detail_index = detail_records_.store(trace_.span_details_, detail);
   }
   SpanColumns& spans = target.spans_;
   spans.start.push_back(span.start);
@@ -207,6 +272,9 @@ EventRef TraceBuilder::add_span(std::uint32_t track, const SpanRecord& span) {
   spans.detail.push_back(detail_index);
   spans.category.push_back(span.category);
   spans.depth.push_back(0);
+  append_to_lazy_column(spans.correlation, index, span.correlation_id);
+  append_to_lazy_column(spans.external_correlation, index, span.external_correlation_id);
+  append_to_lazy_column(spans.tensors, index, tensors);
   return {EventKind::kSpan, track, index};
 }
 
@@ -239,20 +307,20 @@ EventRef TraceBuilder::add_memory_event(std::uint32_t track, const MemoryRecord&
   require_string(trace_.strings_, event.scope, "memory event scope");
   const std::uint32_t index = next_index(target.memory_);
   MemoryColumns& memory = target.memory_;
+  if (memory_contexts_.size() <= track) memory_contexts_.resize(track + 1);
+  const std::uint32_t context = memory_contexts_[track].store(
+      memory.contexts,
+      {event.action, event.device, event.owner_op, event.scope, event.total_reserved});
   memory.time.push_back(event.time);
-  memory.action.push_back(event.action);
   memory.address.push_back(event.address);
   memory.bytes.push_back(event.bytes);
-  memory.device.push_back(event.device);
-  memory.owner_op.push_back(event.owner_op);
-  memory.scope.push_back(event.scope);
   memory.total_allocated.push_back(event.total_allocated);
-  memory.total_reserved.push_back(event.total_reserved);
+  memory.context.push_back(context);
   return {EventKind::kMemory, track, index};
 }
 
 void TraceBuilder::add_flow(const Flow& flow) {
-  trace_.flows_.push_back(flow);
+  flows_.push_back(flow);
 }
 
 void TraceBuilder::add_flow_endpoint(const FlowEndpoint& endpoint) {
@@ -294,7 +362,8 @@ TraceBuilder::SortedPositions TraceBuilder::sort_tracks() {
   for (Track& track : trace_.tracks_) {
     SpanColumns& spans = track.spans_;
     positions.spans.push_back(reorder(span_order(spans), spans.size(), spans.start, spans.end,
-                                      spans.name, spans.detail, spans.category));
+                                      spans.name, spans.detail, spans.category, spans.correlation,
+                                      spans.external_correlation, spans.tensors));
     InstantColumns& instants = track.instants_;
     positions.instants.push_back(reorder(time_order(instants.time), instants.size(), instants.time,
                                          instants.name, instants.category, instants.args));
@@ -303,53 +372,95 @@ TraceBuilder::SortedPositions TraceBuilder::sort_tracks() {
         reorder(time_order(counters.time), counters.size(), counters.time, counters.value));
     MemoryColumns& memory = track.memory_;
     positions.memory.push_back(reorder(time_order(memory.time), memory.size(), memory.time,
-                                       memory.action, memory.address, memory.bytes, memory.device,
-                                       memory.owner_op, memory.scope, memory.total_allocated,
-                                       memory.total_reserved));
+                                       memory.address, memory.bytes, memory.total_allocated,
+                                       memory.context));
   }
   return positions;
 }
 
-// Side tables follow the sorted events (track by track, spans then instants), so two builds of
-// the same events compare equal whatever order they arrived in.
+// Side tables follow the sorted events (track by track, spans then instants, memory contexts per
+// track), so two builds of the same events compare equal whatever order they arrived in.
 void TraceBuilder::order_side_tables() {
+  const Trace& old = trace_;
   std::vector<SpanDetail> details;
   std::vector<KernelInfo> kernels;
   std::vector<CopyInfo> copies;
-  std::vector<OpInfo> ops;
+  std::vector<OpDetail> ops;
+  ShapeLists shapes;
+  std::vector<std::uint64_t> tensor_ids;
   std::vector<Arg> args;
-  details.reserve(trace_.span_details_.size());
-  args.reserve(trace_.args_.size());
-  // The lists and records keep being stored once each, now in event order.
-  ArgRuns runs;
-  RecordInterner<KernelInfo> kernel_records;
-  RecordInterner<CopyInfo> copy_records;
-  RecordInterner<OpInfo> op_records;
+  std::vector<std::uint32_t> arg_lists;
+  details.reserve(old.span_details_.size());
+  tensor_ids.reserve(old.tensor_ids_.size());
+  args.reserve(old.args_.size());
+  arg_lists.reserve(old.arg_lists_.size());
+  Renumbering detail_of(old.span_details_.size());
+  Renumbering kernel_of(old.kernels_.size());
+  Renumbering copy_of(old.copies_.size());
+  Renumbering op_of(old.op_details_.size());
+  Renumbering shapes_of(old.shapes_.size());
+  Renumbering arg_of(old.args_.size());
+  // Each distinct list starts at its own position of the list table.
+  Renumbering list_at(old.arg_lists_.size());
   const auto move_args = [&](ArgRange range) {
-    return runs.store(args, std::span<const Arg>(trace_.args_).subspan(range.begin, range.count));
+    if (range.count == 0) return ArgRange{};
+    const std::uint32_t begin = list_at(range.begin, [&](std::uint32_t first) {
+      const auto moved = static_cast<std::uint32_t>(arg_lists.size());
+      for (std::uint32_t entry = first; entry < first + range.count; ++entry) {
+        arg_lists.push_back(arg_of(old.arg_lists_[entry], [&](std::uint32_t arg) {
+          return append_entry(args, old.args_[arg]);
+        }));
+      }
+      return moved;
+    });
+    return ArgRange{begin, range.count};
   };
-  const auto move_entry = [](const auto& from, auto& to, auto& records, std::uint32_t index) {
-    return index == kNoIndex ? kNoIndex : records.store(to, from[index]);
+  const auto move_op = [&](std::uint32_t index) {
+    OpDetail op = old.op_details_[index];
+    op.input_shapes = shapes_of(
+        op.input_shapes, [&](std::uint32_t list) { return shapes.append(old.shapes_.list(list)); });
+    return append_entry(ops, op);
+  };
+  const auto move_detail = [&](std::uint32_t index) {
+    SpanDetail detail = old.span_details_[index];
+    detail.kernel = kernel_of(detail.kernel, [&](std::uint32_t kernel) {
+      return append_entry(kernels, old.kernels_[kernel]);
+    });
+    detail.copy = copy_of(
+        detail.copy, [&](std::uint32_t copy) { return append_entry(copies, old.copies_[copy]); });
+    detail.op = op_of(detail.op, move_op);
+    detail.args = move_args(detail.args);
+    return append_entry(details, detail);
   };
   for (Track& track : trace_.tracks_) {
-    for (std::uint32_t& detail_index : track.spans_.detail) {
-      if (detail_index == kNoIndex) continue;
-      SpanDetail detail = trace_.span_details_[detail_index];
-      detail.kernel = move_entry(trace_.kernels_, kernels, kernel_records, detail.kernel);
-      detail.copy = move_entry(trace_.copies_, copies, copy_records, detail.copy);
-      detail.op = move_entry(trace_.ops_, ops, op_records, detail.op);
-      detail.args = move_args(detail.args);
-      details.push_back(detail);
-      detail_index = static_cast<std::uint32_t>(details.size() - 1);
+    for (std::uint32_t& detail_index : track.spans_.detail)
+      detail_index = detail_of(detail_index, move_detail);
+    for (TensorRun& run : track.spans_.tensors) {
+      const auto ids = std::span<const std::uint64_t>(old.tensor_ids_)
+                           .subspan(run.begin, std::size_t{run.read} + run.written);
+      run.begin = static_cast<std::uint32_t>(tensor_ids.size());
+      tensor_ids.insert(tensor_ids.end(), ids.begin(), ids.end());
     }
     for (ArgRange& range : track.instants_.args)
       range = move_args(range);
+    MemoryColumns& memory = track.memory_;
+    std::vector<MemoryContext> contexts;
+    Renumbering context_of(memory.contexts.size());
+    for (std::uint32_t& context : memory.context) {
+      context = context_of(context, [&](std::uint32_t index) {
+        return append_entry(contexts, memory.contexts[index]);
+      });
+    }
+    memory.contexts = std::move(contexts);
   }
   trace_.span_details_ = std::move(details);
   trace_.kernels_ = std::move(kernels);
   trace_.copies_ = std::move(copies);
-  trace_.ops_ = std::move(ops);
+  trace_.op_details_ = std::move(ops);
+  trace_.shapes_ = std::move(shapes);
+  trace_.tensor_ids_ = std::move(tensor_ids);
   trace_.args_ = std::move(args);
+  trace_.arg_lists_ = std::move(arg_lists);
 }
 
 // A span's depth is the number of earlier spans still open when it starts. A span that overlaps
@@ -408,7 +519,7 @@ void TraceBuilder::resolve_flow_endpoints() {
   for (const auto& [key, ends] : by_id) {
     const std::size_t pairs = std::min(ends.starts.size(), ends.finishes.size());
     for (std::size_t pair = 0; pair < pairs; ++pair) {
-      trace_.flows_.push_back({key.first, key.second, ends.starts[pair], ends.finishes[pair]});
+      flows_.push_back({key.first, key.second, ends.starts[pair], ends.finishes[pair]});
     }
   }
   flow_endpoints_.clear();
@@ -416,30 +527,64 @@ void TraceBuilder::resolve_flow_endpoints() {
 
 void TraceBuilder::link_correlated_events() {
   struct HostSpan {
+    std::uint64_t id;  // the correlation id of a launch, the external id of an op
     EventRef ref;
     std::uint32_t process;
   };
-  std::unordered_map<std::uint64_t, std::vector<HostSpan>> launches;
-  std::unordered_map<std::uint64_t, std::vector<HostSpan>> ops;
+  // Flat vectors sorted by id, in trace order within an id: a trace has an id for every launch,
+  // too many for a hash node and a vector each.
+  std::vector<HostSpan> launches;
+  std::vector<HostSpan> ops;
   for (std::uint32_t track = 0; track < trace_.tracks_.size(); ++track) {
     const Track& host = trace_.tracks_[track];
     if (host.info_.kind != TrackKind::kHostThread) continue;
-    for (std::uint32_t span = 0; span < host.spans_.size(); ++span) {
-      const std::uint32_t detail = host.spans_.detail[span];
-      if (detail == kNoIndex) continue;
-      const SpanDetail& info = trace_.span_details_[detail];
-      const Category category = host.spans_.category[span];
-      const HostSpan entry{{EventKind::kSpan, track, span}, host.info_.process};
-      if (is_launch(category) && info.correlation_id != 0) {
-        launches[info.correlation_id].push_back(entry);
-      } else if (category == Category::kCpuOp && info.external_correlation_id != 0) {
-        ops[info.external_correlation_id].push_back(entry);
+    const SpanColumns& spans = host.spans_;
+    for (std::uint32_t span = 0; span < spans.size(); ++span) {
+      const Category category = spans.category[span];
+      const EventRef ref{EventKind::kSpan, track, span};
+      if (is_launch(category) && spans.correlation_id(span) != 0) {
+        launches.push_back({spans.correlation_id(span), ref, host.info_.process});
+      } else if (category == Category::kCpuOp && spans.external_correlation_id(span) != 0) {
+        ops.push_back({spans.external_correlation_id(span), ref, host.info_.process});
       }
     }
   }
+  // Ids are given out in time order, so each host track's spans come as a run sorted by id.
+  const auto in_id_order = [](const HostSpan& a, const HostSpan& b) { return a.id < b.id; };
+  sort_runs(launches.begin(), launches.end(), in_id_order);
+  sort_runs(ops.begin(), ops.end(), in_id_order);
+  // The spans with `id`. A GPU track's activities come in time order, their ids mostly growing,
+  // so each search starts where the track's last one ended (`cursor`) and gallops from there.
+  const auto with_id = [](const std::vector<HostSpan>& spans, std::uint64_t id,
+                          std::size_t& cursor) {
+    const auto below = [id](const HostSpan& span) { return span.id < id; };
+    // The first span not below `id` lies in [low, high].
+    std::size_t low = 0;
+    std::size_t high = spans.size();
+    std::size_t step = 1;
+    if (cursor < spans.size() && below(spans[cursor])) {
+      low = cursor + 1;
+      for (; low + step - 1 < spans.size() && below(spans[low + step - 1]); step *= 2)
+        low += step;
+      high = std::min(spans.size(), low + step - 1);
+    } else if (cursor < spans.size()) {
+      high = cursor;
+      for (; high >= step && !below(spans[high - step]); step *= 2)
+        high -= step;
+      low = high >= step ? high - step + 1 : 0;
+    }
+    const auto begin = spans.begin() + static_cast<std::ptrdiff_t>(low);
+    const auto first =
+        std::partition_point(begin, spans.begin() + static_cast<std::ptrdiff_t>(high), below);
+    auto last = first;
+    while (last != spans.end() && last->id == id)
+      ++last;
+    cursor = static_cast<std::size_t>(first - spans.begin());
+    return std::span<const HostSpan>(first, last);
+  };
   // Correlation ids are unique within one process; when several processes reuse one, only a
   // launch from the GPU track's own process is trusted.
-  const auto pick = [](const std::vector<HostSpan>& candidates,
+  const auto pick = [](std::span<const HostSpan> candidates,
                        std::uint32_t process) -> const HostSpan* {
     if (candidates.size() == 1) return &candidates.front();
     for (const HostSpan& candidate : candidates) {
@@ -455,7 +600,7 @@ void TraceBuilder::link_correlated_events() {
   // "External id" numbers across unrelated events (a kernel's External id equal to its
   // correlation, say), so an op with the right id elsewhere in time is not the one; without a
   // known launch, the op must at least start before the activity.
-  const auto running_op = [&](const std::vector<HostSpan>& candidates, std::uint32_t process,
+  const auto running_op = [&](std::span<const HostSpan> candidates, std::uint32_t process,
                               const HostSpan* launch, EventRef target) -> const HostSpan* {
     const HostSpan* best = nullptr;
     TimeNs best_start = std::numeric_limits<TimeNs>::min();
@@ -482,21 +627,24 @@ void TraceBuilder::link_correlated_events() {
   for (std::uint32_t track = 0; track < trace_.tracks_.size(); ++track) {
     const Track& gpu = trace_.tracks_[track];
     if (gpu.info_.kind != TrackKind::kGpuStream) continue;
-    for (std::uint32_t span = 0; span < gpu.spans_.size(); ++span) {
-      const std::uint32_t detail = gpu.spans_.detail[span];
-      if (detail == kNoIndex || !is_gpu_activity(gpu.spans_.category[span])) continue;
-      const SpanDetail& info = trace_.span_details_[detail];
+    std::size_t launch_cursor = 0;
+    std::size_t op_cursor = 0;
+    const SpanColumns& spans = gpu.spans_;
+    for (std::uint32_t span = 0; span < spans.size(); ++span) {
+      if (!is_gpu_activity(spans.category[span])) continue;
+      const std::uint32_t correlation = spans.correlation_id(span);
+      const std::uint64_t external = spans.external_correlation_id(span);
       const EventRef target{EventKind::kSpan, track, span};
       const HostSpan* launch = nullptr;
-      if (const auto found = launches.find(info.correlation_id); found != launches.end()) {
-        launch = pick(found->second, gpu.info_.process);
+      if (const auto found = with_id(launches, correlation, launch_cursor); !found.empty()) {
+        launch = pick(found, gpu.info_.process);
         if (launch != nullptr) {
-          linked.push_back({FlowKind::kLaunchToKernel, info.correlation_id, launch->ref, target});
+          linked.push_back({FlowKind::kLaunchToKernel, correlation, launch->ref, target});
         }
       }
-      if (const auto found = ops.find(info.external_correlation_id); found != ops.end()) {
-        if (const HostSpan* op = running_op(found->second, gpu.info_.process, launch, target)) {
-          linked.push_back({FlowKind::kOpToKernel, info.external_correlation_id, op->ref, target});
+      if (const auto found = with_id(ops, external, op_cursor); !found.empty()) {
+        if (const HostSpan* op = running_op(found, gpu.info_.process, launch, target)) {
+          linked.push_back({FlowKind::kOpToKernel, external, op->ref, target});
         }
       }
     }
@@ -504,20 +652,32 @@ void TraceBuilder::link_correlated_events() {
   // Correlation ids name both ends exactly; a flow event in the file only binds by time, which
   // picks a zero-length neighbour that starts at the same microsecond. Where both exist for one
   // activity, the correlation's wins.
-  std::unordered_set<std::uint64_t> linked_targets[2];
+  std::vector<std::uint64_t> linked_targets[2];
   for (const Flow& flow : linked) {
-    linked_targets[flow.kind == FlowKind::kOpToKernel].insert(flow.to.pack());
+    linked_targets[flow.kind == FlowKind::kOpToKernel].push_back(flow.to.pack());
   }
-  std::erase_if(trace_.flows_, [&](const Flow& flow) {
+  for (std::vector<std::uint64_t>& targets : linked_targets)
+    sort_runs(targets.begin(), targets.end(), std::less<>());
+  std::erase_if(flows_, [&](const Flow& flow) {
     if (flow.kind != FlowKind::kLaunchToKernel && flow.kind != FlowKind::kOpToKernel) return false;
-    return linked_targets[flow.kind == FlowKind::kOpToKernel].contains(flow.to.pack());
+    const std::vector<std::uint64_t>& targets = linked_targets[flow.kind == FlowKind::kOpToKernel];
+    return std::binary_search(targets.begin(), targets.end(), flow.to.pack());
   });
-  trace_.flows_.insert(trace_.flows_.end(), linked.begin(), linked.end());
+  flows_.insert(flows_.end(), linked.begin(), linked.end());
 }
 
 Trace TraceBuilder::finalize(const FinalizeOptions& options) {
+  // What kept side-table entries distinct is of no use once events stop arriving; freed first, it
+  // lowers the peak of what finalize holds.
+  arg_runs_ = {};
+  detail_records_ = {};
+  kernel_records_ = {};
+  copy_records_ = {};
+  op_records_ = {};
+  shape_lists_ = {};
+  memory_contexts_ = {};
   const SortedPositions positions = sort_tracks();
-  for (Flow& flow : trace_.flows_) {
+  for (Flow& flow : flows_) {
     flow.from.index = positions.map(flow.from);
     flow.to.index = positions.map(flow.to);
   }
@@ -527,24 +687,23 @@ Trace TraceBuilder::finalize(const FinalizeOptions& options) {
   resolve_flow_endpoints();
   if (options.link_correlated_events) link_correlated_events();
 
-  std::vector<Flow>& flows = trace_.flows_;
-  std::sort(flows.begin(), flows.end(), [](const Flow& a, const Flow& b) {
+  std::sort(flows_.begin(), flows_.end(), [](const Flow& a, const Flow& b) {
     return std::tie(a.from, a.to, a.kind, a.id) < std::tie(b.from, b.to, b.kind, b.id);
   });
-  flows.erase(std::unique(flows.begin(), flows.end(),
-                          [](const Flow& a, const Flow& b) {
-                            return a.from == b.from && a.to == b.to && a.kind == b.kind;
-                          }),
-              flows.end());
+  flows_.erase(std::unique(flows_.begin(), flows_.end(),
+                           [](const Flow& a, const Flow& b) {
+                             return a.from == b.from && a.to == b.to && a.kind == b.kind;
+                           }),
+               flows_.end());
+  trace_.flows_.reserve(flows_.size());
+  for (const Flow& flow : flows_)
+    trace_.flows_.push_back(flow);
+  flows_ = {};
 
   release_spare_capacity();
   Trace finished = std::move(trace_);
   trace_ = Trace{};
   flow_endpoints_ = {};
-  arg_runs_ = {};
-  kernel_records_ = {};
-  copy_records_ = {};
-  op_records_ = {};
 #if defined(__GLIBC__)
   // glibc keeps freed heap blocks for reuse; the builder's growth and sort buffers are not
   // coming back, so the finished trace alone stays resident.
@@ -559,22 +718,20 @@ void TraceBuilder::release_spare_capacity() {
   const auto fit = [](auto&... columns) { (columns.shrink_to_fit(), ...); };
   for (Track& track : trace_.tracks_) {
     SpanColumns& spans = track.spans_;
-    fit(spans.start, spans.end, spans.name, spans.detail, spans.category, spans.depth);
+    fit(spans.start, spans.end, spans.name, spans.detail, spans.category, spans.depth,
+        spans.correlation, spans.external_correlation, spans.tensors);
     InstantColumns& instants = track.instants_;
     fit(instants.time, instants.name, instants.category, instants.args);
     fit(track.counters_.time, track.counters_.value);
     MemoryColumns& memory = track.memory_;
-    fit(memory.time, memory.action, memory.address, memory.bytes, memory.device, memory.owner_op,
-        memory.scope, memory.total_allocated, memory.total_reserved);
+    fit(memory.time, memory.address, memory.bytes, memory.total_allocated, memory.context,
+        memory.contexts);
     fit(track.spans_by_depth_, track.depth_begin_);
   }
-  for (OpInfo& op : trace_.ops_) {
-    fit(op.input_shapes, op.tensors_read, op.tensors_written);
-    for (auto& shape : op.input_shapes)
-      shape.shrink_to_fit();
-  }
-  fit(trace_.processes_, trace_.tracks_, trace_.flows_, trace_.span_details_, trace_.kernels_,
-      trace_.copies_, trace_.ops_, trace_.args_);
+  trace_.shapes_.shrink_to_fit();
+  trace_.flows_.shrink_to_fit();
+  fit(trace_.processes_, trace_.tracks_, trace_.span_details_, trace_.kernels_, trace_.copies_,
+      trace_.op_details_, trace_.tensor_ids_, trace_.args_, trace_.arg_lists_);
 }
 
 }  // namespace tscope::trace

@@ -96,8 +96,8 @@ class TraceCutter {
     std::size_t event = 0;
     for (; event < memory.size() && memory.time[event] < window_.begin; ++event) {
       last_before = event;
-      const auto key = std::make_pair(memory.device[event], memory.address[event]);
-      if (memory.action[event] == MemoryAction::kAlloc) {
+      const auto key = std::make_pair(memory.device(event), memory.address[event]);
+      if (memory.action(event) == MemoryAction::kAlloc) {
         live[key] = event;
       } else {
         live.erase(key);
@@ -108,7 +108,7 @@ class TraceCutter {
         MemoryRecord state = memory.record(allocation);
         state.time = window_.begin;
         state.total_allocated = memory.total_allocated[*last_before];
-        state.total_reserved = memory.total_reserved[*last_before];
+        state.total_reserved = memory.total_reserved(*last_before);
         builder_.add_memory_event(track, state);
       }
     }

@@ -5,9 +5,11 @@
 namespace tscope::trace {
 
 MemoryRecord MemoryColumns::record(std::size_t index) const {
-  return {time.at(index),  action.at(index),          address.at(index),
-          bytes.at(index), device.at(index),          owner_op.at(index),
-          scope.at(index), total_allocated.at(index), total_reserved.at(index)};
+  // Every column has one entry per event, so the context's checked index bounds them all.
+  const MemoryContext& shared = contexts.at(context.at(index));
+  return {time.at(index), shared.action,          address[index],
+          bytes[index],   shared.device,          shared.owner_op,
+          shared.scope,   total_allocated[index], shared.total_reserved};
 }
 
 std::span<const std::uint32_t> Track::spans_at_depth(std::size_t depth) const {

@@ -138,28 +138,57 @@ void fold_batch(const float* cols, float* image, const Conv2dGeometry& g,
   });
 }
 
-// Moves the runs of OH*OW floats of each (image, channel) between the batch-major layout
-// [N, OC, OH*OW] and the column order of the unfolded batch, [OC, N*OH*OW].
-enum class RunOrder { kToColumns, kToBatchMajor };
-
-void regroup_runs(const float* src, float* dst, std::int64_t out_channels,
-                  const BatchGemmExtents& e, std::int64_t batch, RunOrder order) {
-  const auto run_bytes = static_cast<std::size_t>(e.positions) * sizeof(float);
+// Visits the runs of OH*OW floats of each (image, channel) in the batch-major layout
+// [N, OC, OH*OW] and in the column order of the unfolded batch, [OC, N*OH*OW]:
+// move(batch_major, column_major, oc) with both offsets, images split over the intra-op pool.
+template <typename MoveRun>
+void for_each_run(std::int64_t out_channels, const BatchGemmExtents& e, std::int64_t batch,
+                  MoveRun&& move) {
   const std::int64_t grain = std::max<std::int64_t>(
       1, kElementwiseGrain / std::max<std::int64_t>(1, out_channels * e.positions));
   parallel_for(batch, grain, [&](std::int64_t first_image, std::int64_t last_image) {
     for (std::int64_t n = first_image; n < last_image; ++n) {
       for (std::int64_t oc = 0; oc < out_channels; ++oc) {
-        const std::int64_t batch_major = (n * out_channels + oc) * e.positions;
-        const std::int64_t column_major = oc * e.columns + n * e.positions;
-        if (order == RunOrder::kToColumns) {
-          std::memcpy(dst + column_major, src + batch_major, run_bytes);
-        } else {
-          std::memcpy(dst + batch_major, src + column_major, run_bytes);
-        }
+        move((n * out_channels + oc) * e.positions, oc * e.columns + n * e.positions, oc);
       }
     }
   });
+}
+
+// [N, OC, OH*OW] -> [OC, N*OH*OW], as the gradients' GEMMs read the output gradient.
+void runs_to_columns(const float* src, float* dst, std::int64_t out_channels,
+                     const BatchGemmExtents& e, std::int64_t batch) {
+  const auto run_bytes = static_cast<std::size_t>(e.positions) * sizeof(float);
+  for_each_run(out_channels, e, batch,
+               [&](std::int64_t batch_major, std::int64_t column_major, std::int64_t) {
+                 std::memcpy(dst + column_major, src + batch_major, run_bytes);
+               });
+}
+
+// The forward GEMM's product [OC, N*OH*OW] into the output [N, OC, OH*OW]. With a bias, each
+// value becomes relu(value + bias[oc]) on the way, computed as add and then relu compute it, so
+// the fused op's output is bit for bit the unfused chain's without its two extra passes.
+void columns_to_output(const float* __restrict src, float* __restrict dst,
+                       const float* __restrict bias, std::int64_t out_channels,
+                       const BatchGemmExtents& e, std::int64_t batch) {
+  if (bias == nullptr) {
+    const auto run_bytes = static_cast<std::size_t>(e.positions) * sizeof(float);
+    for_each_run(out_channels, e, batch,
+                 [&](std::int64_t batch_major, std::int64_t column_major, std::int64_t) {
+                   std::memcpy(dst + batch_major, src + column_major, run_bytes);
+                 });
+    return;
+  }
+  for_each_run(out_channels, e, batch,
+               [&](std::int64_t batch_major, std::int64_t column_major, std::int64_t oc) {
+                 const float shift = bias[oc];
+                 const float* in = src + column_major;
+                 float* out = dst + batch_major;
+                 for (std::int64_t p = 0; p < e.positions; ++p) {
+                   const float pre_activation = in[p] + shift;
+                   out[p] = pre_activation > 0.0f ? pre_activation : 0.0f;
+                 }
+               });
 }
 
 // grad [N, OC, OH, OW] as [OC, N*OH*OW].
@@ -167,17 +196,14 @@ Tensor channel_major(const Tensor& grad, std::int64_t out_channels, const BatchG
                      std::int64_t batch) {
   const Tensor incoming = dense(grad);
   Tensor result = empty({out_channels, e.columns}, {.device = grad.device()});
-  regroup_runs(incoming.data<float>(), result.data<float>(), out_channels, e, batch,
-               RunOrder::kToColumns);
+  runs_to_columns(incoming.data<float>(), result.data<float>(), out_channels, e, batch);
   return result;
 }
 
-}  // namespace
-
-std::pair<Tensor, Tensor> conv2d(const Tensor& input, const Tensor& weight,
-                                 const Conv2dGeometry& geometry) {
-  require_dtype(input, DType::kFloat32, "conv2d");
-  require_dtype(weight, DType::kFloat32, "conv2d");
+// The forward pass, with relu(. + bias) applied as the product is moved into the output when
+// `bias` is not null.
+std::pair<Tensor, Tensor> convolve(const Tensor& input, const Tensor& weight,
+                                   const Conv2dGeometry& geometry, const float* bias) {
   configure_threads_once();
   const BatchGemmExtents e = extents_of(geometry);
   const std::int64_t out_channels = weight.shape()[0];
@@ -199,9 +225,32 @@ std::pair<Tensor, Tensor> conv2d(const Tensor& input, const Tensor& weight,
               blas_int(e.columns), blas_int(e.patch), 1.0f, filters.data<float>(),
               blas_int(e.patch), cols.data<float>(), blas_int(e.columns), 0.0f,
               product.data<float>(), blas_int(e.columns));
-  regroup_runs(product.data<float>(), out.data<float>(), out_channels, e, geometry.batch,
-               RunOrder::kToBatchMajor);
+  columns_to_output(product.data<float>(), out.data<float>(), bias, out_channels, e,
+                    geometry.batch);
   return {out, cols};
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> conv2d(const Tensor& input, const Tensor& weight,
+                                 const Conv2dGeometry& geometry) {
+  require_dtype(input, DType::kFloat32, "conv2d");
+  require_dtype(weight, DType::kFloat32, "conv2d");
+  return convolve(input, weight, geometry, nullptr);
+}
+
+std::pair<Tensor, Tensor> conv2d_bias_relu(const Tensor& input, const Tensor& weight,
+                                           const Tensor& bias, const Conv2dGeometry& geometry) {
+  for (const Tensor* operand : {&input, &weight, &bias}) {
+    require_dtype(*operand, DType::kFloat32, "conv2d_bias_relu");
+  }
+  if (bias.shape() != Shape{weight.shape()[0]}) {
+    throw EngineError("conv2d_bias_relu: expected a bias of " +
+                      shape_to_string(Shape{weight.shape()[0]}) + ", got " +
+                      shape_to_string(bias.shape()));
+  }
+  const Tensor shift = dense(bias);
+  return convolve(input, weight, geometry, shift.data<float>());
 }
 
 Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,

@@ -14,12 +14,6 @@
 namespace tscope::engine::cpu {
 namespace {
 
-constexpr const char* kLibrary = "BLAS";
-
-int to_blas_int(std::int64_t value) {
-  return gemm_int(value, kLibrary);
-}
-
 CBLAS_TRANSPOSE blas_transpose(const GemmOperand& operand) {
   return operand.transposed ? CblasTrans : CblasNoTrans;
 }
@@ -36,13 +30,12 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     std::fill(result, result + out.numel(), 0.0f);
     return out;
   }
-  const GemmOperand lhs = gemm_operand(a, dense, kLibrary);
-  const GemmOperand rhs = gemm_operand(b, dense, kLibrary);
+  const MatmulGemm gemm = matmul_gemm(a, b, dense, "BLAS");
   for (std::int64_t i = 0; i < batch; ++i) {
-    cblas_sgemm(CblasRowMajor, blas_transpose(lhs), blas_transpose(rhs), to_blas_int(m),
-                to_blas_int(n), to_blas_int(k), 1.0f, lhs.data + i * lhs.batch_stride,
-                lhs.leading_dimension, rhs.data + i * rhs.batch_stride, rhs.leading_dimension, 0.0f,
-                result + i * m * n, to_blas_int(n));
+    cblas_sgemm(CblasRowMajor, blas_transpose(gemm.lhs), blas_transpose(gemm.rhs), gemm.m, gemm.n,
+                gemm.k, 1.0f, gemm.lhs.data + i * gemm.lhs.batch_stride, gemm.lhs.leading_dimension,
+                gemm.rhs.data + i * gemm.rhs.batch_stride, gemm.rhs.leading_dimension, 0.0f,
+                result + i * m * n, gemm.n);
   }
   return out;
 }

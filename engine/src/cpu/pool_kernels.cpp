@@ -17,6 +17,39 @@ std::int64_t planes_per_range(const Pool2dGeometry& g) {
                                 kElementwiseGrain / std::max<std::int64_t>(1, g.height * g.width));
 }
 
+// Pools the planes [begin, end): each output takes the first maximum of its window in row-major
+// order (a NaN wins only from the window's first position). The window is kKernel x
+// kKernel when kKernel > 0, known at compile time so that its loops unroll (the common 2 x 2),
+// else the geometry's. The running maximum is kept as a value beside its index, so the compiler
+// can select rather than branch on data that decides each comparison at random.
+template <std::int64_t kKernel>
+void pool_planes(const float* in, float* best_values, std::int64_t* best_indices,
+                 const Pool2dGeometry& g, std::int64_t begin, std::int64_t end) {
+  const std::int64_t kernel_height = kKernel > 0 ? kKernel : g.kernel_height;
+  const std::int64_t kernel_width = kKernel > 0 ? kKernel : g.kernel_width;
+  for (std::int64_t p = begin; p < end; ++p) {
+    const float* plane = in + p * g.height * g.width;
+    for (std::int64_t oh = 0; oh < g.out_height; ++oh) {
+      for (std::int64_t ow = 0; ow < g.out_width; ++ow) {
+        std::int64_t best = (oh * g.stride) * g.width + ow * g.stride;
+        float best_value = plane[best];
+        for (std::int64_t ki = 0; ki < kernel_height; ++ki) {
+          for (std::int64_t kj = 0; kj < kernel_width; ++kj) {
+            const std::int64_t at = (oh * g.stride + ki) * g.width + ow * g.stride + kj;
+            const float value = plane[at];
+            const bool better = value > best_value;
+            best = better ? at : best;
+            best_value = better ? value : best_value;
+          }
+        }
+        const std::int64_t out_at = (p * g.out_height + oh) * g.out_width + ow;
+        best_values[out_at] = best_value;
+        best_indices[out_at] = best;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dGeometry& g) {
@@ -28,26 +61,15 @@ std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dGeometry& g) {
   float* best_values = values.data<float>();
   std::int64_t* best_indices = indices.data<std::int64_t>();
   const float* in = input.data<float>();
-  parallel_for(
-      g.batch * g.channels, planes_per_range(g), [&](std::int64_t begin, std::int64_t end) {
-        for (std::int64_t p = begin; p < end; ++p) {
-          const float* plane = in + p * g.height * g.width;
-          for (std::int64_t oh = 0; oh < g.out_height; ++oh) {
-            for (std::int64_t ow = 0; ow < g.out_width; ++ow) {
-              std::int64_t best = (oh * g.stride) * g.width + ow * g.stride;
-              for (std::int64_t ki = 0; ki < g.kernel_height; ++ki) {
-                for (std::int64_t kj = 0; kj < g.kernel_width; ++kj) {
-                  const std::int64_t at = (oh * g.stride + ki) * g.width + ow * g.stride + kj;
-                  if (plane[at] > plane[best]) best = at;
-                }
-              }
-              const std::int64_t out_at = (p * g.out_height + oh) * g.out_width + ow;
-              best_values[out_at] = plane[best];
-              best_indices[out_at] = best;
-            }
-          }
-        }
-      });
+  const bool two_by_two = g.kernel_height == 2 && g.kernel_width == 2;
+  parallel_for(g.batch * g.channels, planes_per_range(g),
+               [&](std::int64_t begin, std::int64_t end) {
+                 if (two_by_two) {
+                   pool_planes<2>(in, best_values, best_indices, g, begin, end);
+                 } else {
+                   pool_planes<0>(in, best_values, best_indices, g, begin, end);
+                 }
+               });
   return {values, indices};
 }
 
@@ -56,7 +78,7 @@ Tensor max_pool2d_backward(const Tensor& grad, const Tensor& indices, const Pool
   require_dtype(indices, DType::kInt64, "max_pool2d_backward");
   const Tensor incoming = dense(grad);
   const Tensor positions = dense(indices);
-  Tensor out = zeros({g.batch, g.channels, g.height, g.width}, {.device = grad.device()});
+  Tensor out = empty({g.batch, g.channels, g.height, g.width}, {.device = grad.device()});
   float* result = out.data<float>();
   const float* g_in = incoming.data<float>();
   const std::int64_t* where = positions.data<std::int64_t>();
@@ -64,7 +86,10 @@ Tensor max_pool2d_backward(const Tensor& grad, const Tensor& indices, const Pool
   parallel_for(g.batch * g.channels, planes_per_range(g),
                [&](std::int64_t begin, std::int64_t end) {
                  for (std::int64_t p = begin; p < end; ++p) {
+                   // Each plane is zeroed just before its gradients land in it, while it is in
+                   // the cache, rather than the whole output in a pass of its own first.
                    float* plane = result + p * g.height * g.width;
+                   std::fill(plane, plane + g.height * g.width, 0.0f);
                    for (std::int64_t i = 0; i < outputs_per_plane; ++i) {
                      const std::int64_t out_at = p * outputs_per_plane + i;
                      plane[where[out_at]] += g_in[out_at];

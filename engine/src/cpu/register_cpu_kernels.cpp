@@ -5,10 +5,7 @@
 namespace tscope::engine {
 
 void register_cpu_kernels(Dispatcher& dispatcher) {
-#define TSCOPE_REGISTER_CPU_KERNEL(Kind, name, Signature, kernel) \
-  dispatcher.register_kernel<Signature>(OpKind::k##Kind, DeviceType::kCpu, cpu::kernel);
-  TSCOPE_ENGINE_OPS(TSCOPE_REGISTER_CPU_KERNEL)
-#undef TSCOPE_REGISTER_CPU_KERNEL
+  TSCOPE_REGISTER_BACKEND_KERNELS(dispatcher, DeviceType::kCpu, cpu);
 }
 
 }  // namespace tscope::engine

@@ -21,6 +21,7 @@
 #include "cuda/cuda_kernels.h"
 #include "cuda/cudnn_check.h"
 #include "cuda/device_context.h"
+#include "dispatch.h"
 #include "tscope/engine/cuda.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
@@ -300,40 +301,102 @@ bool any_empty(std::initializer_list<std::int64_t> extents) {
   return std::ranges::any_of(extents, [](std::int64_t extent) { return extent == 0; });
 }
 
-}  // namespace
-
-std::pair<Tensor, Tensor> conv2d(const Tensor& input, const Tensor& weight,
-                                 const Conv2dGeometry& geometry) {
+// The forward convolution of `input` by `weight` into a new output, through `run` (cuDNN's plain
+// forward call, or its fused convolution-bias-activation call) with the algorithm chosen for the
+// geometry and its workspace. A geometry with no input channel gets `without_channels`' output.
+template <typename Run, typename WithoutChannels>
+Tensor forward_convolution(const Tensor& input, const Tensor& weight,
+                           const Conv2dGeometry& geometry, const Run& run,
+                           const WithoutChannels& without_channels) {
   require_float32(input, weight, Direction::kForward);
   const std::int64_t out_channels = weight.shape()[0];
   const Device device = input.device();
+  const Shape out_shape{geometry.batch, out_channels, geometry.out_height, geometry.out_width};
   if (any_empty({geometry.batch, out_channels, geometry.out_height, geometry.out_width})) {
-    return {empty({geometry.batch, out_channels, geometry.out_height, geometry.out_width},
-                  {.device = device}),
-            Tensor()};
+    return empty(out_shape, {.device = device});
   }
-  if (geometry.channels == 0) {
-    return {zeros({geometry.batch, out_channels, geometry.out_height, geometry.out_width},
-                  {.device = device}),
-            Tensor()};
-  }
+  if (geometry.channels == 0) return without_channels(out_shape);
   const Tensor x = dense(input);
   const Tensor w = dense(weight);
-  Tensor out = empty({geometry.batch, out_channels, geometry.out_height, geometry.out_width},
-                     {.device = device});
+  Tensor out = empty(out_shape, {.device = device});
   const cudnnHandle_t handle = cudnn_handle(device);
   const ConvolutionSetup setup = convolution_setup(geometry, out_channels, Direction::kForward);
   const AlgorithmChoice choice =
       cached_algorithm(handle, setup, device, geometry, out_channels, Direction::kForward,
                        {x.raw_data(), w.raw_data(), out.raw_data()});
   const Tensor scratch = workspace(choice.workspace_bytes, device);
-  const float alpha = 1.0f;
-  const float beta = 0.0f;
-  TSCOPE_CUDA_CHECK(cudnnConvolutionForward(
-      handle, &alpha, setup.input.get(), x.raw_data(), setup.filter.get(), w.raw_data(),
-      setup.convolution.get(), static_cast<cudnnConvolutionFwdAlgo_t>(choice.algorithm),
-      workspace_data(scratch), choice.workspace_bytes, &beta, setup.output.get(), out.raw_data()));
+  run(handle, setup, static_cast<cudnnConvolutionFwdAlgo_t>(choice.algorithm),
+      workspace_data(scratch), choice.workspace_bytes, x.raw_data(), w.raw_data(), out.raw_data());
+  return out;
+}
+
+using ActivationDescriptor =
+    Descriptor<cudnnActivationDescriptor_t, cudnnDestroyActivationDescriptor>;
+
+// ReLU without NaN propagation: a NaN becomes 0, as the CPU's relu makes it.
+ActivationDescriptor relu_descriptor() {
+  cudnnActivationDescriptor_t raw = nullptr;
+  TSCOPE_CUDA_CHECK(cudnnCreateActivationDescriptor(&raw));
+  ActivationDescriptor descriptor(raw);
+  TSCOPE_CUDA_CHECK(
+      cudnnSetActivationDescriptor(raw, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+  return descriptor;
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> conv2d(const Tensor& input, const Tensor& weight,
+                                 const Conv2dGeometry& geometry) {
+  const Tensor out = forward_convolution(
+      input, weight, geometry,
+      [](cudnnHandle_t handle, const ConvolutionSetup& setup, cudnnConvolutionFwdAlgo_t algorithm,
+         void* scratch, std::size_t scratch_bytes, const void* x, const void* w, void* y) {
+        const float alpha = 1.0f;
+        const float beta = 0.0f;
+        TSCOPE_CUDA_CHECK(cudnnConvolutionForward(
+            handle, &alpha, setup.input.get(), x, setup.filter.get(), w, setup.convolution.get(),
+            algorithm, scratch, scratch_bytes, &beta, setup.output.get(), y));
+      },
+      [&](const Shape& out_shape) { return zeros(out_shape, {.device = input.device()}); });
   // cuDNN's weight gradient reads the input itself.
+  return {out, Tensor()};
+}
+
+// cudnnConvolutionBiasActivationForward: y = relu(conv(x, w) + 0 * z + bias), with z = y (which
+// alpha2 = 0 leaves unread) and the bias as a [1, OC, 1, 1] tensor broadcast over the output.
+std::pair<Tensor, Tensor> conv2d_bias_relu(const Tensor& input, const Tensor& weight,
+                                           const Tensor& bias, const Conv2dGeometry& geometry) {
+  if (bias.dtype() != DType::kFloat32) {
+    throw EngineError("conv2d_bias_relu kernel: cuDNN convolution takes float32 tensors");
+  }
+  const std::int64_t out_channels = weight.shape()[0];
+  if (bias.shape() != Shape{out_channels}) {
+    throw EngineError("conv2d_bias_relu: expected a bias of " +
+                      shape_to_string(Shape{out_channels}) + ", got " +
+                      shape_to_string(bias.shape()));
+  }
+  const Tensor b = dense(bias);
+  const Tensor out = forward_convolution(
+      input, weight, geometry,
+      [&](cudnnHandle_t handle, const ConvolutionSetup& setup, cudnnConvolutionFwdAlgo_t algorithm,
+          void* scratch, std::size_t scratch_bytes, const void* x, const void* w, void* y) {
+        const TensorDescriptor bias_setup =
+            tensor_descriptor({1, to_cudnn_int(out_channels, Direction::kForward), 1, 1});
+        const ActivationDescriptor relu = relu_descriptor();
+        const float alpha1 = 1.0f;
+        const float alpha2 = 0.0f;
+        TSCOPE_CUDA_CHECK(cudnnConvolutionBiasActivationForward(
+            handle, &alpha1, setup.input.get(), x, setup.filter.get(), w, setup.convolution.get(),
+            algorithm, scratch, scratch_bytes, &alpha2, setup.output.get(), y, bias_setup.get(),
+            b.raw_data(), relu.get(), setup.output.get(), y));
+      },
+      // No input channel: the convolution is 0 everywhere, so each output is relu(bias).
+      [&](const Shape& out_shape) {
+        const Tensor shifted =
+            run_op<BinaryKernel>(OpKind::kAdd, zeros(out_shape, {.device = input.device()}),
+                                 b.reshape({1, out_channels, 1, 1}));
+        return run_op<UnaryKernel>(OpKind::kRelu, shifted);
+      });
   return {out, Tensor()};
 }
 

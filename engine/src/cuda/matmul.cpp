@@ -15,10 +15,6 @@ namespace {
 
 constexpr const char* kLibrary = "cuBLAS";
 
-int to_cublas_int(std::int64_t value) {
-  return gemm_int(value, kLibrary);
-}
-
 // The operand read as its transpose: cuBLAS is column-major.
 cublasOperation_t cublas_operation(const GemmOperand& operand) {
   return operand.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -32,18 +28,18 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   Tensor out = empty({batch, m, n}, {.device = a.device()});
   if (out.numel() == 0) return out;
   const cublasHandle_t handle = cublas_handle(a.device());
-  const GemmOperand lhs = gemm_operand(a, dense, kLibrary);
-  const GemmOperand rhs = gemm_operand(b, dense, kLibrary);
+  const MatmulGemm gemm = matmul_gemm(a, b, dense, kLibrary);
   const float alpha = 1.0f;
   const float beta = 0.0f;
   const cublasComputeType_t compute =
       cuda_allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   TSCOPE_CUDA_CHECK(cublasGemmStridedBatchedEx(
-      handle, cublas_operation(rhs), cublas_operation(lhs), to_cublas_int(n), to_cublas_int(m),
-      to_cublas_int(k), &alpha, rhs.data, CUDA_R_32F, rhs.leading_dimension,
-      static_cast<long long>(rhs.batch_stride), lhs.data, CUDA_R_32F, lhs.leading_dimension,
-      static_cast<long long>(lhs.batch_stride), &beta, out.raw_data(), CUDA_R_32F, to_cublas_int(n),
-      static_cast<long long>(m * n), to_cublas_int(batch), compute, CUBLAS_GEMM_DEFAULT));
+      handle, cublas_operation(gemm.rhs), cublas_operation(gemm.lhs), gemm.n, gemm.m, gemm.k,
+      &alpha, gemm.rhs.data, CUDA_R_32F, gemm.rhs.leading_dimension,
+      static_cast<long long>(gemm.rhs.batch_stride), gemm.lhs.data, CUDA_R_32F,
+      gemm.lhs.leading_dimension, static_cast<long long>(gemm.lhs.batch_stride), &beta,
+      out.raw_data(), CUDA_R_32F, gemm.n, static_cast<long long>(m * n), gemm_int(batch, kLibrary),
+      compute, CUBLAS_GEMM_DEFAULT));
   return out;
 }
 

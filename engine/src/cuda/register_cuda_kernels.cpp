@@ -5,10 +5,7 @@
 namespace tscope::engine {
 
 void register_cuda_kernels(Dispatcher& dispatcher) {
-#define TSCOPE_REGISTER_CUDA_KERNEL(Kind, name, Signature, kernel) \
-  dispatcher.register_kernel<Signature>(OpKind::k##Kind, DeviceType::kCuda, cuda::kernel);
-  TSCOPE_ENGINE_OPS(TSCOPE_REGISTER_CUDA_KERNEL)
-#undef TSCOPE_REGISTER_CUDA_KERNEL
+  TSCOPE_REGISTER_BACKEND_KERNELS(dispatcher, DeviceType::kCuda, cuda);
 }
 
 }  // namespace tscope::engine

@@ -124,8 +124,8 @@ void draw_memory_section(UiState& state) {
     const LiveBlock& block = panel.blocks[i];
     const trace::MemoryColumns& memory = trace.track(block.event.track).memory();
     const std::string label = format_bytes(static_cast<double>(block.bytes)) + "  " +
-                              std::string(trace.string(memory.scope[block.event.index])) + " / " +
-                              std::string(trace.string(memory.owner_op[block.event.index])) +
+                              std::string(trace.string(memory.scope(block.event.index))) + " / " +
+                              std::string(trace.string(memory.owner_op(block.event.index))) +
                               "##block" + std::to_string(i);
     if (ImGui::Selectable(label.c_str())) {
       if (const auto op = MemoryTimeline::op_of(trace, block)) {

@@ -24,7 +24,7 @@ std::string bytes_text(std::uint64_t bytes) {
 
 void select_op_of(TimelineSession& session, const LiveBlock& block) {
   if (const auto op = MemoryTimeline::op_of(session.trace(), block)) {
-    session.select(*op);
+    session.select(op);
     session.zoom_to_selection();
   }
 }
@@ -103,7 +103,7 @@ void draw_segments_section(UiState& state) {
     const std::string label = "+" +
                               bytes_text(memory.address[block.event.index] - segment.address) +
                               "  " + bytes_text(block.bytes) + "  " +
-                              std::string(trace.string(memory.owner_op[block.event.index])) +
+                              std::string(trace.string(memory.owner_op(block.event.index))) +
                               "##segment_block" + std::to_string(i);
     if (ImGui::Selectable(label.c_str())) select_op_of(session, block);
   }

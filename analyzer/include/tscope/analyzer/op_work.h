@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-#include "tscope/trace/event_details.h"
+#include "tscope/trace/trace.h"
 
 namespace tscope::analyzer {
 
@@ -19,6 +19,6 @@ struct OpWork {
 // Empty when the op records no flops and its shapes do not determine them: a forward
 // convolution, whose output size depends on the stride and padding that traces do not record,
 // or any op that is not a matrix product.
-std::optional<OpWork> op_work(std::string_view op_name, const trace::OpInfo& op);
+std::optional<OpWork> op_work(std::string_view op_name, const trace::OpView& op);
 
 }  // namespace tscope::analyzer

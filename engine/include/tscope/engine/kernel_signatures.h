@@ -43,6 +43,11 @@ using Conv2dKernel = std::pair<Tensor, Tensor> (*)(const Tensor& input, const Te
 // (grad, the forward's saved tensor or else its input).
 using Conv2dBackwardKernel = Tensor (*)(const Tensor& grad, const Tensor& operand,
                                         const Conv2dGeometry& geometry);
+// relu(conv2d(input, weight) + bias) with bias [OC] as one op: the output, and the weight
+// gradient's operand as Conv2dKernel returns it.
+using Conv2dBiasReluKernel = std::pair<Tensor, Tensor> (*)(const Tensor& input,
+                                                           const Tensor& weight, const Tensor& bias,
+                                                           const Conv2dGeometry& geometry);
 using Pool2dKernel = std::pair<Tensor, Tensor> (*)(const Tensor& x, const Pool2dGeometry& geometry);
 using Pool2dBackwardKernel = Tensor (*)(const Tensor& grad, const Tensor& indices,
                                         const Pool2dGeometry& geometry);

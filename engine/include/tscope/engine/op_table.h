@@ -36,6 +36,7 @@
   OP(Conv2d, "conv2d", Conv2dKernel, conv2d)                                                       \
   OP(Conv2dBackwardInput, "conv2d_backward_input", Conv2dBackwardKernel, conv2d_backward_input)    \
   OP(Conv2dBackwardWeight, "conv2d_backward_weight", Conv2dBackwardKernel, conv2d_backward_weight) \
+  OP(Conv2dBiasRelu, "conv2d_bias_relu", Conv2dBiasReluKernel, conv2d_bias_relu)                   \
   OP(MaxPool2d, "max_pool2d", Pool2dKernel, max_pool2d)                                            \
   OP(MaxPool2dBackward, "max_pool2d_backward", Pool2dBackwardKernel, max_pool2d_backward)          \
   OP(Softmax, "softmax", UnaryKernel, softmax)                                                     \

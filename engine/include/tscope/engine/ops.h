@@ -74,6 +74,11 @@ struct Conv2dOptions {
 // input [N, C, H, W], weight [OC, C, KH, KW], bias [OC].
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
               Conv2dOptions options = {});
+// relu(conv2d(input, weight, bias)) as one op, the bias and ReLU applied as the convolution's
+// output is written (cuDNN's fused convolution-bias-activation on CUDA); the values and gradients
+// of the unfused chain.
+Tensor conv2d_bias_relu(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        Conv2dOptions options = {});
 // input [N, C, H, W]; stride defaults to the kernel size.
 Tensor max_pool2d(const Tensor& input, std::int64_t kernel_size,
                   std::optional<std::int64_t> stride = std::nullopt);

@@ -1,7 +1,7 @@
 #pragma once
 // Kind-specific detail of spans (kernel launch geometry, copy direction and memory kinds, operator
-// shapes and dataflow, free-form arguments). Kept in side tables of the Trace because most spans
-// have none, so the hot per-span columns stay small.
+// shapes and dataflow, free-form arguments). Kept in side tables of the Trace, each distinct value
+// once, so the hot per-span columns stay small.
 
 #include <array>
 #include <cstdint>
@@ -39,7 +39,8 @@ struct CopyInfo {
 };
 
 // What an engine operator computed and which tensors it read and wrote: the dataflow that fusion
-// analysis follows.
+// analysis follows. This is the self-contained form producers hand over; a Trace stores the
+// shapes and counts once per distinct value (OpDetail) and the tensor ids per span (TensorRun).
 struct OpInfo {
   std::vector<std::vector<std::int64_t>> input_shapes;
   std::uint64_t flops = 0;
@@ -49,6 +50,29 @@ struct OpInfo {
   std::vector<std::uint64_t> tensors_written;
 
   bool operator==(const OpInfo&) const = default;
+};
+
+// The part of an operator's detail that repeats from step to step, stored once per distinct value
+// in Trace::op_details(): its input shapes (a list of Trace::shapes()) and the work it did.
+struct OpDetail {
+  std::uint32_t input_shapes = 0;
+  std::uint64_t flops = 0;
+  std::uint64_t bytes_read = 0;
+  std::uint64_t bytes_written = 0;
+
+  bool operator==(const OpDetail&) const = default;
+};
+
+// The tensor ids of one operator span, a run of Trace::tensor_ids(): first those it read, then
+// those it wrote.
+struct TensorRun {
+  static constexpr std::uint32_t kMaxTensors = 0xffff;
+
+  std::uint32_t begin = 0;
+  std::uint16_t read = 0;
+  std::uint16_t written = 0;
+
+  bool operator==(const TensorRun&) const = default;
 };
 
 // A string argument value, distinct from integers so an ArgValue is never ambiguous.
@@ -65,7 +89,7 @@ struct Arg {
   bool operator==(const Arg&) const = default;
 };
 
-// A run of entries in Trace::args().
+// A run of entries in Trace::arg_lists(), each an index into Trace::args().
 struct ArgRange {
   std::uint32_t begin = 0;
   std::uint32_t count = 0;
@@ -73,14 +97,11 @@ struct ArgRange {
   bool operator==(const ArgRange&) const = default;
 };
 
-// Everything about a span beyond its hot columns. Correlation ids live here rather than in a
-// column because only GPU-related spans carry them.
-// Fields are ordered so that the struct packs into 32 bytes with no padding.
+// The kind-specific detail of a span that many spans share (launch geometry, copy kinds, operator
+// work, argument lists), stored once per distinct value in Trace::span_details(). What is unique
+// to one span (correlation ids, tensor ids) lives in columns of its track instead.
 struct SpanDetail {
-  std::uint64_t external_correlation_id = 0;  // engine op id <-> GPU activity
-  std::uint32_t correlation_id = 0;           // CUPTI correlation: runtime launch <-> GPU activity
-  // Into Trace::kernels(), copies() and ops(), which hold each distinct record once, so spans
-  // with equal detail share an index.
+  // Into Trace::kernels(), copies() and op_details(), kNoIndex when the span has none.
   std::uint32_t kernel = kNoIndex;
   std::uint32_t copy = kNoIndex;
   std::uint32_t op = kNoIndex;
@@ -88,6 +109,18 @@ struct SpanDetail {
 
   bool operator==(const SpanDetail&) const = default;
 };
-static_assert(sizeof(SpanDetail) == 32);
+static_assert(sizeof(SpanDetail) == 20);
+
+// What a memory event shares with many others (what it did, on which device, for which op and
+// scope, the allocator's reserve after it), stored once per distinct value per track.
+struct MemoryContext {
+  MemoryAction action = MemoryAction::kAlloc;
+  std::int32_t device = -1;
+  StringId owner_op = kEmptyString;
+  StringId scope = kEmptyString;
+  std::uint64_t total_reserved = 0;
+
+  bool operator==(const MemoryContext&) const = default;
+};
 
 }  // namespace tscope::trace

@@ -1,15 +1,16 @@
 #pragma once
-// Keeps one copy of each distinct record of a Trace side table (kernel launch geometry, copy
-// kinds, operator shapes and work) for TraceBuilder: a training trace repeats the same launches
-// and ops every step, so the spans that carry equal detail share one entry.
+// Keeps one copy of each distinct record of a Trace side table (span detail, kernel launch
+// geometry, copy kinds, operator work, memory event contexts) for TraceBuilder: a training trace
+// repeats the same launches and ops every step, so the events that carry equal detail share one
+// entry.
 
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "tscope/trace/errors.h"
 #include "tscope/trace/event_details.h"
+#include "tscope/trace/hashed_values.h"
 
 namespace tscope::trace {
 
@@ -29,9 +30,12 @@ class RecordHash {
   std::uint64_t hash_ = 0xcbf29ce484222325ull;
 };
 
+std::uint64_t record_hash(const SpanDetail& detail);
 std::uint64_t record_hash(const KernelInfo& kernel);
 std::uint64_t record_hash(const CopyInfo& copy);
-std::uint64_t record_hash(const OpInfo& op);
+std::uint64_t record_hash(const OpDetail& op);
+std::uint64_t record_hash(const MemoryContext& context);
+std::uint64_t record_hash(const std::vector<std::vector<std::int64_t>>& shapes);
 
 template <typename Record>
 class RecordInterner {
@@ -39,21 +43,19 @@ class RecordInterner {
   // The index in `table` of a record equal to `record`, appending it when none is stored yet.
   // Every call must pass the same table.
   std::uint32_t store(std::vector<Record>& table, const Record& record) {
-    std::vector<std::uint32_t>& same_hash = by_hash_[record_hash(record)];
-    for (const std::uint32_t stored : same_hash) {
-      if (table[stored] == record) return stored;
-    }
-    if (table.size() >= kNoIndex) {
-      throw TraceError("more than 2^32 - 1 distinct side-table records");
-    }
-    const auto index = static_cast<std::uint32_t>(table.size());
-    table.push_back(record);
-    same_hash.push_back(index);
-    return index;
+    return by_hash_.find_or_add(
+        record_hash(record), [&](std::uint32_t stored) { return table[stored] == record; },
+        [&] {
+          if (table.size() >= kNoIndex) {
+            throw TraceError("more than 2^32 - 1 distinct side-table records");
+          }
+          table.push_back(record);
+          return static_cast<std::uint32_t>(table.size() - 1);
+        });
   }
 
  private:
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> by_hash_;
+  HashedValues<std::uint32_t> by_hash_;
 };
 
 }  // namespace tscope::trace

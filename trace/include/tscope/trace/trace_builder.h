@@ -73,6 +73,8 @@ class TraceBuilder final : public TraceSink {
 
   Track& track_for_event(std::uint32_t track);
   ArgRange append_args(const std::vector<Arg>& args);
+  std::uint32_t store_op(const OpInfo& op);
+  TensorRun append_tensor_ids(const OpInfo& op);
   SortedPositions sort_tracks();
   void order_side_tables();
   void compute_depths(Track& track);
@@ -81,11 +83,17 @@ class TraceBuilder final : public TraceSink {
   void release_spare_capacity();
 
   Trace trace_;
+  // Sorted, freed of duplicates and stored as the trace's FlowTable by finalize.
+  std::vector<Flow> flows_;
   std::vector<FlowEndpoint> flow_endpoints_;
+  // What keeps each side table's entries distinct while events arrive; dropped by finalize.
   ArgRuns arg_runs_;
+  RecordInterner<SpanDetail> detail_records_;
   RecordInterner<KernelInfo> kernel_records_;
   RecordInterner<CopyInfo> copy_records_;
-  RecordInterner<OpInfo> op_records_;
+  RecordInterner<OpDetail> op_records_;
+  HashedValues<std::uint32_t> shape_lists_;
+  std::vector<RecordInterner<MemoryContext>> memory_contexts_;  // per track
 };
 
 }  // namespace tscope::trace

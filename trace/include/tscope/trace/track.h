@@ -1,8 +1,9 @@
 #pragma once
 // One timeline row of a trace (a host thread, GPU stream, counter or memory pool) with its events
 // stored as columns sorted by time. Span columns are what a timeline draws per frame, so they
-// hold only hot fields (31 bytes per span, the per-depth index included); the rest lives in the
-// Trace's side tables.
+// hold only hot fields (31 bytes per span, the per-depth index included); detail that many spans
+// share lives in the Trace's side tables, and what is unique to a span in columns that only the
+// tracks holding it fill.
 
 #include <cstdint>
 #include <span>
@@ -10,6 +11,7 @@
 
 #include "tscope/trace/event_details.h"
 #include "tscope/trace/records.h"
+#include "tscope/trace/widening_column.h"
 
 namespace tscope::trace {
 
@@ -21,8 +23,24 @@ struct SpanColumns {
   std::vector<std::uint32_t> detail;  // into Trace::span_details(), kNoIndex when none
   std::vector<Category> category;
   std::vector<std::uint16_t> depth;  // nesting level computed by finalize, 0 = outermost
+  // What is unique to each span, one entry per span on a track where some span has it and empty
+  // on the others: CUPTI correlation (runtime launch <-> GPU activity) on CUDA API and GPU rows,
+  // external correlation (engine op id <-> GPU activity), and an engine op's tensor ids. Read
+  // through the accessors below, which give 0 or an empty run where a column is empty.
+  std::vector<std::uint32_t> correlation;
+  WideningColumn external_correlation;
+  std::vector<TensorRun> tensors;  // into Trace::tensor_ids()
 
   std::size_t size() const { return start.size(); }
+  std::uint32_t correlation_id(std::size_t span) const {
+    return correlation.empty() ? 0 : correlation[span];
+  }
+  std::uint64_t external_correlation_id(std::size_t span) const {
+    return external_correlation.empty() ? 0 : external_correlation[span];
+  }
+  TensorRun tensor_run(std::size_t span) const {
+    return tensors.empty() ? TensorRun{} : tensors[span];
+  }
   bool operator==(const SpanColumns&) const = default;
 };
 
@@ -44,18 +62,25 @@ struct CounterColumns {
   bool operator==(const CounterColumns&) const = default;
 };
 
+// Memory events: the fields that change from event to event in columns, the rest (action, device,
+// owner op, scope, reserve) as an index into the track's distinct contexts, of which a run holds a
+// few hundred at most.
 struct MemoryColumns {
   std::vector<TimeNs> time;
-  std::vector<MemoryAction> action;
   std::vector<std::uint64_t> address;
-  std::vector<std::uint64_t> bytes;
-  std::vector<std::int32_t> device;
-  std::vector<StringId> owner_op;
-  std::vector<StringId> scope;
-  std::vector<std::uint64_t> total_allocated;
-  std::vector<std::uint64_t> total_reserved;
+  WideningColumn bytes;
+  WideningColumn total_allocated;      // the allocator's total right after each event
+  std::vector<std::uint32_t> context;  // into contexts
+  std::vector<MemoryContext> contexts;
 
   std::size_t size() const { return time.size(); }
+  MemoryAction action(std::size_t event) const { return contexts[context[event]].action; }
+  std::int32_t device(std::size_t event) const { return contexts[context[event]].device; }
+  StringId owner_op(std::size_t event) const { return contexts[context[event]].owner_op; }
+  StringId scope(std::size_t event) const { return contexts[context[event]].scope; }
+  std::uint64_t total_reserved(std::size_t event) const {
+    return contexts[context[event]].total_reserved;
+  }
   MemoryRecord record(std::size_t index) const;
   bool operator==(const MemoryColumns&) const = default;
 };

@@ -19,6 +19,7 @@ class Conv2d : public Module {
 
   const Tensor& weight() const { return weight_; }
   const std::optional<Tensor>& bias() const { return bias_; }
+  const Conv2dOptions& options() const { return options_; }
 
  private:
   Conv2dOptions options_;
