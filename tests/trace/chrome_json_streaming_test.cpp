@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "gzip_text.h"
 #include "test_data.h"
 #include "tscope/trace/chrome_json_input.h"
 #include "tscope/trace/chrome_json_reader.h"
@@ -186,6 +187,41 @@ TEST(ChromeJsonStreamingTest, ProgressCountsTheFileBytesAndEventsAsTheReadGoes) 
   EXPECT_EQ(reports.back().bytes_total, std::filesystem::file_size(path));
   EXPECT_EQ(reports.back().bytes_read, reports.back().bytes_total);
   EXPECT_EQ(reports.back().events, 75718u);
+}
+
+// A gzip text up to 64 KiB is inflated whole before the import to learn its length (and read
+// without a second thread); one byte longer, the bytes inflated ahead come first and the rest is
+// inflated as it is read. Either way the trace is the one of its text, from a file, from memory,
+// and split into two gzip members.
+TEST(ChromeJsonStreamingTest, GzipTextsAroundTheInflateAheadLengthGiveTheTraceOfTheirText) {
+  const std::string event = R"({"ph":"X","name":"op","pid":1,"tid":2,"ts":1,"dur":2})";
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("streaming_small_" + std::to_string(::getpid()) + ".json.gz");
+  constexpr std::size_t kAhead = std::size_t{64} << 10;
+  for (const std::size_t length : {std::size_t{200}, kAhead - 1, kAhead, kAhead + 1, kAhead + 2,
+                                   3 * kAhead}) {
+    // Events, then spaces to the length, then the array's end.
+    std::string text = "[" + event;
+    while (text.size() + event.size() + 2 < length)
+      text += "," + event;
+    text.append(length - 1 - text.size(), ' ');
+    text += "]";
+    ASSERT_EQ(text.size(), length);
+    const Trace expected = read_chrome_json(ChromeJsonInput::from_bytes(text, "plain.json"));
+    const std::string one_member = testing::gzip_text(text);
+    const std::string two_members = testing::gzip_text(text.substr(0, length / 2)) +
+                                    testing::gzip_text(text.substr(length / 2));
+    for (const std::string* compressed : {&one_member, &two_members}) {
+      EXPECT_TRUE(read_chrome_json(ChromeJsonInput::from_bytes(*compressed, "text.json.gz")) ==
+                  expected)
+          << length;
+      std::ofstream(file, std::ios::binary)
+          .write(compressed->data(), static_cast<std::streamsize>(compressed->size()));
+      EXPECT_TRUE(read_chrome_json(file) == expected) << length;
+    }
+    EXPECT_GT(expected.counts().spans, 0u);
+  }
+  std::filesystem::remove(file);
 }
 
 }  // namespace

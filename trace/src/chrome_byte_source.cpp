@@ -48,6 +48,8 @@ ChromeByteSource& ChromeByteSource::operator=(ChromeByteSource&& other) noexcept
   compressed_ = std::move(other.compressed_);
   compressed_begin_ = other.compressed_begin_;
   compressed_end_ = other.compressed_end_;
+  inflated_ahead_ = std::move(other.inflated_ahead_);
+  ahead_begin_ = other.ahead_begin_;
   return *this;
 }
 
@@ -90,8 +92,19 @@ ChromeByteSource ChromeByteSource::over_memory(std::string_view bytes, std::stri
 }
 
 std::uint64_t ChromeByteSource::text_left() const {
-  if (gzip_) return std::numeric_limits<std::uint64_t>::max();
+  if (gzip_) {
+    return gzip_ended_ ? inflated_ahead_.size() - ahead_begin_
+                       : std::numeric_limits<std::uint64_t>::max();
+  }
   return (compressed_end_ - compressed_begin_) + (input_size_ - input_offset_);
+}
+
+bool ChromeByteSource::text_ends_within(std::uint64_t bytes) {
+  if (gzip_ && !gzip_ended_ && inflated_ahead_.empty()) {
+    inflated_ahead_.resize(static_cast<std::size_t>(bytes) + 1);
+    inflated_ahead_.resize(inflate_into(inflated_ahead_.data(), inflated_ahead_.size()));
+  }
+  return text_left() <= bytes;
 }
 
 std::size_t ChromeByteSource::read_size(std::size_t most) const {
@@ -124,8 +137,16 @@ void ChromeByteSource::check_limit(std::size_t produced) {
 }
 
 std::size_t ChromeByteSource::read(char* out, std::size_t capacity) {
-  if (gzip_) return inflate_into(out, capacity);
   std::size_t count = 0;
+  if (gzip_) {
+    if (ahead_begin_ < inflated_ahead_.size()) {
+      count = std::min(capacity, inflated_ahead_.size() - ahead_begin_);
+      std::memcpy(out, inflated_ahead_.data() + ahead_begin_, count);
+      ahead_begin_ += count;
+    }
+    if (count < capacity) count += inflate_into(out + count, capacity - count);
+    return count;
+  }
   // open_file read the first chunk to sniff gzip; hand it out before reading on.
   if (compressed_begin_ < compressed_end_) {
     count = std::min(capacity, compressed_end_ - compressed_begin_);

@@ -43,9 +43,14 @@ class ChromeByteSource {
   // Bytes of the file (compressed, for gzip) consumed so far, and the file's size when known.
   std::uint64_t input_offset() const { return input_offset_; }
   std::uint64_t input_size() const { return input_size_; }
-  // The text still to come where it is known (a plain input: exactly, before the limit), so that
-  // a small input gets small buffers; for gzip, whose text is longer than its input, the maximum.
+  // The text still to come where it is known (a plain input: exactly, before the limit; a gzip
+  // input once text_ends_within saw its end), so that a small input gets small buffers; for the
+  // rest of gzip, whose text is longer than its input, the maximum.
   std::uint64_t text_left() const;
+  // Whether the text still to come is at most `bytes` long. A gzip input, whose text length its
+  // header does not give, inflates up to `bytes` and one byte more to see: the next reads hand
+  // those bytes out first. Call it before the first read. Throws as read() does.
+  bool text_ends_within(std::uint64_t bytes);
   // How many bytes a read into a fresh buffer should ask for: `most`, or a small plain input's
   // whole remaining text and one byte more (which sees its end), so it zeroes no larger buffer.
   std::size_t read_size(std::size_t most) const;
@@ -64,13 +69,16 @@ class ChromeByteSource {
   std::uint64_t max_bytes_ = 0;
   std::uint64_t produced_ = 0;
 
-  // gzip state: the compressed chunk being inflated and zlib's stream.
+  // gzip state: the compressed chunk being inflated and zlib's stream, and the text that
+  // text_ends_within inflated ahead, handed out from ahead_begin_.
   bool gzip_ = false;
   bool gzip_ended_ = false;
   std::unique_ptr<z_stream> stream_;
   std::vector<unsigned char> compressed_;
   std::size_t compressed_begin_ = 0;
   std::size_t compressed_end_ = 0;
+  std::string inflated_ahead_;
+  std::size_t ahead_begin_ = 0;
 };
 
 }  // namespace tscope::trace::chrome_json

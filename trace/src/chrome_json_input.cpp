@@ -10,10 +10,13 @@ namespace {
 
 using chrome_json::ChromeByteSource;
 
-// The whole text of a source, as one string. A plain input is read in one piece of its own size
-// (and one byte to see the end), so a small one costs no large zeroed buffer.
+// The whole text of a source, as one string. A plain input, and a gzip one whose text ends within
+// kSmallText, is read in one piece of its own size (and one byte to see the end), so a small one
+// costs no large zeroed buffer.
 std::string read_all(ChromeByteSource source) {
   constexpr std::size_t kChunk = std::size_t{1} << 22;
+  constexpr std::uint64_t kSmallText = std::uint64_t{64} << 10;
+  source.text_ends_within(kSmallText);
   std::string text;
   std::size_t size = 0;
   for (;;) {

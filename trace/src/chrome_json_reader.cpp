@@ -48,7 +48,10 @@ class ChromeImporter {
  public:
   explicit ChromeImporter(const std::string& source) : source_(source) {}
 
-  Trace import(ChromeEventWindows& windows, const LoadProgressCallback& progress);
+  // Reads on a second thread when `reading_thread` (the text is longer than
+  // kMinTextForReadingThread).
+  Trace import(ChromeEventWindows& windows, const LoadProgressCallback& progress,
+               bool reading_thread);
 
  private:
   void read_top_level(const std::string& members);
@@ -626,15 +629,10 @@ std::size_t ChromeImporter::read_window(const ParsedEventWindow& parsed) {
   return window_events_.size();
 }
 
-Trace ChromeImporter::import(ChromeEventWindows& windows, const LoadProgressCallback& progress) {
+Trace ChromeImporter::import(ChromeEventWindows& windows, const LoadProgressCallback& progress,
+                             bool reading_thread) {
   TimeNs base_during_events = 0;
   {
-    // A text of a few events (a fuzzer's input) is read on this thread: starting and joining a
-    // reading thread would cost more than the import. From kMinTextForReadingThread on, the
-    // thread pays even for one window (measured on a 777 KB trace, imported over and over: 9.3 ms
-    // with it, 15.6 ms without, which faulted 2.5 MB of fresh pages into the calling thread's
-    // malloc arena on every import where the reading thread's arena kept them).
-    const bool reading_thread = windows.source().text_left() > kMinTextForReadingThread;
     ChromeWindowPipeline pipeline(windows, /*background=*/reading_thread);
     const ParsedEventWindow* parsed = pipeline.next();
     read_top_level(windows.members_before());
@@ -679,8 +677,15 @@ namespace {
 Trace import_stream(ChromeByteSource source, const ChromeJsonReadOptions& options) {
   const std::string source_name = source.source_name();
   try {
+    // A text of a few events (a fuzzer's input) is read on this thread: starting and joining a
+    // reading thread would cost more than the import. From kMinTextForReadingThread on, the
+    // thread pays even for one window (measured on a 777 KB trace, imported over and over: 9.3 ms
+    // with it, 15.6 ms without, which faulted 2.5 MB of fresh pages into the calling thread's
+    // malloc arena on every import where the reading thread's arena kept them). A small gzip
+    // input is inflated here to learn its length, which also sizes its buffers to its text.
+    const bool reading_thread = !source.text_ends_within(kMinTextForReadingThread);
     ChromeEventWindows windows(source, std::max<std::size_t>(options.window_bytes, 1));
-    return ChromeImporter(source_name).import(windows, options.progress);
+    return ChromeImporter(source_name).import(windows, options.progress, reading_thread);
   } catch (const FormatError&) {
     throw;
   } catch (const TraceError& error) {
