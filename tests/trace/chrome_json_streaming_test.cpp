@@ -198,8 +198,8 @@ TEST(ChromeJsonStreamingTest, GzipTextsAroundTheInflateAheadLengthGiveTheTraceOf
   const auto file = std::filesystem::temp_directory_path() /
                     ("streaming_small_" + std::to_string(::getpid()) + ".json.gz");
   constexpr std::size_t kAhead = std::size_t{64} << 10;
-  for (const std::size_t length : {std::size_t{200}, kAhead - 1, kAhead, kAhead + 1, kAhead + 2,
-                                   3 * kAhead}) {
+  for (const std::size_t length :
+       {std::size_t{200}, kAhead - 1, kAhead, kAhead + 1, kAhead + 2, 3 * kAhead}) {
     // Events, then spaces to the length, then the array's end.
     std::string text = "[" + event;
     while (text.size() + event.size() + 2 < length)
