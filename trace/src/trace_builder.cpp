@@ -30,15 +30,7 @@ constexpr std::size_t kMaxDepth = std::numeric_limits<std::uint16_t>::max();
 // allocation; malloc_trim would cost more than it returns (it hands back every free page with a
 // TLB flush on each core, and the next import faults them in again: a fuzzer's 10 KB trace
 // imported over and over spent 40% of its time there).
-constexpr std::size_t kTrimFromEvents = std::size_t{1} << 16;
-
-std::size_t event_count(const Trace& trace) {
-  std::size_t count = 0;
-  for (const Track& track : trace.tracks())
-    count += track.spans().size() + track.instants().size() + track.counters().size() +
-             track.memory().size();
-  return count;
-}
+constexpr std::uint64_t kTrimFromEvents = std::uint64_t{1} << 16;
 
 // Where each event of one kind on one track moved when its column was sorted:
 // moved_to[arrival index] = sorted index, left empty when the events arrived already in order
@@ -721,7 +713,11 @@ Trace TraceBuilder::finalize(const FinalizeOptions& options) {
 #if defined(__GLIBC__)
   // glibc keeps freed heap blocks for reuse; a large trace's growth and sort buffers are not
   // coming back, so the finished trace alone stays resident.
-  if (event_count(finished) >= kTrimFromEvents) malloc_trim(0);
+  const TraceCounts counts = finished.counts();
+  if (counts.spans + counts.instants + counts.counter_samples + counts.memory_events >=
+      kTrimFromEvents) {
+    malloc_trim(0);
+  }
 #endif
   return finished;
 }
