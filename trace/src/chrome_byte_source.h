@@ -18,6 +18,10 @@ namespace tscope::trace::chrome_json {
 
 class ChromeByteSource {
  public:
+  // The length up to which a text counts as small: its readers ask text_ends_within(kSmallText)
+  // before the first read, to read it in one piece of its own size on the calling thread.
+  static constexpr std::uint64_t kSmallText = std::uint64_t{64} << 10;
+
   // Throws IoError when the file cannot be opened.
   static ChromeByteSource open_file(const std::filesystem::path& path, std::uint64_t max_bytes);
   // `bytes` must outlive the source.
@@ -51,8 +55,9 @@ class ChromeByteSource {
   // header does not give, inflates up to `bytes` and one byte more to see: the next reads hand
   // those bytes out first. Call it before the first read. Throws as read() does.
   bool text_ends_within(std::uint64_t bytes);
-  // How many bytes a read into a fresh buffer should ask for: `most`, or a small plain input's
-  // whole remaining text and one byte more (which sees its end), so it zeroes no larger buffer.
+  // How many bytes a read into a fresh buffer should ask for: `most`, or a small input's whole
+  // remaining text where text_left() knows it, and one byte more (which sees its end), so it
+  // zeroes no larger buffer.
   std::size_t read_size(std::size_t most) const;
 
  private:

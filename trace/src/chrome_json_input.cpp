@@ -10,13 +10,12 @@ namespace {
 
 using chrome_json::ChromeByteSource;
 
-// The whole text of a source, as one string. A plain input, and a gzip one whose text ends within
-// kSmallText, is read in one piece of its own size (and one byte to see the end), so a small one
-// costs no large zeroed buffer.
+// The whole text of a source, as one string. A small text (ChromeByteSource::kSmallText), plain or
+// gzip, is read in one piece of its own size (and one byte to see the end), so it costs no large
+// zeroed buffer.
 std::string read_all(ChromeByteSource source) {
   constexpr std::size_t kChunk = std::size_t{1} << 22;
-  constexpr std::uint64_t kSmallText = std::uint64_t{64} << 10;
-  source.text_ends_within(kSmallText);
+  source.text_ends_within(ChromeByteSource::kSmallText);
   std::string text;
   std::size_t size = 0;
   for (;;) {

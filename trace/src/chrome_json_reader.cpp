@@ -28,8 +28,6 @@ namespace {
 
 using namespace chrome_json;
 
-constexpr std::uint64_t kMinTextForReadingThread = std::uint64_t{64} << 10;
-
 bool is_gpu_row(Category category) {
   return category == Category::kKernel || category == Category::kMemcpy ||
          category == Category::kMemset || category == Category::kGpuUserAnnotation ||
@@ -48,8 +46,7 @@ class ChromeImporter {
  public:
   explicit ChromeImporter(const std::string& source) : source_(source) {}
 
-  // Reads on a second thread when `reading_thread` (the text is longer than
-  // kMinTextForReadingThread).
+  // Reads on a second thread when `reading_thread` (the text is not small).
   Trace import(ChromeEventWindows& windows, const LoadProgressCallback& progress,
                bool reading_thread);
 
@@ -678,12 +675,12 @@ Trace import_stream(ChromeByteSource source, const ChromeJsonReadOptions& option
   const std::string source_name = source.source_name();
   try {
     // A text of a few events (a fuzzer's input) is read on this thread: starting and joining a
-    // reading thread would cost more than the import. From kMinTextForReadingThread on, the
+    // reading thread would cost more than the import. Above ChromeByteSource::kSmallText, the
     // thread pays even for one window (measured on a 777 KB trace, imported over and over: 9.3 ms
     // with it, 15.6 ms without, which faulted 2.5 MB of fresh pages into the calling thread's
     // malloc arena on every import where the reading thread's arena kept them). A small gzip
     // input is inflated here to learn its length, which also sizes its buffers to its text.
-    const bool reading_thread = !source.text_ends_within(kMinTextForReadingThread);
+    const bool reading_thread = !source.text_ends_within(ChromeByteSource::kSmallText);
     ChromeEventWindows windows(source, std::max<std::size_t>(options.window_bytes, 1));
     return ChromeImporter(source_name).import(windows, options.progress, reading_thread);
   } catch (const FormatError&) {
