@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
-#include "chrome_two_threads.h"
 #include "sort_runs.h"
+#include "two_threads.h"
 
 namespace tscope::trace::chrome_json {
 

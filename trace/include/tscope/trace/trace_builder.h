@@ -79,7 +79,9 @@ class TraceBuilder final : public TraceSink {
   void order_side_tables();
   void compute_depths(Track& track);
   void resolve_flow_endpoints();
-  void link_correlated_events();
+  // The launch -> GPU activity and op -> GPU activity flows that correlation ids name.
+  std::vector<Flow> correlated_flows() const;
+  void prefer_correlated_flows(const std::vector<Flow>& linked);
   void release_spare_capacity();
 
   Trace trace_;

@@ -1,15 +1,15 @@
 #pragma once
-// Runs two independent pieces of the importer's work at once where a second core exists (after the
-// last window the reading thread has nothing left to do) and the work is worth a thread, one after
-// the other otherwise.
+// Runs two independent pieces of work at once where a second core exists and the work is worth a
+// thread, one after the other otherwise: the Chrome reader's flow binding (after the last window
+// its reading thread has nothing left to do) and the sorting and linking of TraceBuilder::finalize.
 
 #include <cstddef>
 #include <exception>
 #include <thread>
 
-namespace tscope::trace::chrome_json {
+namespace tscope::trace {
 
-// Below this many items (flow ends, spans) starting and joining a thread costs more than it saves.
+// Below this many items (flow ends, events) starting and joining a thread costs more than it saves.
 constexpr std::size_t kMinItemsForSecondThread = std::size_t{1} << 14;
 
 template <typename First, typename Second>
@@ -37,4 +37,4 @@ void run_both(std::size_t items, First&& first, Second&& second) {
   if (error) std::rethrow_exception(error);
 }
 
-}  // namespace tscope::trace::chrome_json
+}  // namespace tscope::trace
