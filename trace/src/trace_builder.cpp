@@ -103,16 +103,6 @@ void require_string(const StringTable& strings, StringId id, const char* field) 
   }
 }
 
-// Events of every kind: what decides whether a finished trace is worth a trim of the heap.
-std::uint64_t event_count(const Trace& trace) {
-  std::uint64_t events = 0;
-  for (const Track& track : trace.tracks()) {
-    events += track.spans().size() + track.instants().size() + track.counters().size() +
-              track.memory().size();
-  }
-  return events;
-}
-
 bool is_gpu_activity(Category category) {
   return category == Category::kKernel || category == Category::kMemcpy ||
          category == Category::kMemset;
@@ -757,7 +747,11 @@ Trace TraceBuilder::finalize(const FinalizeOptions& options) {
 #if defined(__GLIBC__)
   // glibc keeps freed heap blocks for reuse; a large trace's growth and sort buffers are not
   // coming back, so the finished trace alone stays resident.
-  if (event_count(finished) >= kTrimFromEvents) malloc_trim(0);
+  const TraceCounts counts = finished.counts();
+  if (counts.spans + counts.instants + counts.counter_samples + counts.memory_events >=
+      kTrimFromEvents) {
+    malloc_trim(0);
+  }
 #endif
   return finished;
 }
