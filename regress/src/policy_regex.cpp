@@ -32,7 +32,11 @@ bool has_long_number(std::string_view regex) {
     if (c == '}') in_braces = false;
     const bool number_follows = c == '\\' || c == '{' || (in_braces && c == ',');
     if (number_follows && digits_from(i + 1) > kMaxRegexNumberDigits) return true;
-    if (c == '\\') ++i;  // the escaped character is not a brace
+    if (c == '\\') {
+      // The escaped character is not a brace. ECMAScript's control escape \cX takes one more
+      // character, whatever it is: in "\c\\1" the compiler reads \c\ and then the reference \1.
+      i += i + 1 < regex.size() && regex[i + 1] == 'c' ? 2 : 1;
+    }
   }
   return false;
 }

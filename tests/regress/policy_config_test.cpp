@@ -99,6 +99,15 @@ TEST(PolicyConfigTest, NormalizePatternWithANumberOfTenDigitsOrTooLongIsRejected
   EXPECT_NE(policy_error(too_long).find("longer than the limit of 256"), std::string::npos);
 }
 
+// A control escape takes the backslash after it as its letter, so the digits after the next
+// backslash are a back-reference (found by policy_fuzzer under UBSan: 114 digits after "\\c\\").
+TEST(PolicyConfigTest, BackReferenceAfterAControlEscapeWithTenDigitsIsRejected) {
+  const TempFile config("policy.conf", "threshold re:(a)\\c\\\\1234567890 5%\n");
+  const std::string message = policy_error(config);
+  EXPECT_NE(message.find(":1: bad name pattern"), std::string::npos) << message;
+  EXPECT_NE(message.find("more than 9 digits"), std::string::npos) << message;
+}
+
 TEST(PolicyConfigTest, AlphaOutsideZeroToOneIsRejected) {
   const TempFile config("policy.conf", "alpha 5\n");
   EXPECT_THROW(read_policy_config(config.path()), RegressInputError);
