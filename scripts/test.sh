@@ -42,8 +42,9 @@ stage ctest-mpi ctest --test-dir "$build_dir" --output-on-failure --timeout 600 
 
 # The capture layer's threads under ThreadSanitizer, in a build of their own. The tests link most
 # of the tree, and at -O2 -g this was the longest build stage: -O1 -g1 (line tables, all that a
-# report's stack needs) compiles in 63% of the time (154 s against 246 s on an idle 2-core VM). At -O1 GCC 12 warns falsely that a
-# std::optional may be read uninitialised; the gcc build above keeps that warning.
+# report's stack needs) compiles in 63% of the time (154 s against 246 s on an idle 2-core VM).
+# At -O1 GCC 12 warns falsely that a std::optional may be read uninitialised; the gcc build above
+# keeps that warning.
 tsan_dir=${build_dir}-tsan
 tsan_flags="-O1 -g1 -DNDEBUG -Wno-maybe-uninitialized"
 stage tsan-configure cmake -S . -B "$tsan_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -1,7 +1,7 @@
 #pragma once
 // Runs two independent pieces of work at once where a second core exists and the work is worth a
 // thread, one after the other otherwise: the Chrome reader's flow binding (after the last window
-// its reading thread has nothing left to do) and the sorting and linking of TraceBuilder::finalize.
+// its reading thread has nothing left to do) and the sort of the flows in TraceBuilder::finalize.
 
 #include <cstddef>
 #include <exception>
@@ -9,7 +9,7 @@
 
 namespace tscope::trace {
 
-// Below this many items (flow ends, events) starting and joining a thread costs more than it saves.
+// Below this many items (flow ends, flows) starting and joining a thread costs more than it saves.
 constexpr std::size_t kMinItemsForSecondThread = std::size_t{1} << 14;
 
 template <typename First, typename Second>
