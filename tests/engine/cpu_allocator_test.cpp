@@ -190,9 +190,10 @@ TEST_F(CappedCpuAllocator, OutOfMemoryNamesTheOpsThatHoldTheMemory) {
 
 TEST_F(CappedCpuAllocator, OutOfMemoryNamesTheOutermostOpAndTheKernelInsideItThatAsked) {
   Generator generator(5);
-  const Tensor input = randn({64, 8, 16, 16}, generator);
-  const Tensor weight = randn({4, 8, 3, 3}, generator);
-  // im2col's unfolded input (64 x 72 x 196 floats, 3.4 MiB) is the first thing conv2d asks for.
+  const Tensor input = randn({2, 64, 32, 32}, generator);
+  const Tensor weight = randn({4, 64, 3, 3}, generator);
+  // After its output (2 x 4 x 30 x 30 floats, 28 KiB), conv2d asks for an unfolded image per
+  // thread (576 x 900 floats, 2 MiB each) as im2col's.
   cpu_allocator().set_capacity(cpu_allocator().stats().bytes_in_use + kMegabyte);
   try {
     conv2d(input, weight, std::nullopt);

@@ -46,9 +46,9 @@ Conv2dGeometry geometry_of(const ConvCase& c) {
   return g;
 }
 
-class BatchedConvolution : public ::testing::TestWithParam<ConvCase> {};
+class ImageGemmConvolution : public ::testing::TestWithParam<ConvCase> {};
 
-TEST_P(BatchedConvolution, MatchesThePerImageCompositionForwardAndBackward) {
+TEST_P(ImageGemmConvolution, MatchesTheCompositionOfOpsForwardAndBackward) {
   const NoGradGuard no_grad;
   const ConvCase c = GetParam();
   const Conv2dGeometry g = geometry_of(c);
@@ -56,18 +56,20 @@ TEST_P(BatchedConvolution, MatchesThePerImageCompositionForwardAndBackward) {
   const Tensor weight = random_leaf(c.weight, 12);
   const Tensor grad = random_leaf({g.batch, c.weight[0], g.out_height, g.out_width}, 13);
 
-  const auto [out, cols] = cpu::conv2d(input, weight, g);
+  const auto [out, saved] = cpu::conv2d(input, weight, g);
   const auto [reference_out, reference_cols] = cpu::conv2d_by_image_gemms(input, weight, g);
   expect_close(out, reference_out, "forward");
+  // Nothing saved: the weight gradient unfolds the input again.
+  EXPECT_FALSE(saved.defined());
   expect_close(cpu::conv2d_backward_input(grad, weight, g),
                cpu::conv2d_backward_input_by_image_gemms(grad, weight, g), "input gradient");
-  expect_close(cpu::conv2d_backward_weight(grad, cols, g),
+  expect_close(cpu::conv2d_backward_weight(grad, input, g),
                cpu::conv2d_backward_weight_by_image_gemms(grad, reference_cols, g),
                "weight gradient");
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Geometries, BatchedConvolution,
+    Geometries, ImageGemmConvolution,
     ::testing::Values(
         // The example's two layers at a small batch.
         ConvCase{{3, 1, 28, 28}, {16, 1, 5, 5}, 1, 2},

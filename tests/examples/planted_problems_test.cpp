@@ -111,11 +111,12 @@ TEST_F(PlantedProblems, TheSameRunWithoutKeptOutputsHasNoLeak) {
   EXPECT_EQ(find_kind(findings, "leak"), nullptr);
 }
 
-TEST_F(PlantedProblems, OutOfMemoryNamesTheConvolutionsUnfoldedInputAsLargestConsumer) {
-  // With 64 MiB, a batch of 512 fails in the first convolution, asking for its output: its
-  // unfolded input (allocated as im2col, 25 values per output pixel) is the largest block alive.
+TEST_F(PlantedProblems, OutOfMemoryNamesTheFirstConvolutionsActivationsAsLargestConsumers) {
+  // With 64 MiB, a batch of 512 fails in the first layer's pooling: the convolution's output with
+  // its bias added and that after ReLU (16 x 28 x 28 floats per image each) are the largest
+  // blocks alive, and the pooling's output finds no room beside them.
   constexpr double kBatch = 512;
-  constexpr double kIm2colBytes = kBatch * 25 * 28 * 28 * sizeof(float);
+  constexpr double kActivationBytes = kBatch * 16 * 28 * 28 * sizeof(float);
   const trace::Trace trace =
       train("--model cnn --steps 2 --batch-size 512", "TSCOPE_CPU_MEMORY_CAP=64M", 1);
   EXPECT_NE(output_.find("out of memory"), std::string::npos) << output_;
@@ -123,10 +124,10 @@ TEST_F(PlantedProblems, OutOfMemoryNamesTheConvolutionsUnfoldedInputAsLargestCon
   const Finding* oom = find_kind(findings, "oom");
   ASSERT_NE(oom, nullptr) << "no oom finding";
   EXPECT_EQ(oom->severity, Severity::kHigh);
-  EXPECT_NE(oom->title.find("im2col"), std::string::npos) << oom->title;
-  EXPECT_NE(oom->title.find("by conv2d under forward finds no room"), std::string::npos)
+  EXPECT_NE(oom->title.find("by max_pool2d under forward finds no room"), std::string::npos)
       << oom->title;
-  EXPECT_EQ(oom->metric("largest_site_bytes"), kIm2colBytes);
+  EXPECT_NE(oom->title.find("largest holder: forward / add"), std::string::npos) << oom->title;
+  EXPECT_EQ(oom->metric("largest_site_bytes"), kActivationBytes);
   EXPECT_GT(oom->metric("largest_batch_that_fits"), 0.0);
   EXPECT_LT(oom->metric("largest_batch_that_fits"), kBatch);
   // The trace ends inside the first failing step: only a bound.
@@ -134,17 +135,16 @@ TEST_F(PlantedProblems, OutOfMemoryNamesTheConvolutionsUnfoldedInputAsLargestCon
 }
 
 TEST_F(PlantedProblems, OutOfMemoryOfOneRequestLargerThanTheCapSaysNoFreeingHelps) {
-  // At 2048 the first convolution's unfolded input (2048 x 25 x 784 floats) alone passes 64 MiB.
-  constexpr double kIm2colBytes = 2048.0 * 25 * 28 * 28 * sizeof(float);
+  // At 2048 the first convolution's output (2048 x 16 x 28 x 28 floats) alone passes 64 MiB.
+  constexpr double kOutputBytes = 2048.0 * 16 * 28 * 28 * sizeof(float);
   const trace::Trace trace =
       train("--model cnn --steps 2 --batch-size 2048", "TSCOPE_CPU_MEMORY_CAP=64M", 1);
   const std::vector<Finding> findings = findings_of(trace);
   const Finding* oom = find_kind(findings, "oom");
   ASSERT_NE(oom, nullptr) << "no oom finding";
-  EXPECT_EQ(oom->metric("requested_bytes"), kIm2colBytes);
+  EXPECT_EQ(oom->metric("requested_bytes"), kOutputBytes);
   EXPECT_EQ(oom->metric("request_exceeds_limit"), 1);
-  EXPECT_NE(oom->title.find("by conv2d (im2col) under forward is larger than the whole"),
-            std::string::npos)
+  EXPECT_NE(oom->title.find("by conv2d under forward is larger than the whole"), std::string::npos)
       << oom->title;
   EXPECT_EQ(oom->recommendation.find("free it earlier"), std::string::npos) << oom->recommendation;
 }

@@ -1,6 +1,6 @@
 // Convolution as im2col + one GEMM per image, composed from the dispatcher's im2col, col2im, matmul
 // and sum: CUDA's conv2d kernels where cuDNN is absent (its ops then run on the device), and the
-// reference the CPU's batched kernels (cpu/conv2d_batched_gemm.cpp) are tested against.
+// reference the CPU's kernels (cpu/conv2d_image_gemm.cpp) are tested against.
 //
 // The unfolded input [N, C*KH*KW, OH*OW] times the flattened filters [OC, C*KH*KW], broadcast over
 // the batch without a copy. im2col and matmul run as ops of their own, so a trace still shows

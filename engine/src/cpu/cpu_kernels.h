@@ -13,8 +13,8 @@
 
 namespace tscope::engine::cpu {
 
-// Every op's kernel, named as in op_table.h. conv2d and its gradients are one GEMM over the
-// unfolded batch each (cpu/conv2d_batched_gemm.cpp); linear_activation is the matmul
+// Every op's kernel, named as in op_table.h. conv2d and its gradients are one GEMM per image
+// over its unfolded patches (cpu/conv2d_image_gemm.cpp); linear_activation is the matmul
 // op then one bias and activation pass; linear_weight_bias_backward is composed from matmul and
 // sum (cpu/linear_weight_bias_backward.cpp).
 TSCOPE_ENGINE_OPS(TSCOPE_DECLARE_OP_KERNEL)

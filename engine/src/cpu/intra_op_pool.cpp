@@ -211,6 +211,25 @@ void run_parallel(std::int64_t count, std::int64_t grain, const RangeTask& task)
     task(0, count);
 }
 
+void run_parallel_gemms(std::int64_t count, const RangeTask& task) {
+  configure_threads_once();
+  IntraOpPool& pool = IntraOpPool::instance();
+  if (inside_parallel_loop || pool.threads() == 1 || count < 2) {
+    if (count > 0) task(0, count);
+    return;
+  }
+  // Restores OpenBLAS' count on the way out, a range's exception included.
+  struct SingleThreadedBlas {
+    int threads;
+    explicit SingleThreadedBlas(int count) : threads(count) { openblas_set_num_threads(1); }
+    SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+    SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+    ~SingleThreadedBlas() { openblas_set_num_threads(threads); }
+  };
+  const SingleThreadedBlas single_threaded(pool.threads());
+  if (!pool.try_run(count, 1, task)) task(0, count);
+}
+
 }  // namespace tscope::engine::cpu
 
 namespace tscope::engine {
