@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <vector>
 
 #include "cpu/cpu_kernels.h"
 #include "cpu/intra_op_pool.h"
@@ -85,14 +86,25 @@ UnfoldedRow unfolded_row(const Conv2dGeometry& g, std::int64_t row) {
           .row_step = g.stride * g.width};
 }
 
+// Every row of an unfolded image: computed once per convolution and shared by its images, as a
+// row's description takes several integer divisions, which cost more than copying the row.
+std::vector<UnfoldedRow> unfolded_rows(const Conv2dGeometry& g, const ImageExtents& e) {
+  std::vector<UnfoldedRow> rows;
+  rows.reserve(static_cast<std::size_t>(e.patch));
+  for (std::int64_t row = 0; row < e.patch; ++row)
+    rows.push_back(unfolded_row(g, row));
+  return rows;
+}
+
 // cols[row][p] = the image's input under kernel offset `row` at output position p. Plain loops
 // rather than std::copy and std::fill: a run is OW floats (10 in the example's second layer), and
 // a call to memmove or memset per run costs more than the run itself.
-void unfold_image(const float* __restrict image, float* __restrict cols, const Conv2dGeometry& g,
+void unfold_image(const float* __restrict image, float* __restrict cols,
+                  const std::vector<UnfoldedRow>& rows, const Conv2dGeometry& g,
                   const ImageExtents& e) {
   const std::int64_t width = g.out_width;
   for (std::int64_t row = 0; row < e.patch; ++row) {
-    const UnfoldedRow r = unfolded_row(g, row);
+    const UnfoldedRow& r = rows[static_cast<std::size_t>(row)];
     float* dst = cols + row * e.positions;
     for (std::int64_t i = 0; i < r.rows_first * width; ++i)
       dst[i] = 0.0f;
@@ -124,12 +136,13 @@ void unfold_image(const float* __restrict image, float* __restrict cols, const C
 
 // The adjoint of unfold_image: the image set to the sum, over the columns, of every value at the
 // input position it came from.
-void fold_image(const float* __restrict cols, float* __restrict image, const Conv2dGeometry& g,
+void fold_image(const float* __restrict cols, float* __restrict image,
+                const std::vector<UnfoldedRow>& rows, const Conv2dGeometry& g,
                 const ImageExtents& e) {
   std::fill(image, image + e.pixels, 0.0f);
   const std::int64_t width = g.out_width;
   for (std::int64_t row = 0; row < e.patch; ++row) {
-    const UnfoldedRow r = unfolded_row(g, row);
+    const UnfoldedRow& r = rows[static_cast<std::size_t>(row)];
     const float* src = cols + row * e.positions;
     const std::int64_t run = r.last - r.first;
     if (run == 0) continue;
@@ -201,13 +214,14 @@ std::pair<Tensor, Tensor> convolve(const Tensor& input, const Tensor& weight,
   const Tensor filters = dense(weight);
   const BatchParts parts(geometry.batch);
   const Tensor scratch = unfold_scratch(parts, e, input.device());
+  const std::vector<UnfoldedRow> rows = unfolded_rows(geometry, e);
   const float* images = image.data<float>();
   float* outputs = out.data<float>();
   for_each_part(parts, [&](std::int64_t part, std::int64_t first, std::int64_t last) {
     float* cols = scratch.data<float>() + part * e.patch * e.positions;
     for (std::int64_t n = first; n < last; ++n) {
       float* output = outputs + n * out_channels * e.positions;
-      unfold_image(images + n * e.pixels, cols, geometry, e);
+      unfold_image(images + n * e.pixels, cols, rows, geometry, e);
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blas_int(out_channels),
                   blas_int(e.positions), blas_int(e.patch), 1.0f, filters.data<float>(),
                   blas_int(e.patch), cols, blas_int(e.positions), 0.0f, output,
@@ -255,6 +269,7 @@ Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,
   const Tensor incoming = dense(grad);
   const BatchParts parts(geometry.batch);
   const Tensor scratch = unfold_scratch(parts, e, grad.device());
+  const std::vector<UnfoldedRow> rows = unfolded_rows(geometry, e);
   const float* grads = incoming.data<float>();
   float* images = image.data<float>();
   for_each_part(parts, [&](std::int64_t part, std::int64_t first, std::int64_t last) {
@@ -264,7 +279,7 @@ Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,
                   blas_int(out_channels), 1.0f, filters.data<float>(), blas_int(e.patch),
                   grads + n * out_channels * e.positions, blas_int(e.positions), 0.0f, cols_grad,
                   blas_int(e.positions));
-      fold_image(cols_grad, images + n * e.pixels, geometry, e);
+      fold_image(cols_grad, images + n * e.pixels, rows, geometry, e);
     }
   });
   return image;
@@ -291,6 +306,7 @@ Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& input,
   const Tensor incoming = dense(grad);
   const BatchParts parts(geometry.batch);
   const Tensor scratch = unfold_scratch(parts, e, grad.device());
+  const std::vector<UnfoldedRow> rows = unfolded_rows(geometry, e);
   // Each part sums its images' products into a slice of its own; the slices are added in part
   // order afterwards, so the result depends on the thread count only through that order.
   Tensor partial_sums = empty({parts.count, out_channels, e.patch}, {.device = grad.device()});
@@ -300,7 +316,7 @@ Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& input,
     float* cols = scratch.data<float>() + part * e.patch * e.positions;
     float* sum = partial_sums.data<float>() + part * out_channels * e.patch;
     for (std::int64_t n = first; n < last; ++n) {
-      unfold_image(images + n * e.pixels, cols, geometry, e);
+      unfold_image(images + n * e.pixels, cols, rows, geometry, e);
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blas_int(out_channels),
                   blas_int(e.patch), blas_int(e.positions), 1.0f,
                   grads + n * out_channels * e.positions, blas_int(e.positions), cols,
