@@ -32,6 +32,14 @@ int blas_int(std::int64_t value) {
   return static_cast<int>(value);
 }
 
+// C [m, n] = op(A) op(B) + beta C, row-major, with the extents checked against BLAS's int.
+void sgemm(CBLAS_TRANSPOSE a_op, CBLAS_TRANSPOSE b_op, std::int64_t m, std::int64_t n,
+           std::int64_t k, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
+           float beta, float* c, std::int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, a_op, b_op, blas_int(m), blas_int(n), blas_int(k), 1.0f, a,
+              blas_int(lda), b, blas_int(ldb), beta, c, blas_int(ldc));
+}
+
 struct ImageExtents {
   std::int64_t patch;      // C * KH * KW: rows of an unfolded image
   std::int64_t positions;  // OH * OW: its columns
@@ -160,32 +168,53 @@ void fold_image(const float* __restrict cols, float* __restrict image,
   }
 }
 
-// The batch split into one part per thread of the intra-op pool (fewer for a smaller batch):
-// part p runs images [first_image(p), first_image(p + 1)) with scratch of its own.
-struct BatchParts {
-  std::int64_t batch;
-  std::int64_t count;
+// What every kernel of a convolution sets up before its images run: the unfolded rows'
+// descriptions, the batch split into one part per thread of the intra-op pool (fewer for a smaller
+// batch), and an unfolded image of scratch per part, allocated by the calling thread before the
+// parts run and named as im2col's (the op that unfolds where convolution is composed of ops,
+// cpu/conv2d_by_gemm.cpp).
+class ImageParts {
+ public:
+  ImageParts(const Conv2dGeometry& geometry, const ImageExtents& extents, Device device)
+      : geometry_(geometry),
+        extents_(extents),
+        rows_(unfolded_rows(geometry, extents)),
+        count_(std::min<std::int64_t>(geometry.batch, engine::num_threads())),
+        scratch_(allocate_scratch(count_, extents, device)) {}
 
-  explicit BatchParts(std::int64_t images)
-      : batch(images), count(std::min<std::int64_t>(images, engine::num_threads())) {}
-  std::int64_t first_image(std::int64_t part) const { return batch * part / count; }
+  std::int64_t count() const { return count_; }
+  void unfold(const float* image, float* cols) const {
+    unfold_image(image, cols, rows_, geometry_, extents_);
+  }
+  void fold(const float* cols, float* image) const {
+    fold_image(cols, image, rows_, geometry_, extents_);
+  }
+
+  // Runs images(part, first, last, scratch) for every part, part p taking images
+  // [first_image(p), first_image(p + 1)), in parallel with single-threaded GEMMs.
+  template <typename Images>
+  void run(Images&& images) const {
+    parallel_gemms(count_, [&](std::int64_t first_part, std::int64_t last_part) {
+      for (std::int64_t part = first_part; part < last_part; ++part) {
+        float* scratch = scratch_.data<float>() + part * extents_.patch * extents_.positions;
+        images(part, first_image(part), first_image(part + 1), scratch);
+      }
+    });
+  }
+
+ private:
+  static Tensor allocate_scratch(std::int64_t count, const ImageExtents& e, Device device) {
+    const CurrentOpScope unfolding("im2col");
+    return empty({count, e.patch, e.positions}, {.device = device});
+  }
+  std::int64_t first_image(std::int64_t part) const { return geometry_.batch * part / count_; }
+
+  Conv2dGeometry geometry_;
+  ImageExtents extents_;
+  std::vector<UnfoldedRow> rows_;
+  std::int64_t count_;
+  Tensor scratch_;
 };
-
-// Runs images(part, first, last) for every part, in parallel with single-threaded GEMMs.
-template <typename Images>
-void for_each_part(const BatchParts& parts, Images&& images) {
-  parallel_gemms(parts.count, [&](std::int64_t first_part, std::int64_t last_part) {
-    for (std::int64_t part = first_part; part < last_part; ++part)
-      images(part, parts.first_image(part), parts.first_image(part + 1));
-  });
-}
-
-// One unfolded image per part: allocated by the calling thread before the parts run, named as
-// im2col's (the op that unfolds where convolution is composed of ops, cpu/conv2d_by_gemm.cpp).
-Tensor unfold_scratch(const BatchParts& parts, const ImageExtents& e, Device device) {
-  const CurrentOpScope unfolding("im2col");
-  return empty({parts.count, e.patch, e.positions}, {.device = device});
-}
 
 // relu(value + bias[oc]) over an image's output [OC, OH*OW], computed as add and then relu
 // compute it, so that the fused op's output is bit for bit the unfused chain's.
@@ -212,20 +241,15 @@ std::pair<Tensor, Tensor> convolve(const Tensor& input, const Tensor& weight,
   if (out.numel() == 0) return {out, Tensor()};
   const Tensor image = dense(input);
   const Tensor filters = dense(weight);
-  const BatchParts parts(geometry.batch);
-  const Tensor scratch = unfold_scratch(parts, e, input.device());
-  const std::vector<UnfoldedRow> rows = unfolded_rows(geometry, e);
+  const ImageParts parts(geometry, e, input.device());
   const float* images = image.data<float>();
   float* outputs = out.data<float>();
-  for_each_part(parts, [&](std::int64_t part, std::int64_t first, std::int64_t last) {
-    float* cols = scratch.data<float>() + part * e.patch * e.positions;
+  parts.run([&](std::int64_t, std::int64_t first, std::int64_t last, float* cols) {
     for (std::int64_t n = first; n < last; ++n) {
       float* output = outputs + n * out_channels * e.positions;
-      unfold_image(images + n * e.pixels, cols, rows, geometry, e);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blas_int(out_channels),
-                  blas_int(e.positions), blas_int(e.patch), 1.0f, filters.data<float>(),
-                  blas_int(e.patch), cols, blas_int(e.positions), 0.0f, output,
-                  blas_int(e.positions));
+      parts.unfold(images + n * e.pixels, cols);
+      sgemm(CblasNoTrans, CblasNoTrans, out_channels, e.positions, e.patch, filters.data<float>(),
+            e.patch, cols, e.positions, 0.0f, output, e.positions);
       if (bias != nullptr) add_bias_relu(output, bias, out_channels, e.positions);
     }
   });
@@ -267,19 +291,15 @@ Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,
   if (e.positions == 0 || out_channels == 0) return zeros(image.shape(), {.device = grad.device()});
   const Tensor filters = dense(weight);
   const Tensor incoming = dense(grad);
-  const BatchParts parts(geometry.batch);
-  const Tensor scratch = unfold_scratch(parts, e, grad.device());
-  const std::vector<UnfoldedRow> rows = unfolded_rows(geometry, e);
+  const ImageParts parts(geometry, e, grad.device());
   const float* grads = incoming.data<float>();
   float* images = image.data<float>();
-  for_each_part(parts, [&](std::int64_t part, std::int64_t first, std::int64_t last) {
-    float* cols_grad = scratch.data<float>() + part * e.patch * e.positions;
+  parts.run([&](std::int64_t, std::int64_t first, std::int64_t last, float* cols_grad) {
     for (std::int64_t n = first; n < last; ++n) {
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blas_int(e.patch), blas_int(e.positions),
-                  blas_int(out_channels), 1.0f, filters.data<float>(), blas_int(e.patch),
-                  grads + n * out_channels * e.positions, blas_int(e.positions), 0.0f, cols_grad,
-                  blas_int(e.positions));
-      fold_image(cols_grad, images + n * e.pixels, rows, geometry, e);
+      sgemm(CblasTrans, CblasNoTrans, e.patch, e.positions, out_channels, filters.data<float>(),
+            e.patch, grads + n * out_channels * e.positions, e.positions, 0.0f, cols_grad,
+            e.positions);
+      parts.fold(cols_grad, images + n * e.pixels);
     }
   });
   return image;
@@ -304,23 +324,19 @@ Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& input,
     return zeros(weight_shape, {.device = grad.device()});
   const Tensor image = dense(input);
   const Tensor incoming = dense(grad);
-  const BatchParts parts(geometry.batch);
-  const Tensor scratch = unfold_scratch(parts, e, grad.device());
-  const std::vector<UnfoldedRow> rows = unfolded_rows(geometry, e);
+  const ImageParts parts(geometry, e, grad.device());
   // Each part sums its images' products into a slice of its own; the slices are added in part
   // order afterwards, so the result depends on the thread count only through that order.
-  Tensor partial_sums = empty({parts.count, out_channels, e.patch}, {.device = grad.device()});
+  Tensor partial_sums = empty({parts.count(), out_channels, e.patch}, {.device = grad.device()});
   const float* images = image.data<float>();
   const float* grads = incoming.data<float>();
-  for_each_part(parts, [&](std::int64_t part, std::int64_t first, std::int64_t last) {
-    float* cols = scratch.data<float>() + part * e.patch * e.positions;
+  parts.run([&](std::int64_t part, std::int64_t first, std::int64_t last, float* cols) {
     float* sum = partial_sums.data<float>() + part * out_channels * e.patch;
     for (std::int64_t n = first; n < last; ++n) {
-      unfold_image(images + n * e.pixels, cols, rows, geometry, e);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blas_int(out_channels),
-                  blas_int(e.patch), blas_int(e.positions), 1.0f,
-                  grads + n * out_channels * e.positions, blas_int(e.positions), cols,
-                  blas_int(e.positions), n == first ? 0.0f : 1.0f, sum, blas_int(e.patch));
+      parts.unfold(images + n * e.pixels, cols);
+      sgemm(CblasNoTrans, CblasTrans, out_channels, e.patch, e.positions,
+            grads + n * out_channels * e.positions, e.positions, cols, e.positions,
+            n == first ? 0.0f : 1.0f, sum, e.patch);
     }
   });
   Tensor weight_grad = empty(weight_shape, {.device = grad.device()});
@@ -328,7 +344,7 @@ Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& input,
   const float* sums = partial_sums.data<float>();
   const std::int64_t values = out_channels * e.patch;
   std::copy(sums, sums + values, total);
-  for (std::int64_t part = 1; part < parts.count; ++part) {
+  for (std::int64_t part = 1; part < parts.count(); ++part) {
     const float* slice = sums + part * values;
     for (std::int64_t i = 0; i < values; ++i)
       total[i] += slice[i];
