@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "cpu/conv2d_direct.h"
 #include "cpu/cpu_kernels.h"
 #include "gradcheck.h"
 #include "tscope/engine/autograd.h"
@@ -80,6 +81,78 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{{2, 2, 3, 3}, {2, 2, 2, 2}, 1, 3},
         // The kernel covers the whole input: one output position per image.
         ConvCase{{4, 2, 5, 5}, {3, 2, 5, 5}, 1, 0}));
+
+// The direct kernels alone, image by image, against the composition of ops: forward, input and
+// weight gradients over geometries that exercise every register count (16 to 64 output channels,
+// one not a multiple of 16) and rows that split into tiles of unequal width.
+class DirectConvolutionKernel : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(DirectConvolutionKernel, MatchesTheCompositionOfOpsForwardAndBackward) {
+  const NoGradGuard no_grad;
+  const ConvCase c = GetParam();
+  const Conv2dGeometry g = geometry_of(c);
+  const std::int64_t out_channels = c.weight[0];
+  if (!cpu::DirectConvolution::available()) {
+    GTEST_SKIP() << "the direct convolution needs AVX-512F, which this CPU lacks";
+  }
+  const Tensor input = random_leaf(c.input, 41);
+  const Tensor weight = random_leaf(c.weight, 42);
+  const Tensor grad = random_leaf({g.batch, out_channels, g.out_height, g.out_width}, 43);
+  const std::vector<float> filters = weight.contiguous().to_vector<float>();
+  const std::vector<float> images = input.contiguous().to_vector<float>();
+  const std::vector<float> grads = grad.contiguous().to_vector<float>();
+  const std::int64_t image_floats = g.channels * g.height * g.width;
+  const std::int64_t output_floats = out_channels * g.out_height * g.out_width;
+
+  const auto forward = cpu::DirectConvolution::forward(g, filters.data(), out_channels);
+  std::vector<float> scratch(static_cast<std::size_t>(forward.scratch_floats()));
+  Tensor out = zeros({g.batch, out_channels, g.out_height, g.out_width});
+  for (std::int64_t n = 0; n < g.batch; ++n) {
+    forward.run(images.data() + n * image_floats, scratch.data(),
+                out.data<float>() + n * output_floats);
+  }
+  expect_close(out, cpu::conv2d_by_image_gemms(input, weight, g).first, "forward");
+
+  const auto backward = cpu::DirectConvolution::input_gradient(g, filters.data(), out_channels);
+  scratch.assign(static_cast<std::size_t>(backward.scratch_floats()), 0.0f);
+  Tensor input_grad = zeros(c.input);
+  for (std::int64_t n = 0; n < g.batch; ++n) {
+    backward.run(grads.data() + n * output_floats, scratch.data(),
+                 input_grad.data<float>() + n * image_floats);
+  }
+  expect_close(input_grad, cpu::conv2d_backward_input_by_image_gemms(grad, weight, g),
+               "input gradient");
+
+  const cpu::DirectWeightGradient weight_gradient(g, out_channels);
+  scratch.assign(static_cast<std::size_t>(weight_gradient.scratch_floats()), 0.0f);
+  // Two sets of sums, the images split between them as between two threads.
+  std::vector<float> sums(static_cast<std::size_t>(2 * weight_gradient.sum_floats()), 0.0f);
+  for (std::int64_t n = 0; n < g.batch; ++n) {
+    weight_gradient.accumulate(images.data() + n * image_floats, grads.data() + n * output_floats,
+                               scratch.data(),
+                               sums.data() + (n % 2) * weight_gradient.sum_floats());
+  }
+  Tensor weight_grad = zeros(c.weight);
+  weight_gradient.total(sums.data(), 2, weight_grad.data<float>());
+  const Tensor reference_cols = cpu::conv2d_by_image_gemms(input, weight, g).second;
+  expect_close(weight_grad, cpu::conv2d_backward_weight_by_image_gemms(grad, reference_cols, g),
+               "weight gradient");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Geometries, DirectConvolutionKernel,
+    ::testing::Values(
+        // The example's second layer: two registers of output channels, a 10-wide row.
+        ConvCase{{3, 16, 14, 14}, {32, 16, 5, 5}, 1, 0},
+        // Padding, 28 columns in two tiles of 14.
+        ConvCase{{2, 8, 28, 28}, {16, 8, 5, 5}, 1, 2},
+        // 20 output channels (two registers, the second mostly empty), 3 x 3 with padding 1, a
+        // 13-wide row in tiles of 7 and 6.
+        ConvCase{{2, 8, 9, 13}, {20, 8, 3, 3}, 1, 1},
+        // 64 output channels (four registers, tiles of at most 6) over 30 columns.
+        ConvCase{{2, 8, 6, 30}, {64, 8, 3, 3}, 1, 1},
+        // 48 output channels (three registers) and a kernel as large as the padded input.
+        ConvCase{{2, 12, 3, 3}, {48, 12, 5, 5}, 1, 1}));
 
 struct SumCase {
   Shape shape;

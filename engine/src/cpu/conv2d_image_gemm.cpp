@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <vector>
 
+#include "cpu/conv2d_direct.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/intra_op_pool.h"
 #include "current_op.h"
@@ -168,27 +170,19 @@ void fold_image(const float* __restrict cols, float* __restrict image,
   }
 }
 
-// What every kernel of a convolution sets up before its images run: the unfolded rows'
-// descriptions, the batch split into one part per thread of the intra-op pool (fewer for a smaller
-// batch), and an unfolded image of scratch per part, allocated by the calling thread before the
-// parts run and named as im2col's (the op that unfolds where convolution is composed of ops,
-// cpu/conv2d_by_gemm.cpp).
+// The batch split into one part per thread of the intra-op pool (fewer for a smaller batch), each
+// with `scratch_floats` of scratch, allocated by the calling thread before the parts run, as
+// `scratch_owner`'s when that is not null.
 class ImageParts {
  public:
-  ImageParts(const Conv2dGeometry& geometry, const ImageExtents& extents, Device device)
-      : geometry_(geometry),
-        extents_(extents),
-        rows_(unfolded_rows(geometry, extents)),
-        count_(std::min<std::int64_t>(geometry.batch, engine::num_threads())),
-        scratch_(allocate_scratch(count_, extents, device)) {}
+  ImageParts(std::int64_t batch, std::int64_t scratch_floats, Device device,
+             const char* scratch_owner)
+      : batch_(batch),
+        count_(std::min<std::int64_t>(batch, engine::num_threads())),
+        scratch_floats_(scratch_floats),
+        scratch_(allocate_scratch(device, scratch_owner)) {}
 
   std::int64_t count() const { return count_; }
-  void unfold(const float* image, float* cols) const {
-    unfold_image(image, cols, rows_, geometry_, extents_);
-  }
-  void fold(const float* cols, float* image) const {
-    fold_image(cols, image, rows_, geometry_, extents_);
-  }
 
   // Runs images(part, first, last, scratch) for every part, part p taking images
   // [first_image(p), first_image(p + 1)), in parallel with single-threaded GEMMs.
@@ -196,25 +190,50 @@ class ImageParts {
   void run(Images&& images) const {
     parallel_gemms(count_, [&](std::int64_t first_part, std::int64_t last_part) {
       for (std::int64_t part = first_part; part < last_part; ++part) {
-        float* scratch = scratch_.data<float>() + part * extents_.patch * extents_.positions;
-        images(part, first_image(part), first_image(part + 1), scratch);
+        images(part, first_image(part), first_image(part + 1),
+               scratch_.data<float>() + part * scratch_floats_);
       }
     });
   }
 
  private:
-  static Tensor allocate_scratch(std::int64_t count, const ImageExtents& e, Device device) {
-    const CurrentOpScope unfolding("im2col");
-    return empty({count, e.patch, e.positions}, {.device = device});
+  Tensor allocate_scratch(Device device, const char* owner) const {
+    const std::optional<CurrentOpScope> named =
+        owner == nullptr ? std::nullopt : std::optional<CurrentOpScope>(std::in_place, owner);
+    return empty({count_, scratch_floats_}, {.device = device});
   }
-  std::int64_t first_image(std::int64_t part) const { return geometry_.batch * part / count_; }
+  std::int64_t first_image(std::int64_t part) const { return batch_ * part / count_; }
 
+  std::int64_t batch_;
+  std::int64_t count_;
+  std::int64_t scratch_floats_;
+  Tensor scratch_;
+};
+
+// An image's unfolding: the unfolded rows' descriptions, computed once per convolution.
+class ImageUnfolding {
+ public:
+  ImageUnfolding(const Conv2dGeometry& geometry, const ImageExtents& extents)
+      : geometry_(geometry), extents_(extents), rows_(unfolded_rows(geometry, extents)) {}
+
+  void unfold(const float* image, float* cols) const {
+    unfold_image(image, cols, rows_, geometry_, extents_);
+  }
+  void fold(const float* cols, float* image) const {
+    fold_image(cols, image, rows_, geometry_, extents_);
+  }
+
+ private:
   Conv2dGeometry geometry_;
   ImageExtents extents_;
   std::vector<UnfoldedRow> rows_;
-  std::int64_t count_;
-  Tensor scratch_;
 };
+
+// Parts whose scratch is one unfolded image, named as im2col's allocation (the op that unfolds
+// where convolution is composed of ops, cpu/conv2d_by_gemm.cpp).
+ImageParts unfolding_parts(const Conv2dGeometry& geometry, const ImageExtents& e, Device device) {
+  return ImageParts(geometry.batch, e.patch * e.positions, device, "im2col");
+}
 
 // relu(value + bias[oc]) over an image's output [OC, OH*OW], computed as add and then relu
 // compute it, so that the fused op's output is bit for bit the unfused chain's.
@@ -241,13 +260,28 @@ std::pair<Tensor, Tensor> convolve(const Tensor& input, const Tensor& weight,
   if (out.numel() == 0) return {out, Tensor()};
   const Tensor image = dense(input);
   const Tensor filters = dense(weight);
-  const ImageParts parts(geometry, e, input.device());
   const float* images = image.data<float>();
   float* outputs = out.data<float>();
+  const std::int64_t output_floats = out_channels * e.positions;
+  if (DirectConvolution::suits(geometry, out_channels)) {
+    const DirectConvolution direct =
+        DirectConvolution::forward(geometry, filters.data<float>(), out_channels);
+    const ImageParts parts(geometry.batch, direct.scratch_floats(), input.device(), nullptr);
+    parts.run([&](std::int64_t, std::int64_t first, std::int64_t last, float* scratch) {
+      for (std::int64_t n = first; n < last; ++n) {
+        float* output = outputs + n * output_floats;
+        direct.run(images + n * e.pixels, scratch, output);
+        if (bias != nullptr) add_bias_relu(output, bias, out_channels, e.positions);
+      }
+    });
+    return {out, Tensor()};
+  }
+  const ImageUnfolding unfolding(geometry, e);
+  const ImageParts parts = unfolding_parts(geometry, e, input.device());
   parts.run([&](std::int64_t, std::int64_t first, std::int64_t last, float* cols) {
     for (std::int64_t n = first; n < last; ++n) {
-      float* output = outputs + n * out_channels * e.positions;
-      parts.unfold(images + n * e.pixels, cols);
+      float* output = outputs + n * output_floats;
+      unfolding.unfold(images + n * e.pixels, cols);
       sgemm(CblasNoTrans, CblasNoTrans, out_channels, e.positions, e.patch, filters.data<float>(),
             e.patch, cols, e.positions, 0.0f, output, e.positions);
       if (bias != nullptr) add_bias_relu(output, bias, out_channels, e.positions);
@@ -291,15 +325,26 @@ Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,
   if (e.positions == 0 || out_channels == 0) return zeros(image.shape(), {.device = grad.device()});
   const Tensor filters = dense(weight);
   const Tensor incoming = dense(grad);
-  const ImageParts parts(geometry, e, grad.device());
   const float* grads = incoming.data<float>();
   float* images = image.data<float>();
+  const std::int64_t grad_floats = out_channels * e.positions;
+  if (DirectConvolution::suits_input_gradient(geometry, out_channels)) {
+    const DirectConvolution direct =
+        DirectConvolution::input_gradient(geometry, filters.data<float>(), out_channels);
+    const ImageParts parts(geometry.batch, direct.scratch_floats(), grad.device(), nullptr);
+    parts.run([&](std::int64_t, std::int64_t first, std::int64_t last, float* scratch) {
+      for (std::int64_t n = first; n < last; ++n)
+        direct.run(grads + n * grad_floats, scratch, images + n * e.pixels);
+    });
+    return image;
+  }
+  const ImageUnfolding unfolding(geometry, e);
+  const ImageParts parts = unfolding_parts(geometry, e, grad.device());
   parts.run([&](std::int64_t, std::int64_t first, std::int64_t last, float* cols_grad) {
     for (std::int64_t n = first; n < last; ++n) {
       sgemm(CblasTrans, CblasNoTrans, e.patch, e.positions, out_channels, filters.data<float>(),
-            e.patch, grads + n * out_channels * e.positions, e.positions, 0.0f, cols_grad,
-            e.positions);
-      parts.fold(cols_grad, images + n * e.pixels);
+            e.patch, grads + n * grad_floats, e.positions, 0.0f, cols_grad, e.positions);
+      unfolding.fold(cols_grad, images + n * e.pixels);
     }
   });
   return image;
@@ -324,22 +369,36 @@ Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& input,
     return zeros(weight_shape, {.device = grad.device()});
   const Tensor image = dense(input);
   const Tensor incoming = dense(grad);
-  const ImageParts parts(geometry, e, grad.device());
+  const float* images = image.data<float>();
+  const float* grads = incoming.data<float>();
+  const std::int64_t grad_floats = out_channels * e.positions;
+  Tensor weight_grad = empty(weight_shape, {.device = grad.device()});
+  if (DirectWeightGradient::suits(geometry, out_channels)) {
+    const DirectWeightGradient direct(geometry, out_channels);
+    const ImageParts parts(geometry.batch, direct.scratch_floats(), grad.device(), nullptr);
+    // Sums per part, totalled in part order afterwards, as below.
+    Tensor sums = zeros({parts.count(), direct.sum_floats()}, {.device = grad.device()});
+    parts.run([&](std::int64_t part, std::int64_t first, std::int64_t last, float* scratch) {
+      float* part_sums = sums.data<float>() + part * direct.sum_floats();
+      for (std::int64_t n = first; n < last; ++n)
+        direct.accumulate(images + n * e.pixels, grads + n * grad_floats, scratch, part_sums);
+    });
+    direct.total(sums.data<float>(), parts.count(), weight_grad.data<float>());
+    return weight_grad;
+  }
+  const ImageUnfolding unfolding(geometry, e);
+  const ImageParts parts = unfolding_parts(geometry, e, grad.device());
   // Each part sums its images' products into a slice of its own; the slices are added in part
   // order afterwards, so the result depends on the thread count only through that order.
   Tensor partial_sums = empty({parts.count(), out_channels, e.patch}, {.device = grad.device()});
-  const float* images = image.data<float>();
-  const float* grads = incoming.data<float>();
   parts.run([&](std::int64_t part, std::int64_t first, std::int64_t last, float* cols) {
     float* sum = partial_sums.data<float>() + part * out_channels * e.patch;
     for (std::int64_t n = first; n < last; ++n) {
-      parts.unfold(images + n * e.pixels, cols);
-      sgemm(CblasNoTrans, CblasTrans, out_channels, e.patch, e.positions,
-            grads + n * out_channels * e.positions, e.positions, cols, e.positions,
-            n == first ? 0.0f : 1.0f, sum, e.patch);
+      unfolding.unfold(images + n * e.pixels, cols);
+      sgemm(CblasNoTrans, CblasTrans, out_channels, e.patch, e.positions, grads + n * grad_floats,
+            e.positions, cols, e.positions, n == first ? 0.0f : 1.0f, sum, e.patch);
     }
   });
-  Tensor weight_grad = empty(weight_shape, {.device = grad.device()});
   float* total = weight_grad.data<float>();
   const float* sums = partial_sums.data<float>();
   const std::int64_t values = out_channels * e.patch;
