@@ -23,7 +23,9 @@ class DirectConvolution {
   static bool available();
   // Whether this CPU and `geometry` suit the kernel: AVX-512F, stride 1, 8 to kMaxOutChannels
   // output channels (fewer would leave most of a register's lanes idle), and a reduction
-  // (C x KH x KW) deeper than a single input channel's 5 x 5 taps, where the GEMM is as fast.
+  // (C x KH x KW) deeper than a single input channel's 5 x 5 taps, where the GEMM is faster
+  // (the example CNN's first layer: forward 0.54 against 0.62 ms, weight gradient 0.67 against
+  // 0.92 ms a step).
   static bool suits(const Conv2dGeometry& geometry, std::int64_t out_channels);
   // The same for input_gradient: also a square kernel wider than the padding, and an output
   // gradient not much narrower than the input, as the kernel multiplies its rows padded to the
