@@ -4,8 +4,9 @@
 // no unfolded batch in memory, nothing regrouped between the batch-major tensors and a GEMM's
 // layout, and the weight gradient accumulated image by image. The images are split among the
 // intra-op pool's threads, each running single-threaded GEMMs on its own scratch, as these GEMMs
-// are too small for BLAS to split well. The per-image composition of ops
-// (cpu/conv2d_by_gemm.cpp) is the reference they are tested against.
+// are too small for BLAS to split well. Where the CPU and the layer suit them, the direct kernels
+// of cpu/conv2d_direct.h take the place of unfold and GEMM. The per-image composition of ops
+// (cpu/conv2d_by_gemm.cpp) is the reference both are tested against.
 
 #include <cblas.h>
 
@@ -250,7 +251,7 @@ void add_bias_relu(float* __restrict out, const float* __restrict bias, std::int
 }
 
 // The forward pass, with relu(. + bias) applied to each image's output while it is in cache when
-// `bias` is not null. Nothing is saved for the weight gradient: it unfolds the input again.
+// `bias` is not null. Nothing is saved for the weight gradient: it reads the input again.
 std::pair<Tensor, Tensor> convolve(const Tensor& input, const Tensor& weight,
                                    const Conv2dGeometry& geometry, const float* bias) {
   const ImageExtents e = extents_of(geometry);
@@ -350,7 +351,7 @@ Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight,
   return image;
 }
 
-// `input` is the convolution's input: the forward pass saves nothing, this unfolds it again.
+// `input` is the convolution's input: the forward pass saves nothing, this reads it again.
 Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& input,
                               const Conv2dGeometry& geometry) {
   require_dtype(grad, DType::kFloat32, "conv2d_backward_weight");
