@@ -107,12 +107,21 @@ std::vector<UnfoldedRow> unfolded_rows(const Conv2dGeometry& g, const ImageExten
   return rows;
 }
 
+// Keeps GCC from turning a copy or fill loop back into a memcpy or memset call (glibc's
+// inhibit_loop_to_libcall does the same): the unfold's runs are one output row of floats.
+#if defined(__GNUC__) && !defined(__clang__)
+#define TSCOPE_INHIBIT_LOOP_TO_LIBCALL [[gnu::optimize("no-tree-loop-distribute-patterns")]]
+#else
+#define TSCOPE_INHIBIT_LOOP_TO_LIBCALL
+#endif
+
 // cols[row][p] = the image's input under kernel offset `row` at output position p. Plain loops
 // rather than std::copy and std::fill: a run is OW floats (10 in the example's second layer), and
 // a call to memmove or memset per run costs more than the run itself.
-void unfold_image(const float* __restrict image, float* __restrict cols,
-                  const std::vector<UnfoldedRow>& rows, const Conv2dGeometry& g,
-                  const ImageExtents& e) {
+TSCOPE_INHIBIT_LOOP_TO_LIBCALL void unfold_image(const float* __restrict image,
+                                                 float* __restrict cols,
+                                                 const std::vector<UnfoldedRow>& rows,
+                                                 const Conv2dGeometry& g, const ImageExtents& e) {
   const std::int64_t width = g.out_width;
   for (std::int64_t row = 0; row < e.patch; ++row) {
     const UnfoldedRow& r = rows[static_cast<std::size_t>(row)];
