@@ -1,4 +1,4 @@
-// `tscope export --chrome OUT.json[.gz] --perfetto OUT.pftrace[.gz] IN...`: writes any trace
+// `tscope export --chrome OUT.json[.gz] --perfetto OUT.pftrace[.gz] [-q] IN...`: writes any trace
 // tensorscope reads as Chrome Trace Event JSON (Kineto's conventions) for Perfetto UI,
 // chrome://tracing and HTA, and/or as Perfetto's protobuf trace; gzip when OUT ends in .gz. Several
 // traces, or a folder, are the ranks of one run: one JSON with a pid per rank.
@@ -18,6 +18,7 @@
 
 #include "command.h"
 #include "merged_ranks.h"
+#include "progress_line.h"
 #include "tscope/analyzer/multirank.h"
 #include "tscope/trace/chrome_json_writer.h"
 #include "tscope/trace/perfetto_writer.h"
@@ -30,6 +31,7 @@ void add_export_command(CLI::App& app, CommandContext& context) {
     std::string chrome;
     std::string perfetto;
     std::string detail = "args";
+    bool quiet = false;
   };
   auto paths = std::make_shared<Paths>();
   CLI::App* command = app.add_subcommand(
@@ -54,6 +56,7 @@ void add_export_command(CLI::App& app, CommandContext& context) {
                    "ignore, so speedscope groups frames by op name; tscope still reads it)")
       ->check(CLI::IsMember({"args", "separate"}))
       ->capture_default_str();
+  add_quiet_flag(*command, paths->quiet);
   command->callback([paths, &context] {
     if (paths->chrome.empty() && paths->perfetto.empty()) {
       std::cerr << "tscope export: name a file to write with --chrome and/or --perfetto\n";
@@ -64,7 +67,7 @@ void add_export_command(CLI::App& app, CommandContext& context) {
         paths->inputs.size() == 1 && !std::filesystem::is_directory(paths->inputs.front());
     trace::Trace loaded;
     if (one_trace) {
-      loaded = trace::load_trace(paths->inputs.front());
+      loaded = load_trace_with_progress(paths->inputs.front(), paths->quiet);
     } else {
       try {
         loaded = load_merged_ranks(

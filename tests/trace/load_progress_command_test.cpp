@@ -1,7 +1,11 @@
 // The progress line of a long load is for a person at a terminal: `tscope info` writes none when
-// its stderr is a pipe, nor on a terminal when told --quiet.
+// its stderr is a pipe, nor does it or `tscope export` on a terminal when told --quiet.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
 
 #include "test_data.h"
 #include "tscope_process.h"
@@ -28,12 +32,20 @@ TEST(LoadProgressCommandTest, NoProgressWhenStderrIsAPipe) {
 TEST(LoadProgressCommandTest, QuietSilencesProgressOnATerminal) {
   const auto path = shared_data_path(kResnet);
   TSCOPE_REQUIRE_FILE(path);
-  // script(1) gives the command a terminal for stdout and stderr alike; only stderr is kept.
-  const std::string command = tscope::testing::built_program("tscope").string() + " info --quiet " +
-                              quoted(path) + " >/dev/null";
-  const auto result = run_command("script -qec \"" + command + "\" /dev/null", "");
-  EXPECT_EQ(result.exit_code, 0);
-  EXPECT_EQ(result.output.find("reading"), std::string::npos) << result.output;
+  const std::filesystem::path exported =
+      std::filesystem::temp_directory_path() /
+      ("tscope-progress-" + std::to_string(::getpid()) + ".pftrace");
+  for (const std::string& arguments :
+       {"info --quiet " + quoted(path),
+        "export --quiet --perfetto " + quoted(exported) + " " + quoted(path)}) {
+    // script(1) gives the command a terminal for stdout and stderr alike; only stderr is kept.
+    const std::string command =
+        tscope::testing::built_program("tscope").string() + " " + arguments + " >/dev/null";
+    const auto result = run_command("script -qec \"" + command + "\" /dev/null", "");
+    EXPECT_EQ(result.exit_code, 0) << arguments;
+    EXPECT_EQ(result.output.find("reading"), std::string::npos) << arguments << result.output;
+  }
+  std::filesystem::remove(exported);
 }
 
 }  // namespace
