@@ -71,7 +71,7 @@ void add_export_command(CLI::App& app, CommandContext& context) {
     } else {
       try {
         loaded = load_merged_ranks(
-            analyzer::list_trace_files({paths->inputs.begin(), paths->inputs.end()}));
+            analyzer::list_trace_files({paths->inputs.begin(), paths->inputs.end()}), paths->quiet);
       } catch (const std::runtime_error& error) {
         // A folder without traces or two traces of one rank; unreadable files too.
         std::cerr << "tscope export: " << error.what() << "\n";

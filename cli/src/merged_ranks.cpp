@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "progress_line.h"
 #include "tscope/analyzer/rank_summary.h"
 #include "tscope/trace/trace_builder.h"
 #include "tscope/trace/trace_io.h"
@@ -226,11 +227,11 @@ void warn_if_cut_off(const trace::Trace& loaded, const std::string& path) {
   }
 }
 
-LoadedRanks load_ranks(const std::vector<std::filesystem::path>& files) {
+LoadedRanks load_ranks(const std::vector<std::filesystem::path>& files, bool quiet) {
   LoadedRanks loaded;
   std::map<int, std::string> seen;
   for (const std::filesystem::path& file : files) {
-    loaded.traces.push_back(trace::load_trace(file));
+    loaded.traces.push_back(load_trace_with_progress(file, quiet));
     warn_if_cut_off(loaded.traces.back(), file.string());
     loaded.ranks.push_back(rank_of(loaded.traces.back(), static_cast<int>(loaded.ranks.size())));
     if (const auto [entry, added] = seen.emplace(loaded.ranks.back(), file.string()); !added) {
@@ -241,8 +242,8 @@ LoadedRanks load_ranks(const std::vector<std::filesystem::path>& files) {
   return loaded;
 }
 
-trace::Trace load_merged_ranks(const std::vector<std::filesystem::path>& files) {
-  const LoadedRanks loaded = load_ranks(files);
+trace::Trace load_merged_ranks(const std::vector<std::filesystem::path>& files, bool quiet) {
+  const LoadedRanks loaded = load_ranks(files, quiet);
   return merge_ranks(loaded.traces, loaded.ranks).trace;
 }
 

@@ -51,11 +51,12 @@ struct LoadedRanks {
   std::vector<int> ranks;
 };
 
-// Loads every file, warning on stderr about cut-off ones. Throws DuplicateRankError naming both
-// files, or the trace layer's IoError and FormatError.
-LoadedRanks load_ranks(const std::vector<std::filesystem::path>& files);
+// Loads every file, each with a progress line on a terminal unless `quiet`, warning on stderr
+// about cut-off ones. Throws DuplicateRankError naming both files, or the trace layer's IoError
+// and FormatError.
+LoadedRanks load_ranks(const std::vector<std::filesystem::path>& files, bool quiet);
 
 // load_ranks, merged.
-trace::Trace load_merged_ranks(const std::vector<std::filesystem::path>& files);
+trace::Trace load_merged_ranks(const std::vector<std::filesystem::path>& files, bool quiet);
 
 }  // namespace tscope::cli

@@ -7,8 +7,8 @@
 
 namespace tscope::cli {
 
-RankView load_rank_view(const std::vector<std::filesystem::path>& files) {
-  LoadedRanks loaded = load_ranks(files);
+RankView load_rank_view(const std::vector<std::filesystem::path>& files, bool quiet) {
+  LoadedRanks loaded = load_ranks(files, quiet);
   RankView view;
   try {
     std::vector<analyzer::RankSummary> summaries;

@@ -20,6 +20,6 @@ struct RankView {
 
 // Loads, analyzes and merges the traces. A set the multi-rank analysis rejects (traces of
 // different runs) still opens, with the reason in analysis_error. Throws what load_ranks throws.
-RankView load_rank_view(const std::vector<std::filesystem::path>& files);
+RankView load_rank_view(const std::vector<std::filesystem::path>& files, bool quiet);
 
 }  // namespace tscope::cli

@@ -60,7 +60,8 @@ void add_view_command(CLI::App& app, CommandContext& context) {
         input.trace = load_trace_with_progress(path, settings->quiet);
       } else {
         RankView ranks = load_rank_view(
-            analyzer::list_trace_files({settings->paths.begin(), settings->paths.end()}));
+            analyzer::list_trace_files({settings->paths.begin(), settings->paths.end()}),
+            settings->quiet);
         input.trace = std::move(ranks.trace);
         input.cross_rank_findings = std::move(ranks.findings);
         input.cross_rank_error = std::move(ranks.analysis_error);

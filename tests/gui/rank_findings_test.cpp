@@ -46,7 +46,7 @@ TEST(RankFindingsOnKineto, EveryMultiRankFindingPointsAtTheSameEventInTheMergedT
   // The analysis of the ranks' own traces, as `tscope analyze` runs it: evidence per rank.
   const analyzer::MultiRankReport report =
       analyzer::analyze_ranks(analyzer::summarize_trace_files(sampled_ranks(), {}, 1));
-  const cli::RankView view = cli::load_rank_view(sampled_ranks());
+  const cli::RankView view = cli::load_rank_view(sampled_ranks(), true);
   ASSERT_TRUE(view.analysis_error.empty()) << view.analysis_error;
   ASSERT_EQ(view.findings.size(), report.findings.size());
   std::size_t with_evidence = 0;
@@ -80,7 +80,7 @@ TEST(RankFindingsOnKineto, EveryMultiRankFindingPointsAtTheSameEventInTheMergedT
 TEST(RankFindingsOnKineto, TheFindingsPanelListsTheMultiRankFindingsAndJumpsToThem) {
   for (const auto& path : sampled_ranks())
     TSCOPE_REQUIRE_FILE(path);
-  cli::RankView view = cli::load_rank_view(sampled_ranks());
+  cli::RankView view = cli::load_rank_view(sampled_ranks(), true);
   const std::size_t cross_rank = view.findings.size();
   ASSERT_GT(cross_rank, 0u);
   TimelineSession session(std::move(view.trace), "sampled ranks", std::move(view.findings));
@@ -172,7 +172,7 @@ trace::TimeNs latest_arrival_of_rank_one(const std::vector<std::filesystem::path
 }
 
 TEST_F(PlantedStragglerTest, TheStragglerFindingSelectsAndCentresTheLateArrivalOnTheSlowRank) {
-  cli::RankView view = cli::load_rank_view(files());
+  cli::RankView view = cli::load_rank_view(files(), true);
   ASSERT_TRUE(view.analysis_error.empty()) << view.analysis_error;
   TimelineSession session(std::move(view.trace), "two ranks", std::move(view.findings));
   session.set_screen_rect({0, 0, 1200, 800});
