@@ -12,6 +12,7 @@ RankView load_rank_view(const std::vector<std::filesystem::path>& files, bool qu
   RankView view;
   try {
     std::vector<analyzer::RankSummary> summaries;
+    summaries.reserve(loaded.traces.size());
     for (std::size_t index = 0; index < loaded.traces.size(); ++index)
       summaries.push_back(analyzer::summarize_rank(loaded.traces[index], files[index].string()));
     view.findings = analyzer::analyze_ranks(std::move(summaries)).findings;
