@@ -70,32 +70,46 @@ template <int kBlocks, int kTile>
   }
 }
 
-using TileKernel = void (*)(const TileInput&, const float*, float*);
+// A kernel template instantiated for 1 to 4 registers of output channels and every width from 1
+// to max_tile(registers) (the tile's width, or the kernel's), looked up at run time. `Family`
+// names the instances: Family::instance<kBlocks, kWidth>, of type Family::Pointer.
+template <typename Family>
+class KernelTable {
+ public:
+  using Pointer = typename Family::Pointer;
 
-template <int kBlocks, int... kWidthsLessOne>
-constexpr std::array<TileKernel, sizeof...(kWidthsLessOne)> tile_kernels(
-    std::integer_sequence<int, kWidthsLessOne...>) {
-  return {&convolve_tile<kBlocks, kWidthsLessOne + 1>...};
-}
-
-// Every tile width from 1 to max_tile(kBlocks), indexed by width - 1.
-template <int kBlocks>
-constexpr auto kTileKernels =
-    tile_kernels<kBlocks>(std::make_integer_sequence<int, max_tile(kBlocks)>());
-
-TileKernel tile_kernel(std::int64_t blocks, std::int64_t tile) {
-  const auto index = static_cast<std::size_t>(tile - 1);
-  switch (blocks) {
-    case 1:
-      return kTileKernels<1>[index];
-    case 2:
-      return kTileKernels<2>[index];
-    case 3:
-      return kTileKernels<3>[index];
-    default:
-      return kTileKernels<4>[index];
+  static Pointer find(std::int64_t blocks, std::int64_t width) {
+    const auto index = static_cast<std::size_t>(width - 1);
+    switch (blocks) {
+      case 1:
+        return kInstances<1>[index];
+      case 2:
+        return kInstances<2>[index];
+      case 3:
+        return kInstances<3>[index];
+      default:
+        return kInstances<4>[index];
+    }
   }
-}
+
+ private:
+  template <int kBlocks, int... kWidthsLessOne>
+  static constexpr std::array<Pointer, sizeof...(kWidthsLessOne)> instances(
+      std::integer_sequence<int, kWidthsLessOne...>) {
+    return {Family::template instance<kBlocks, kWidthsLessOne + 1>...};
+  }
+
+  // Indexed by width - 1.
+  template <int kBlocks>
+  static constexpr auto kInstances =
+      instances<kBlocks>(std::make_integer_sequence<int, max_tile(kBlocks)>());
+};
+
+struct TileKernels {
+  using Pointer = void (*)(const TileInput&, const float*, float*);
+  template <int kBlocks, int kTile>
+  static constexpr Pointer instance = &convolve_tile<kBlocks, kTile>;
+};
 
 // The convolution whose output is the input gradient of `geometry`'s (stride 1, square kernel):
 // the output gradient padded by KH - 1 - padding, producing an image of the input's size.
@@ -145,33 +159,12 @@ template <int kBlocks, int kKernelWidth>
   }
 }
 
-using RowKernel = void (*)(const float*, const float*, std::int64_t, std::int64_t, std::int64_t,
+struct RowKernels {
+  using Pointer = void (*)(const float*, const float*, std::int64_t, std::int64_t, std::int64_t,
                            float*);
-
-template <int kBlocks, int... kWidthsLessOne>
-constexpr std::array<RowKernel, sizeof...(kWidthsLessOne)> row_kernels(
-    std::integer_sequence<int, kWidthsLessOne...>) {
-  return {&accumulate_kernel_row<kBlocks, kWidthsLessOne + 1>...};
-}
-
-// Every kernel width from 1 to max_tile(kBlocks), indexed by width - 1.
-template <int kBlocks>
-constexpr auto kRowKernels =
-    row_kernels<kBlocks>(std::make_integer_sequence<int, max_tile(kBlocks)>());
-
-RowKernel row_kernel(std::int64_t blocks, std::int64_t kernel_width) {
-  const auto index = static_cast<std::size_t>(kernel_width - 1);
-  switch (blocks) {
-    case 1:
-      return kRowKernels<1>[index];
-    case 2:
-      return kRowKernels<2>[index];
-    case 3:
-      return kRowKernels<3>[index];
-    default:
-      return kRowKernels<4>[index];
-  }
-}
+  template <int kBlocks, int kKernelWidth>
+  static constexpr Pointer instance = &accumulate_kernel_row<kBlocks, kKernelWidth>;
+};
 
 // Copies `image` [C, H, W] into the middle of `padded` [C, H + 2p, W + 2p] (p = padding) and zeroes
 // the border and the `slack` floats past the last plane.
@@ -261,21 +254,25 @@ DirectConvolution DirectConvolution::input_gradient(const Conv2dGeometry& geomet
   return convolution;
 }
 
-std::int64_t DirectConvolution::scratch_floats() const {
+std::int64_t DirectConvolution::padded_floats() const {
   // The padded planes, then the tile's reach past the last plane (a last tile narrower than the
-  // others still reads a full tile's width), then one tile's values.
-  return geometry_.channels * padded_height_ * padded_width_ + tile_ + kLanes +
-         tile_ * blocks_ * kLanes;
+  // others still reads a full tile's width).
+  return geometry_.channels * padded_height_ * padded_width_ + tile_ + kLanes;
+}
+
+std::int64_t DirectConvolution::scratch_floats() const {
+  // The padded image, then one tile's values.
+  return padded_floats() + tile_ * blocks_ * kLanes;
 }
 
 void DirectConvolution::run(const float* image, float* scratch, float* out) const {
   const Conv2dGeometry& g = geometry_;
   const std::int64_t plane = padded_height_ * padded_width_;
-  const std::int64_t padded_floats = g.channels * plane + tile_ + kLanes;
-  pad_image(image, g, tile_ + kLanes, scratch);
-  float* tile = scratch + padded_floats;
+  const std::int64_t padded = padded_floats();
+  pad_image(image, g, padded - g.channels * plane, scratch);
+  float* tile = scratch + padded;
   const std::int64_t tile_stride = blocks_ * kLanes;
-  const TileKernel kernel = tile_kernel(blocks_, tile_);
+  const TileKernels::Pointer kernel = KernelTable<TileKernels>::find(blocks_, tile_);
   for (std::int64_t oh = 0; oh < g.out_height; ++oh) {
     // Output row oh reads padded rows oh + ki; those of the input are [padding, padding + H).
     const std::int64_t first_kernel_row =
@@ -341,7 +338,7 @@ void DirectWeightGradient::accumulate(const float* image, const float* grad, flo
     for (std::int64_t oc = out_channels_; oc < width; ++oc)
       row[oc] = 0.0f;
   }
-  const RowKernel kernel = row_kernel(blocks_, g.kernel_width);
+  const RowKernels::Pointer kernel = KernelTable<RowKernels>::find(blocks_, g.kernel_width);
   for (std::int64_t c = 0; c < g.channels; ++c) {
     for (std::int64_t ki = 0; ki < g.kernel_height; ++ki) {
       kernel(transposed_grad, scratch + c * plane + ki * padded_width_, padded_width_, g.out_height,
@@ -354,11 +351,12 @@ void DirectWeightGradient::total(const float* sums, std::int64_t count, float* w
   const std::int64_t reduction =
       geometry_.channels * geometry_.kernel_height * geometry_.kernel_width;
   const std::int64_t width = blocks_ * kLanes;
+  const std::int64_t set = sum_floats();
   for (std::int64_t oc = 0; oc < out_channels_; ++oc) {
     for (std::int64_t r = 0; r < reduction; ++r) {
       float value = sums[r * width + oc];
       for (std::int64_t part = 1; part < count; ++part)
-        value += sums[part * sum_floats() + r * width + oc];
+        value += sums[part * set + r * width + oc];
       weight_grad[oc * reduction + r] = value;
     }
   }

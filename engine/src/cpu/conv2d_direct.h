@@ -48,6 +48,8 @@ class DirectConvolution {
 
  private:
   DirectConvolution(const Conv2dGeometry& geometry, std::int64_t out_channels);
+  // Floats of scratch the padded image takes, the kernel's reach past it included.
+  std::int64_t padded_floats() const;
 
   Conv2dGeometry geometry_;
   std::int64_t out_channels_;
