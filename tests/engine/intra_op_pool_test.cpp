@@ -168,6 +168,26 @@ TEST_F(SplitKernels, ConvolutionReluPoolingAndBiasMatchOneThread) {
       "conv2d, relu, max_pool2d and their gradients", 1e-4);
 }
 
+// Products large enough to be cut into blocks among the threads: the output's rows (the longer
+// side) of a batch whose parts cross from one product to the next, its columns, transposed views
+// on either side, and sides that are not a multiple of the block.
+TEST_F(SplitKernels, MatmulBlocksMatchOneThread) {
+  expect_same_at_one_and_two_threads(
+      [] {
+        const Tensor batch = random_leaf({3, 70, 300}, 71);
+        const Tensor shared = random_leaf({300, 50}, 72);
+        const Tensor wide = random_leaf({300, 90}, 73);
+        const Tensor lhs_t = random_leaf({300, 40}, 74).transpose(0, 1);
+        const Tensor rhs_t = random_leaf({90, 300}, 75).transpose(0, 1);
+        return std::vector<std::vector<float>>{
+            matmul(batch, shared).to_vector<float>(), matmul(lhs_t, wide).to_vector<float>(),
+            matmul(lhs_t, rhs_t).to_vector<float>(),
+            matmul(random_leaf({300, 120}, 76).transpose(0, 1), random_leaf({300, 20}, 77))
+                .to_vector<float>()};
+      },
+      "matmul by blocks of rows and of columns", 1e-5);
+}
+
 TEST_F(SplitKernels, ElementwiseOpsMatchOneThread) {
   expect_same_at_one_and_two_threads(
       [] {

@@ -2,8 +2,9 @@
 // The engine's intra-op thread pool: parallel_for splits a loop over [0, count) into one range
 // per thread, the calling thread taking the first, and returns when all are done. Kernels call it
 // only between BLAS calls, never around one, so the pool's workers and OpenBLAS' never run at
-// once and together use at most num_threads() cores. parallel_gemms is the one loop that runs
-// BLAS inside: it makes OpenBLAS single-threaded while the pool's threads call it.
+// once and together use at most num_threads() cores. parallel_gemms is the loop that runs BLAS
+// inside (matmul's blocks, the convolutions' images): it makes OpenBLAS single-threaded while the
+// pool's threads call it.
 
 #include <cstdint>
 
@@ -44,9 +45,11 @@ void parallel_for(std::int64_t count, std::int64_t grain, const Body& body) {
 }
 
 // Runs task over [0, count) like parallel_for with a grain of 1, but with OpenBLAS single-threaded
-// while it runs, so that each of the pool's threads may call BLAS: for kernels whose GEMMs are
-// too small for OpenBLAS to split well (a convolution's per-image GEMMs), which split them among
-// the pool's threads instead. OpenBLAS gets its count back before this returns or throws.
+// while it runs, so that each of the pool's threads may call BLAS: for kernels that split their
+// GEMMs among the pool's threads themselves (a matmul's blocks of rows or columns, a convolution's
+// per-image GEMMs, too small for OpenBLAS to split well), where a late thread's share is claimed
+// by the others instead of holding up the product. OpenBLAS gets its count back before this
+// returns or throws.
 void run_parallel_gemms(std::int64_t count, const RangeTask& task);
 
 template <typename Body>
