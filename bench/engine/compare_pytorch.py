@@ -9,6 +9,9 @@ the process's CPU time (the figure a busy machine disturbs least at one thread).
 Threads: the engine gets OPENBLAS_NUM_THREADS and TSCOPE_NUM_THREADS, PyTorch
 torch.set_num_threads and OMP_NUM_THREADS, all set to the count. --engine-fused runs the engine's
 models with their fused ops (engine_throughput --fused); PyTorch runs the same model unfused.
+--max-cpu-isa avx2 measures both as a CPU without AVX-512 would run them: the engine without its
+AVX-512 kernels (TSCOPE_MAX_CPU_ISA), OpenBLAS with its Haswell kernels (OPENBLAS_CORETYPE),
+PyTorch's own kernels and oneDNN at AVX2 (ATEN_CPU_CAPABILITY, ONEDNN_MAX_CPU_ISA).
 Exits 0 after saying so when PyTorch (Debian's python3-torch) is not installed."""
 
 import argparse
@@ -24,11 +27,16 @@ EXIT_NO_TORCH = 3
 
 FIGURES = ("images_per_second", "images_per_cpu_second")
 
+# The environment that holds each library to AVX2 (see the module's description).
+AVX2_ENVIRONMENT = {"TSCOPE_MAX_CPU_ISA": "avx2", "OPENBLAS_CORETYPE": "Haswell",
+                    "ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
 
-def throughput(command, threads):
+
+def throughput(command, threads, isa_environment):
     """Runs one measurement; returns ({figure: value}, exit code, message)."""
     environment = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads),
-                       TSCOPE_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+                       TSCOPE_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
+                       **isa_environment)
     result = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         return None, result.returncode, result.stderr.strip()
@@ -54,6 +62,8 @@ def main():
     parser.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist")
     parser.add_argument("--engine-fused", action="store_true",
                         help="the engine's fused linear + ReLU and convolution + bias + ReLU ops")
+    parser.add_argument("--max-cpu-isa", choices=["native", "avx2"], default="native",
+                        help="avx2: both as on a CPU without AVX-512")
     args = parser.parse_args()
 
     engine = Path(args.build_dir) / "bench" / "engine_throughput"
@@ -61,6 +71,7 @@ def main():
         sys.exit(f"compare_pytorch: {engine} not found; build the engine_throughput target")
     common = ["--steps", str(args.steps), "--warmup", str(args.warmup),
               "--batch-size", str(args.batch_size), "--data-dir", args.data_dir]
+    isa_environment = AVX2_ENVIRONMENT if args.max_cpu_isa == "avx2" else {}
     load_before = os.getloadavg()[0]
     rows = []
     for model in args.models.split(","):
@@ -74,7 +85,7 @@ def main():
             samples = {(name, figure): [] for name in commands for figure in FIGURES}
             for _ in range(args.repetitions):
                 for name, command in commands.items():
-                    figures, code, message = throughput(command, threads)
+                    figures, code, message = throughput(command, threads, isa_environment)
                     if name == "pytorch" and code == EXIT_NO_TORCH:
                         print(f"compare_pytorch: skipped, {message}")
                         return 0
@@ -91,7 +102,8 @@ def main():
 
     print(f"load average (1 min) {load_before:.1f} before, {os.getloadavg()[0]:.1f} after; "
           f"{args.repetitions} repetitions of {args.steps} steps each, batch {args.batch_size}"
-          f"{'; engine fused' if args.engine_fused else ''}")
+          f"{'; engine fused' if args.engine_fused else ''}"
+          f"{'; both held to AVX2' if args.max_cpu_isa == 'avx2' else ''}")
     print("| model | threads | engine images/s | PyTorch images/s | engine / PyTorch "
           "| engine images/CPU-s | PyTorch images/CPU-s | engine / PyTorch (CPU) |")
     print("|---|---|---|---|---|---|---|---|")

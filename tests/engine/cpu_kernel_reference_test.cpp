@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "cpu/conv2d_direct.h"
+#include "cpu/cpu_isa.h"
 #include "cpu/cpu_kernels.h"
 #include "gradcheck.h"
 #include "tscope/engine/autograd.h"
+#include "tscope/engine/errors.h"
 #include "tscope/engine/factories.h"
 
 namespace tscope::engine {
@@ -85,6 +88,21 @@ INSTANTIATE_TEST_SUITE_P(
 // The direct kernels alone, image by image, against the composition of ops: forward, input and
 // weight gradients over geometries that exercise every register count (16 to 64 output channels,
 // one not a multiple of 16) and rows that split into tiles of unequal width.
+TEST(MaxCpuIsa, NamesAvx2OrAvx512InAnyCaseAndRefusesAnythingElse) {
+  EXPECT_EQ(cpu::parse_max_cpu_isa("avx2"), cpu::CpuIsa::kAvx2);
+  EXPECT_EQ(cpu::parse_max_cpu_isa("AVX2"), cpu::CpuIsa::kAvx2);
+  EXPECT_EQ(cpu::parse_max_cpu_isa("avx512"), cpu::CpuIsa::kAvx512);
+  for (const char* value : {"", "sse", "avx", "avx2 ", "avx512f"}) {
+    try {
+      cpu::parse_max_cpu_isa(value);
+      ADD_FAILURE() << "accepted '" << value << "'";
+    } catch (const EngineError& error) {
+      EXPECT_EQ(std::string(error.what()),
+                "TSCOPE_MAX_CPU_ISA: expected avx2 or avx512, got '" + std::string(value) + "'");
+    }
+  }
+}
+
 class DirectConvolutionKernel : public ::testing::TestWithParam<ConvCase> {};
 
 TEST_P(DirectConvolutionKernel, MatchesTheCompositionOfOpsForwardAndBackward) {
@@ -93,7 +111,8 @@ TEST_P(DirectConvolutionKernel, MatchesTheCompositionOfOpsForwardAndBackward) {
   const Conv2dGeometry g = geometry_of(c);
   const std::int64_t out_channels = c.weight[0];
   if (!cpu::DirectConvolution::available()) {
-    GTEST_SKIP() << "the direct convolution needs AVX-512F, which this CPU lacks";
+    GTEST_SKIP() << "the direct convolution needs AVX-512F, which this CPU lacks or "
+                 << cpu::kMaxCpuIsaVariable << " rules out";
   }
   const Tensor input = random_leaf(c.input, 41);
   const Tensor weight = random_leaf(c.weight, 42);

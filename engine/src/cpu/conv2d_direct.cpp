@@ -11,6 +11,8 @@
 #include <cstring>
 #include <utility>
 
+#include "cpu/cpu_isa.h"
+
 namespace tscope::engine::cpu {
 namespace {
 
@@ -199,8 +201,7 @@ DirectConvolution::DirectConvolution(const Conv2dGeometry& geometry, std::int64_
 }
 
 bool DirectConvolution::available() {
-  static const bool has_avx512 = __builtin_cpu_supports("avx512f") != 0;
-  return has_avx512;
+  return avx512_allowed();
 }
 
 bool DirectConvolution::suits(const Conv2dGeometry& geometry, std::int64_t out_channels) {

@@ -19,7 +19,7 @@ class DirectConvolution {
   // The most output channels the kernel keeps in registers (four registers of 16 per position).
   static constexpr std::int64_t kMaxOutChannels = 64;
 
-  // Whether this CPU runs the kernel (AVX-512F).
+  // Whether this CPU runs the kernel: it has AVX-512F and TSCOPE_MAX_CPU_ISA allows it.
   static bool available();
   // Whether this CPU and `geometry` suit the kernel: AVX-512F, stride 1, 8 to kMaxOutChannels
   // output channels (fewer would leave most of a register's lanes idle), and a reduction
