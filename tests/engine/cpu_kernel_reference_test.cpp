@@ -234,7 +234,8 @@ struct PoolCase {
 class MaxPooling : public ::testing::TestWithParam<PoolCase> {};
 
 // Max pooling by its definition: each window's first maximum in row-major order, as a plain
-// branch on each comparison (the kernel selects instead, and unrolls 2 x 2 windows).
+// branch on each comparison (the kernels select instead, unroll 2 x 2 windows or take a row's
+// windows 16 at a time), and its gradient routed to each window's winner.
 TEST_P(MaxPooling, TakesTheFirstMaximumOfEachWindowAsTheDefinitionDoes) {
   const PoolCase c = GetParam();
   const Shape& in = c.input;
@@ -282,13 +283,27 @@ TEST_P(MaxPooling, TakesTheFirstMaximumOfEachWindowAsTheDefinitionDoes) {
       }
     }
   }
+  // Backward by its definition: each output's gradient added at its window's winner, zero where
+  // no window's winner lies.
+  const Tensor grad = uniform(pooled.shape(), -1.0, 1.0, generator);
+  const std::vector<float> incoming = grad.to_vector<float>();
+  const std::int64_t outputs_per_plane = out_height * out_width;
+  std::vector<float> expected(values.size(), 0.0f);
+  for (std::size_t o = 0; o < incoming.size(); ++o) {
+    const auto plane = static_cast<std::int64_t>(o) / outputs_per_plane;
+    expected[static_cast<std::size_t>(plane * in[2] * in[3] + got_indices[o])] += incoming[o];
+  }
+  EXPECT_EQ(cpu::max_pool2d_backward(grad, indices, g).to_vector<float>(), expected);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Windows, MaxPooling,
     ::testing::Values(
-        // The example CNN's 2 x 2 pooling (the unrolled path), on an odd size too.
-        PoolCase{{2, 3, 8, 8}, 2, 2}, PoolCase{{1, 2, 7, 9}, 2, 2},
+        // The example CNN's 2 x 2 pooling at stride 2 (on AVX-512 CPUs a row at a time in
+        // vectors of 16 outputs, else the unrolled path): its two layers' sizes, an odd size
+        // (rows and columns no window covers), and rows of two whole vectors and a ragged end.
+        PoolCase{{2, 3, 28, 28}, 2, 2}, PoolCase{{2, 3, 10, 10}, 2, 2},
+        PoolCase{{1, 2, 7, 9}, 2, 2}, PoolCase{{1, 2, 4, 70}, 2, 2}, PoolCase{{1, 1, 6, 65}, 2, 2},
         // Overlapping 2 x 2 windows, and 3 x 3 windows (the general path).
         PoolCase{{2, 2, 6, 6}, 2, 1}, PoolCase{{2, 3, 9, 9}, 3, 2}));
 

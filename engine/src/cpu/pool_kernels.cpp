@@ -1,11 +1,13 @@
 // 2-D max pooling on the CPU; each output remembers which input position won, so backward only
 // has to route gradients there. Planes (image, channel) are independent: the pool's threads take
-// ranges of them.
+// ranges of them. 2 x 2 windows at stride 2 go a row at a time through cpu/max_pool_2x2.h where
+// the CPU has AVX-512; the loops here are its reference.
 
 #include <algorithm>
 
 #include "cpu/cpu_kernels.h"
 #include "cpu/intra_op_pool.h"
+#include "cpu/max_pool_2x2.h"
 #include "kernel_operands.h"
 #include "tscope/engine/factories.h"
 
@@ -50,6 +52,19 @@ void pool_planes(const float* in, float* best_values, std::int64_t* best_indices
   }
 }
 
+void pool_planes_2x2_by_rows(const float* in, float* best_values, std::int64_t* best_indices,
+                             const Pool2dGeometry& g, std::int64_t begin, std::int64_t end) {
+  for (std::int64_t p = begin; p < end; ++p) {
+    const float* plane = in + p * g.height * g.width;
+    for (std::int64_t oh = 0; oh < g.out_height; ++oh) {
+      const std::int64_t top_index = 2 * oh * g.width;
+      const std::int64_t out_at = (p * g.out_height + oh) * g.out_width;
+      max_pool_2x2_row(plane + top_index, g.width, top_index, g.out_width, best_values + out_at,
+                       best_indices + out_at);
+    }
+  }
+}
+
 }  // namespace
 
 std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dGeometry& g) {
@@ -62,9 +77,12 @@ std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dGeometry& g) {
   std::int64_t* best_indices = indices.data<std::int64_t>();
   const float* in = input.data<float>();
   const bool two_by_two = g.kernel_height == 2 && g.kernel_width == 2;
+  const bool vector_rows = two_by_two && g.stride == 2 && max_pool_2x2_available();
   parallel_for(g.batch * g.channels, planes_per_range(g),
                [&](std::int64_t begin, std::int64_t end) {
-                 if (two_by_two) {
+                 if (vector_rows) {
+                   pool_planes_2x2_by_rows(in, best_values, best_indices, g, begin, end);
+                 } else if (two_by_two) {
                    pool_planes<2>(in, best_values, best_indices, g, begin, end);
                  } else {
                    pool_planes<0>(in, best_values, best_indices, g, begin, end);
