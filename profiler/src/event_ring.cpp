@@ -11,23 +11,21 @@ EventRing::EventRing(std::size_t capacity_bytes)
           std::bit_ceil(std::max(capacity_bytes, kMinimumCapacity)))),
       mask_(std::bit_ceil(std::max(capacity_bytes, kMinimumCapacity)) - 1) {}
 
-std::byte* EventRing::reserve_slow(std::size_t bytes, std::size_t keep_free) {
+EventRing::Slot EventRing::reserve_slow(std::size_t bytes, std::size_t keep_free) {
   const std::size_t offset = static_cast<std::size_t>(head_) & mask_;
   const std::size_t to_end = capacity() - offset;
   const std::size_t padding = bytes > to_end ? to_end : 0;
   const std::size_t needed = bytes + padding + keep_free;
   if (capacity() - static_cast<std::size_t>(head_ - cached_tail_) < needed &&
       free_bytes() < needed) {
-    return nullptr;
+    return {};
   }
   if (padding != 0) {
     const RecordHeader pad{static_cast<std::uint32_t>(padding), RecordKind::kPadding, 0, 0};
     std::memcpy(buffer_.get() + offset, &pad, sizeof pad);
-    pending_padding_ = padding;
-    return buffer_.get();
+    return {buffer_.get(), head_ + padding + bytes};
   }
-  pending_padding_ = 0;
-  return buffer_.get() + offset;
+  return {buffer_.get() + offset, head_ + bytes};
 }
 
 }  // namespace tscope::profiler

@@ -60,23 +60,26 @@ class EventRing {
     return capacity() - static_cast<std::size_t>(head_ - cached_tail_);
   }
 
-  // Producer: returns contiguous space for `bytes` (a multiple of 8, header included) or nullptr
-  // when the ring cannot hold it, after padding to the end, with `keep_free` bytes to spare;
-  // `commit(head_after(bytes))` publishes it. head_after is taken before the record is written:
-  // its bytes may alias anything, so the ring's fields would be loaded again after them.
-  std::byte* reserve(std::size_t bytes, std::size_t keep_free) {
+  // Producer: where a record of `bytes` (a multiple of 8, header included) goes, and the head
+  // that publishes it (`commit(slot.next_head)` once written), or a null `bytes` when the ring
+  // cannot hold it, after padding to the end, with `keep_free` bytes to spare. The head is known
+  // before the record is written: the record's bytes may alias anything, so the ring's fields
+  // would be loaded again after them.
+  struct Slot {
+    std::byte* bytes = nullptr;
+    std::uint64_t next_head = 0;
+  };
+  Slot reserve(std::size_t bytes, std::size_t keep_free) {
     const std::size_t offset = static_cast<std::size_t>(head_) & mask_;
     // The common case, inline: the record fits before the end and the last tail seen leaves
     // room. Padding and a fresh look at the tail are out of line, keeping the record path short.
     if (bytes <= capacity() - offset &&
         capacity() - static_cast<std::size_t>(head_ - cached_tail_) >= bytes + keep_free)
         [[likely]] {
-      pending_padding_ = 0;
-      return buffer_.get() + offset;
+      return {buffer_.get() + offset, head_ + bytes};
     }
     return reserve_slow(bytes, keep_free);
   }
-  std::uint64_t head_after(std::size_t bytes) const { return head_ + pending_padding_ + bytes; }
   void commit(std::uint64_t head) {
     head_ = head;
     published_head_.store(head, std::memory_order_release);
@@ -109,14 +112,13 @@ class EventRing {
   }
 
  private:
-  std::byte* reserve_slow(std::size_t bytes, std::size_t keep_free);
+  Slot reserve_slow(std::size_t bytes, std::size_t keep_free);
 
   std::unique_ptr<std::byte[]> buffer_;
   std::size_t mask_;
   // Producer-owned.
   std::uint64_t head_ = 0;
   std::uint64_t cached_tail_ = 0;
-  std::size_t pending_padding_ = 0;
   // Shared, each on its own cache line so producer and consumer do not contend.
   alignas(64) std::atomic<std::uint64_t> published_head_{0};
   alignas(64) std::atomic<std::uint64_t> tail_{0};

@@ -96,15 +96,14 @@ template <typename Encode>
   const std::size_t size = round_up_record(sizeof(RecordHeader) + counter.size());
   EventRing& ring = state.buffer->ring;
   if (size > ring.capacity() / 4) return false;
-  std::byte* slot = ring.reserve(size, keep_free);
-  if (slot == nullptr) return false;
-  const std::uint64_t head = ring.head_after(size);
+  const EventRing::Slot slot = ring.reserve(size, keep_free);
+  if (slot.bytes == nullptr) return false;
   const RecordHeader header{static_cast<std::uint32_t>(size), kind,
                             static_cast<std::uint8_t>(state.generation), aux};
-  std::memcpy(slot, &header, sizeof header);
-  wire::ByteWriter writer(slot + sizeof header);
+  std::memcpy(slot.bytes, &header, sizeof header);
+  wire::ByteWriter writer(slot.bytes + sizeof header);
   encode(writer);
-  ring.commit(head);
+  ring.commit(slot.next_head);
   return true;
 }
 
