@@ -104,6 +104,23 @@ TEST(ChromeJsonRobustnessTest, JsonThatIsNotATraceIsAFormatError) {
   EXPECT_THROW(parse(R"({"benchmarks": []})"), FormatError);
 }
 
+TEST(ChromeJsonRobustnessTest, AnUnclosedArrayWithoutEventsIsAnEmptyTrace) {
+  // The array may begin far into the text: its window must still be empty, not reach back.
+  for (const std::string& json :
+       {std::string("["), std::string(" [ "), std::string(200, ' ') + "["}) {
+    const Trace trace = parse(json);
+    EXPECT_EQ(trace.counts().spans, 0u) << json.size();
+    EXPECT_EQ(trace.metadata().lost_bytes, 0u) << json.size();
+  }
+}
+
+TEST(ChromeJsonRobustnessTest, AValueBeforeTheRootIsAFormatError) {
+  EXPECT_THROW(parse(R"("x"[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}])"), FormatError);
+  EXPECT_THROW(parse(R"("x" [)"), FormatError);
+  EXPECT_THROW(parse("1 []"), FormatError);
+  EXPECT_THROW(parse("] []"), FormatError);
+}
+
 TEST(ChromeJsonRobustnessTest, GzipInflatingPastTheLimitIsRejected) {
   const std::string zeros(1 << 20, ' ');
   EXPECT_THROW(

@@ -286,7 +286,12 @@ void ChromeEventWindows::scan(std::size_t from) {
       if (at == size) break;
     }
     const char c = text[at];
-    switch (kCharClass[static_cast<unsigned char>(c)]) {
+    const std::uint8_t kind = kCharClass[static_cast<unsigned char>(c)];
+    if (part_ == Part::kBeforeRoot && kind != kSpace && kind != kOpen) {
+      throw FormatError(source_.source_name(), pending_base_ + at,
+                        "not valid JSON: a Chrome trace is a JSON array or object of events");
+    }
+    switch (kind) {
       case kSpace:
         break;
       case kQuote:
@@ -317,10 +322,6 @@ void ChromeEventWindows::scan(std::size_t from) {
         }
         break;
       case kClose:
-        if (part_ == Part::kBeforeRoot) {
-          throw FormatError(source_.source_name(), pending_base_ + at,
-                            "not valid JSON: a Chrome trace is a JSON array or object of events");
-        }
         --depth_;
         if (part_ == Part::kEvents && depth_ == events_depth_) {
           last_event_end_ = at + 1;
@@ -351,10 +352,6 @@ void ChromeEventWindows::scan(std::size_t from) {
         }
         break;
       default:
-        if (part_ == Part::kBeforeRoot) {
-          throw FormatError(source_.source_name(), pending_base_ + at,
-                            "not valid JSON: a Chrome trace is a JSON array or object of events");
-        }
         if (part_ == Part::kEvents && depth_ == events_depth_) {
           last_event_end_ = at + 1;  // a number or literal as an element
           has_whole_event_ = true;
@@ -389,7 +386,8 @@ bool ChromeEventWindows::next(ChromeEventWindow& window) {
            (!has_whole_event_ || last_event_end_ - events_begin_ < window_bytes_)) {
       fill();
     }
-    end = last_event_end_;
+    // Before the first whole event the window is empty: it ends where the events begin.
+    end = has_whole_event_ ? last_event_end_ : events_begin_;
   }
   cut_exactly_ = false;
   if (speculative) {
