@@ -1,8 +1,8 @@
 // The intra-op pool behind parallel_for and the engine's thread count. Workers wait on a
-// generation counter: a short spin (a loop follows the previous one within microseconds inside a
-// step), then a futex wait, so that idle workers leave the cores to OpenBLAS and to other
-// processes. A loop's ranges are claimed one by one, by the caller too, and the caller waits
-// only for ranges a worker has claimed: a worker that wakes late finds none left.
+// generation counter: a spin that outlasts the gaps between a step's loops, then a futex wait, so
+// that idle workers leave the cores to OpenBLAS and to other processes between steps. A loop's
+// ranges are claimed one by one, by the caller too, and the caller waits only for ranges a worker
+// has claimed: a worker that wakes late finds none left.
 
 #include "cpu/intra_op_pool.h"
 
@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
@@ -29,9 +30,14 @@ namespace {
 // A worker, or the caller while it runs its own range: a parallel loop inside runs serially.
 thread_local bool inside_parallel_loop = false;
 
-// About 10 us of pause instructions: long enough to catch the next loop of a step, short enough
-// to leave the core to OpenBLAS (whose workers then run) and to other processes soon after.
-constexpr int kSpinsBeforeSleeping = 256;
+// How long a waiting thread spins before it sleeps on a futex. Waking a sleeping thread costs
+// tens of microseconds on a VM, more than many of a step's loops take, and a training step runs
+// one loop after another a few microseconds to a few hundred apart; a spin that outlasts those
+// gaps keeps the workers awake through a step (OpenBLAS' and OpenMP's workers spin far longer).
+// Spinning is pause instructions (about 10 ns each on the AVX-512 Xeons measured), so the core
+// stays cheap for a sibling hyperthread and the clock is read only every few of them.
+constexpr auto kSpinBeforeSleeping = std::chrono::microseconds(200);
+constexpr int kPausesBetweenClockReads = 32;
 
 void spin_pause() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -41,11 +47,14 @@ void spin_pause() {
 
 // Returns the first value of `counter` other than `old`.
 std::uint32_t wait_for_change(const std::atomic<std::uint32_t>& counter, std::uint32_t old) {
-  for (int spin = 0; spin < kSpinsBeforeSleeping; ++spin) {
-    const std::uint32_t now = counter.load(std::memory_order_acquire);
-    if (now != old) return now;
-    spin_pause();
-  }
+  const auto deadline = std::chrono::steady_clock::now() + kSpinBeforeSleeping;
+  do {
+    for (int pause = 0; pause < kPausesBetweenClockReads; ++pause) {
+      const std::uint32_t now = counter.load(std::memory_order_acquire);
+      if (now != old) return now;
+      spin_pause();
+    }
+  } while (std::chrono::steady_clock::now() < deadline);
   counter.wait(old, std::memory_order_acquire);
   return counter.load(std::memory_order_acquire);
 }
