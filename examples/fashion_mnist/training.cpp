@@ -77,6 +77,7 @@ EpochStats train_epoch(engine::nn::Module& model, engine::optim::Optimizer& opti
     if (options.planted_host_work.count() > 0) planted_host_work(options.planted_host_work);
     StepOutput output =
         train_step(model, optimizer, on_device.inputs, on_device.targets, options.data_parallel);
+    if (options.schedule) options.schedule->step();
     stats.step_losses.push_back(output.loss);
     stats.images += on_device.inputs.size(0);
     if (options.keep_step_outputs) kept_outputs.push_back(std::move(output.logits));

@@ -11,6 +11,7 @@
 #include "tscope/engine/data/labeled_batch.h"
 #include "tscope/engine/distributed/data_parallel.h"
 #include "tscope/engine/nn/module.h"
+#include "tscope/engine/optim/cosine_annealing.h"
 #include "tscope/engine/optim/optimizer.h"
 
 namespace tscope::examples {
@@ -64,6 +65,8 @@ struct TrainOptions {
   engine::distributed::DistributedDataParallel* data_parallel = nullptr;
   // Host work planted in every step before its forward pass (a straggler, --slow-rank).
   std::chrono::milliseconds planted_host_work{0};
+  // Stepped after each optimizer step when given: sets the next step's learning rate.
+  engine::optim::CosineAnnealing* schedule = nullptr;
 };
 
 // One pass over `loader` in train mode, one optimizer step per batch, each in a "step N" range

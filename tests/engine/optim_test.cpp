@@ -1,9 +1,11 @@
 // One or two optimizer steps checked against values worked out by hand from the published update
-// rules (torch.optim's SGD, Adam and AdamW), with gradients produced by a real backward pass.
+// rules (torch.optim's SGD, Adam and AdamW), with gradients produced by a real backward pass, and
+// the cosine schedule against the rates PyTorch's CosineAnnealingLR gives.
 
 #include <gtest/gtest.h>
 
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "tscope/engine/factories.h"
 #include "tscope/engine/ops.h"
 #include "tscope/engine/optim/adam.h"
+#include "tscope/engine/optim/cosine_annealing.h"
 #include "tscope/engine/optim/sgd.h"
 
 namespace tscope::engine::optim {
@@ -190,6 +193,51 @@ TEST(Adam, TheFusedStepRejectsListsOfDifferentLengths) {
 
 TEST(Optimizer, RejectsATensorThatDoesNotRequireGrad) {
   EXPECT_THROW(Sgd({from_vector(std::vector<float>{1.0f}, {1})}, {}), std::invalid_argument);
+}
+
+TEST(Optimizer, TheNextStepUsesTheRateSetBeforeIt) {
+  Tensor p = parameter_of({1.0f});
+  Sgd sgd({p}, {.learning_rate = 0.1});
+  sgd.set_learning_rate(0.5);
+  set_gradient_by_backward(p, {1.0f});
+  sgd.step();
+  expect_values(p, {0.5f});
+  EXPECT_THROW(sgd.set_learning_rate(-1.0), std::invalid_argument);
+  EXPECT_DOUBLE_EQ(sgd.learning_rate(), 0.5);
+}
+
+TEST(CosineAnnealing, FollowsPyTorchsCosineAnnealingLR) {
+  Tensor p = parameter_of({1.0f});
+  Sgd sgd({p}, {.learning_rate = 0.1});
+  CosineAnnealing schedule(sgd, 4, 0.01);
+  // torch.optim.lr_scheduler.CosineAnnealingLR(SGD(lr=0.1), T_max=4, eta_min=0.01), PyTorch 1.13:
+  // the rate before each of the first five steps.
+  const std::vector<double> pytorch{0.1, 0.08681980515339464, 0.05500000000000001,
+                                    0.023180194846605363, 0.01};
+  for (std::size_t t = 0; t < pytorch.size(); ++t) {
+    EXPECT_NEAR(sgd.learning_rate(), pytorch[t], 1e-15) << "step " << t;
+    schedule.step();
+  }
+  // Past its steps the rate stays at the final one (PyTorch's would climb a second half-cosine).
+  EXPECT_DOUBLE_EQ(sgd.learning_rate(), 0.01);
+  EXPECT_EQ(schedule.steps_done(), 5);
+}
+
+TEST(CosineAnnealing, StartsFromTheOptimizersCurrentRate) {
+  Tensor p = parameter_of({1.0f});
+  Adam adam({p}, {.learning_rate = 2e-3});
+  const CosineAnnealing schedule(adam, 10);
+  EXPECT_DOUBLE_EQ(schedule.learning_rate_at(0), 2e-3);
+  EXPECT_DOUBLE_EQ(schedule.learning_rate_at(5), 1e-3);
+  EXPECT_DOUBLE_EQ(schedule.learning_rate_at(10), 0.0);
+}
+
+TEST(CosineAnnealing, RejectsAnEmptyRunAndAFinalRateAboveTheFirst) {
+  Tensor p = parameter_of({1.0f});
+  Sgd sgd({p}, {.learning_rate = 0.1});
+  EXPECT_THROW(CosineAnnealing(sgd, 0), std::invalid_argument);
+  EXPECT_THROW(CosineAnnealing(sgd, 10, 0.2), std::invalid_argument);
+  EXPECT_THROW(CosineAnnealing(sgd, 10, -0.1), std::invalid_argument);
 }
 
 }  // namespace

@@ -6,6 +6,17 @@
 
 namespace tscope::engine::optim {
 
+namespace {
+
+void check_learning_rate(double learning_rate) {
+  if (!(learning_rate >= 0.0)) {
+    throw std::invalid_argument("optimizer: learning rate must be non-negative, got " +
+                                std::to_string(learning_rate));
+  }
+}
+
+}  // namespace
+
 Optimizer::Optimizer(std::vector<Tensor> parameters, double learning_rate)
     : parameters_(std::move(parameters)), learning_rate_(learning_rate) {
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
@@ -14,10 +25,12 @@ Optimizer::Optimizer(std::vector<Tensor> parameters, double learning_rate)
                                   " is undefined or does not require grad");
     }
   }
-  if (!(learning_rate >= 0.0)) {
-    throw std::invalid_argument("optimizer: learning rate must be non-negative, got " +
-                                std::to_string(learning_rate));
-  }
+  check_learning_rate(learning_rate);
+}
+
+void Optimizer::set_learning_rate(double learning_rate) {
+  check_learning_rate(learning_rate);
+  learning_rate_ = learning_rate;
 }
 
 void Optimizer::zero_grad() {

@@ -24,6 +24,9 @@ class Optimizer {
   void zero_grad();
 
   double learning_rate() const { return learning_rate_; }
+  // The rate the next step() uses, as a schedule sets it. Throws std::invalid_argument when it is
+  // negative or NaN.
+  void set_learning_rate(double learning_rate);
   const std::vector<Tensor>& parameters() const { return parameters_; }
 
  private:
