@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -238,6 +239,7 @@ TEST(CosineAnnealing, RejectsAnEmptyRunAndAFinalRateAboveTheFirst) {
   EXPECT_THROW(CosineAnnealing(sgd, 0), std::invalid_argument);
   EXPECT_THROW(CosineAnnealing(sgd, 10, 0.2), std::invalid_argument);
   EXPECT_THROW(CosineAnnealing(sgd, 10, -0.1), std::invalid_argument);
+  EXPECT_THROW(CosineAnnealing(sgd, 10, std::nan("")), std::invalid_argument);
 }
 
 }  // namespace

@@ -18,7 +18,9 @@ CosineAnnealing::CosineAnnealing(Optimizer& optimizer, std::int64_t total_steps,
     throw std::invalid_argument("cosine annealing: the step count must be positive, got " +
                                 std::to_string(total_steps));
   }
-  if (!(min_learning_rate >= 0.0 && min_learning_rate <= initial_learning_rate_)) {
+  // Asked as "in range" so that NaN is out of it.
+  const bool in_range = min_learning_rate >= 0.0 && min_learning_rate <= initial_learning_rate_;
+  if (!in_range) {
     throw std::invalid_argument("cosine annealing: the final learning rate " +
                                 std::to_string(min_learning_rate) + " must lie in [0, " +
                                 std::to_string(initial_learning_rate_) + "]");
