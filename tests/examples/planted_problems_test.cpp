@@ -204,8 +204,16 @@ TEST_F(PlantedProblems, CriticalPathOfACpuRunIsAllHostAndNoFinding) {
   EXPECT_NEAR(total, report.steps.mean_ns, 1e-6 * report.steps.mean_ns);
   // The training thread runs the step: its ops fill most of the path.
   EXPECT_GT(path.share(PathPart::kHostCompute), 0.5);
+  // Every entry on the path is the host's; the longest need not be an op: on a loaded machine the
+  // loader's one waiting entry can outweigh each op's (seen once in 4 runs beside two fuzzers).
   ASSERT_FALSE(path.on_path.empty());
-  EXPECT_EQ(path.on_path.front().part, PathPart::kHostCompute);
+  const auto on_host = [](const analyzer::PathEntry& entry) {
+    return entry.part == PathPart::kHostCompute || entry.part == PathPart::kInputWait ||
+           entry.part == PathPart::kIdle;
+  };
+  EXPECT_TRUE(std::all_of(path.on_path.begin(), path.on_path.end(), on_host));
+  EXPECT_TRUE(std::any_of(path.on_path.begin(), path.on_path.end(),
+                          [](const auto& entry) { return entry.part == PathPart::kHostCompute; }));
   EXPECT_TRUE(std::none_of(report.findings.begin(), report.findings.end(),
                            [](const Finding& f) { return f.kind.starts_with("critical_path"); }));
 }

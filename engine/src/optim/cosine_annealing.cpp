@@ -28,9 +28,8 @@ CosineAnnealing::CosineAnnealing(Optimizer& optimizer, std::int64_t total_steps,
 }
 
 double CosineAnnealing::learning_rate_at(std::int64_t t) const {
-  const double progress =
-      static_cast<double>(std::clamp<std::int64_t>(t, 0, total_steps_)) /
-      static_cast<double>(total_steps_);
+  const double progress = static_cast<double>(std::clamp<std::int64_t>(t, 0, total_steps_)) /
+                          static_cast<double>(total_steps_);
   return min_learning_rate_ + (initial_learning_rate_ - min_learning_rate_) *
                                   (1.0 + std::cos(std::numbers::pi * progress)) / 2.0;
 }
