@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fails when a tracked C++ or CUDA file differs from .clang-format, naming each such file.
+# Fails when a C++ or CUDA file of the change differs from .clang-format, naming each such file:
+# the files git tracks and the new ones it does not ignore (a file not yet added is checked too).
 # `scripts/check-format.sh --fix` rewrites them in place instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +11,11 @@ if ! command -v "$clang_format" >/dev/null; then
   exit 2
 fi
 
-mapfile -t files < <(git ls-files '*.cpp' '*.cc' '*.h' '*.hpp' '*.cu' '*.cuh')
+mapfile -t files < <(git ls-files --cached --others --exclude-standard --deduplicate \
+  '*.cpp' '*.cc' '*.h' '*.hpp' '*.cu' '*.cuh' | while read -r file; do
+  # A tracked file deleted in the working tree is not there to check.
+  if [ -f "$file" ]; then echo "$file"; fi
+done)
 if [ "${1:-}" = "--fix" ]; then
   printf '%s\0' "${files[@]}" | xargs -0 -n 50 "$clang_format" -i
   exit 0
