@@ -237,11 +237,14 @@ int train(const Settings& settings) {
             batch_size, data_parallel->bucket_count(), settings.overlap ? "on" : "off");
       }
     }
-    // The schedule spans this try's steps, from the rate the run was given.
+    // The schedule spans this try's steps, from the rate the run was given: its epochs, or what
+    // the step budget leaves after the steps of an earlier try that ran out of memory.
     optimizer->set_learning_rate(settings.learning_rate);
     std::int64_t scheduled_steps =
         static_cast<std::int64_t>(train_loader.batches_per_epoch()) * settings.epochs;
-    if (settings.steps) scheduled_steps = std::min(scheduled_steps, *settings.steps);
+    if (settings.steps) {
+      scheduled_steps = std::min(scheduled_steps, *settings.steps - budget.steps_done);
+    }
     std::optional<engine::optim::CosineAnnealing> schedule;
     if (settings.cosine_schedule && scheduled_steps > 0) {
       schedule.emplace(*optimizer, scheduled_steps);

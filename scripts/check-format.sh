@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fails when a C++ or CUDA file of the change differs from .clang-format, naming each such file:
-# the files git tracks and the new ones it does not ignore (a file not yet added is checked too).
+# Fails when a C++ or CUDA file differs from .clang-format, naming each such file: every file git
+# tracks and every new one it does not ignore (a file not yet added is checked too).
 # `scripts/check-format.sh --fix` rewrites them in place instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
