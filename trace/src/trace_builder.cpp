@@ -11,16 +11,13 @@
 #include <tuple>
 #include <utility>
 
+#include "free_heap.h"
 #include "sort_runs.h"
 #include "tscope/trace/arg_runs.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/record_interner.h"
 #include "tscope/trace/time_range.h"
 #include "two_threads.h"
-
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 namespace tscope::trace {
 namespace {
@@ -744,15 +741,13 @@ Trace TraceBuilder::finalize(const FinalizeOptions& options) {
   Trace finished = std::move(trace_);
   trace_ = Trace{};
   flow_endpoints_ = {};
-#if defined(__GLIBC__)
-  // glibc keeps freed heap blocks for reuse; a large trace's growth and sort buffers are not
-  // coming back, so the finished trace alone stays resident.
+  // A large trace's growth and sort buffers are not coming back, so the finished trace alone
+  // stays resident.
   const TraceCounts counts = finished.counts();
   if (counts.spans + counts.instants + counts.counter_samples + counts.memory_events >=
       kTrimFromEvents) {
-    malloc_trim(0);
+    return_free_heap_to_system();
   }
-#endif
   return finished;
 }
 

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <string>
 
+#include "free_heap.h"
 #include "tscope/trace/chrome_json_reader.h"
 #include "tscope/trace/chrome_json_writer.h"
 #include "tscope/trace/errors.h"
@@ -112,7 +113,13 @@ const TraceFormatInfo& format_for_output(const std::filesystem::path& path) {
 }
 
 Trace load_trace(const std::filesystem::path& path, const LoadProgressCallback& progress) {
-  return detect_input_format(path).load(path, progress);
+  Trace trace = detect_input_format(path).load(path, progress);
+  // The reader has dropped its scratch (windows, caches, the builder's buffers) only now, after
+  // TraceBuilder::finalize, and a whole-file load is done once per file: what it freed goes
+  // back, at any size (a 57,506-event Kineto trace held 249 bytes per event of resident memory
+  // without this, 112 with it).
+  return_free_heap_to_system();
+  return trace;
 }
 
 void save_trace(const Trace& trace, const std::filesystem::path& path) {
