@@ -28,7 +28,7 @@ std::uint32_t busiest_host_thread(const trace::Trace& trace) {
     for (std::size_t i = 0; i < spans.size(); ++i) {
       if (spans.depth[i] == 0 &&
           host_activity(spans.category[i], trace.string(spans.name[i])) != HostActivity::kNone) {
-        busy += spans.end[i] - spans.start[i];
+        busy += spans.end(i) - spans.start[i];
       }
     }
     if (busy > best_time) {
@@ -44,7 +44,7 @@ std::vector<BusyInterval> merge_gpu_activity(const trace::Trace& trace,
   std::vector<BusyInterval> merged;
   const auto add = [&](std::uint32_t track, std::uint32_t index) {
     const trace::SpanColumns& spans = trace.track(track).spans();
-    const BusyInterval interval{spans.start[index], spans.end[index],
+    const BusyInterval interval{spans.start[index], spans.end(index),
                                 EventRef{EventKind::kSpan, track, index}};
     if (!merged.empty() && interval.start <= merged.back().end) {
       merged.back().end = std::max(merged.back().end, interval.end);
@@ -140,7 +140,7 @@ void AnalysisContext::classify_gpu_activities() {
       const auto step = static_cast<std::uint32_t>(
           step_of_gpu_activity(EventRef{EventKind::kSpan, track_index, i}));
       stream.activities.push_back({i, step, static_cast<std::uint8_t>(kind)});
-      stream.longest = std::max(stream.longest, spans.end[i] - spans.start[i]);
+      stream.longest = std::max(stream.longest, spans.end(i) - spans.start[i]);
     }
     stream.activities.shrink_to_fit();
     gpu_streams_.push_back(std::move(stream));

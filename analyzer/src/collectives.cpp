@@ -159,7 +159,7 @@ std::map<std::uint32_t, std::vector<KernelLaunch>> communication_launches(
     }
     const trace::SpanColumns& host = trace.track(flow.from.track).spans();
     launches[flow.from.track].push_back(
-        {host.start[flow.from.index], kernels.start[flow.to.index], kernels.end[flow.to.index]});
+        {host.start[flow.from.index], kernels.start[flow.to.index], kernels.end(flow.to.index)});
   }
   for (auto& [track, list] : launches) {
     std::sort(list.begin(), list.end(),
@@ -216,7 +216,7 @@ std::vector<CollectiveRecord> find_collectives(const trace::Trace& trace,
       record.host_start = spans.start[i];
       record.span = {trace::EventKind::kSpan, track_index, i};
       record.arrival = spans.start[i];
-      record.end = spans.end[i];
+      record.end = spans.end(i);
       record.seq = args.seq.value_or(-1);
       record.bytes = message_bytes(args, record.op);
       record.group = group_index(groups, args.group.value_or(""));
@@ -226,7 +226,7 @@ std::vector<CollectiveRecord> find_collectives(const trace::Trace& trace,
         auto at = std::lower_bound(
             list.begin(), list.end(), spans.start[i],
             [](const KernelLaunch& launch, TimeNs time) { return launch.launch < time; });
-        for (; at != list.end() && at->launch <= spans.end[i]; ++at) {
+        for (; at != list.end() && at->launch <= spans.end(i); ++at) {
           record.arrival = record.on_gpu ? std::min(record.arrival, at->start) : at->start;
           record.end = record.on_gpu ? std::max(record.end, at->end) : at->end;
           record.on_gpu = true;
@@ -244,7 +244,7 @@ std::vector<CollectiveRecord> find_collectives(const trace::Trace& trace,
       const auto after = std::upper_bound(
           param_spans.begin(), param_spans.end(), spans.start[i],
           [&](TimeNs time, std::uint32_t span) { return time < spans.start[span]; });
-      if (after != param_spans.begin() && spans.end[*(after - 1)] >= spans.end[i]) {
+      if (after != param_spans.begin() && spans.end(*(after - 1)) >= spans.end(i)) {
         args.fill_from(comm_args(trace, track_index, *(after - 1)));
         param_span_used[static_cast<std::size_t>(after - 1 - param_spans.begin())] = true;
       }

@@ -99,8 +99,8 @@ CommOverlap gpu_overlap(const trace::Trace& trace, const StepSet& steps) {
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
       const GpuWork work = gpu_work(spans.category[i], trace.string(spans.name[i]));
       if (work == GpuWork::kCommunication)
-        communication.add(spans.start[i], spans.end[i], {trace::EventKind::kSpan, track_index, i});
-      if (work == GpuWork::kCompute) compute.push_back({spans.start[i], spans.end[i]});
+        communication.add(spans.start[i], spans.end(i), {trace::EventKind::kSpan, track_index, i});
+      if (work == GpuWork::kCompute) compute.push_back({spans.start[i], spans.end(i)});
     }
   }
   if (communication.intervals.empty() && compute.empty()) return {};
@@ -120,7 +120,7 @@ CommOverlap host_overlap(const trace::Trace& trace, const StepSet& steps) {
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
       if (spans.category[i] != Category::kCommunication) continue;
       communication_threads.insert(track_index);
-      communication.add(spans.start[i], spans.end[i], {trace::EventKind::kSpan, track_index, i});
+      communication.add(spans.start[i], spans.end(i), {trace::EventKind::kSpan, track_index, i});
     }
   }
   std::vector<TimeInterval> compute;
@@ -133,10 +133,10 @@ CommOverlap host_overlap(const trace::Trace& trace, const StepSet& steps) {
     std::vector<TimeInterval> ops;
     std::vector<TimeInterval> waits;
     for (std::size_t i = 0; i < spans.size(); ++i) {
-      if (spans.category[i] == Category::kCpuOp) ops.push_back({spans.start[i], spans.end[i]});
+      if (spans.category[i] == Category::kCpuOp) ops.push_back({spans.start[i], spans.end(i)});
       if (spans.category[i] == Category::kSynchronization ||
           spans.category[i] == Category::kDataWait) {
-        waits.push_back({spans.start[i], spans.end[i]});
+        waits.push_back({spans.start[i], spans.end(i)});
       }
     }
     for (const TimeInterval& piece :

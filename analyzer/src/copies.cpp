@@ -19,13 +19,13 @@ constexpr std::size_t kFollowingCallWindow = 64;
 
 TimeNs duration(const trace::Trace& trace, EventRef ref) {
   const trace::SpanColumns& spans = trace.track(ref.track).spans();
-  return spans.end[ref.index] - spans.start[ref.index];
+  return spans.end(ref.index) - spans.start[ref.index];
 }
 
 // The first runtime call on the launching thread after the launch, when it waits for the GPU.
 std::optional<EventRef> sync_after(const trace::Trace& trace, EventRef launch) {
   const trace::SpanColumns& spans = trace.track(launch.track).spans();
-  const TimeNs launch_end = spans.end[launch.index];
+  const TimeNs launch_end = spans.end(launch.index);
   const std::size_t last = std::min<std::size_t>(spans.size(), launch.index + kFollowingCallWindow);
   for (std::uint32_t i = launch.index + 1; i < last; ++i) {
     if (spans.start[i] < launch_end || !is_runtime_call(spans.category[i])) continue;
@@ -175,11 +175,11 @@ Finding synchronization_stalls(const AnalysisContext& context) {
       if (!is_sync_call(spans.category[i], trace.string(spans.name[i]))) continue;
       if (context.steps().step_at(spans.start[i]) == context.steps().steps.size()) continue;
       // The GPU stalls when it ran dry during the wait and only gets work once the host resumes.
-      auto next = std::upper_bound(busy.begin(), busy.end(), spans.end[i],
+      auto next = std::upper_bound(busy.begin(), busy.end(), spans.end(i),
                                    [](TimeNs t, const BusyInterval& b) { return t < b.start; });
       if (next == busy.begin()) continue;
       const BusyInterval& last = *std::prev(next);
-      if (last.end >= spans.end[i] || next == busy.end()) continue;
+      if (last.end >= spans.end(i) || next == busy.end()) continue;
       const TimeNs stall = next->start - std::max(last.end, spans.start[i]);
       if (stall <= 0) continue;
       ++count;

@@ -291,7 +291,7 @@ void StepPathFinder::add_off_path(OffPathTally& tally, const std::vector<std::ui
                                std::numeric_limits<double>::infinity(), event});
     }
     SlackEntry& entry = tally.entries[slot];
-    entry.total_ns += static_cast<double>(spans.end[event.index] - spans.start[event.index]);
+    entry.total_ns += static_cast<double>(spans.end(event.index) - spans.start[event.index]);
     ++entry.count;
     const auto slack = static_cast<double>(late_[end] - time(end));
     if (slack < entry.min_slack_ns) {

@@ -140,7 +140,7 @@ void DependencyGraph::select_spans(TimeNs begin, TimeNs end) {
     for (const std::uint32_t index : selected) {
       events_.push_back({trace::EventKind::kSpan, track, index});
       times_.push_back(spans.start[index]);
-      times_.push_back(spans.end[index]);
+      times_.push_back(spans.end(index));
     }
   }
   track_first_.back() = static_cast<std::uint32_t>(events_.size());
@@ -320,7 +320,7 @@ void DependencyGraph::add_synchronizations() {
   for (const Record& record : records) {
     const std::uint32_t call = call_by_correlation[record.call_correlation];
     if (call == trace::kNoIndex) continue;
-    const TimeNs record_end = trace.track(record.track).spans().end[record.index];
+    const TimeNs record_end = trace.track(record.track).spans().end(record.index);
     const std::uint32_t process = trace.track(record.track).info().process;
     if (record.kind == SyncRecord::kStream || record.kind == SyncRecord::kContext) {
       waits_on_gpu_[call] = 1;  // covered by its record, even when the stream was already idle
@@ -377,14 +377,14 @@ void DependencyGraph::add_synchronizations() {
       const trace::SpanColumns& spans = trace.track(stream.track).spans();
       const auto after =
           std::partition_point(stream.spans.begin(), stream.spans.end(),
-                               [&](std::uint32_t i) { return spans.end[i] <= call_end; });
+                               [&](std::uint32_t i) { return spans.end(i) <= call_end; });
       if (after == stream.spans.begin()) continue;
       const std::uint32_t last = *(after - 1);
-      if (spans.end[last] >= call_start &&
-          (best == trace::kNoIndex || spans.end[last] > best_end)) {
+      if (spans.end(last) >= call_start &&
+          (best == trace::kNoIndex || spans.end(last) > best_end)) {
         best_stream = &stream;
         best = last;
-        best_end = spans.end[last];
+        best_end = spans.end(last);
       }
     }
     if (best_stream != nullptr) wait_for(best_stream->track, best, call);

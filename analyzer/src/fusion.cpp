@@ -79,7 +79,7 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
   std::vector<std::uint32_t> enclosing;  // per leaf, the innermost range around it that is no op
   std::vector<std::uint32_t> open_ranges;
   for (std::uint32_t i = 0; i < spans.size(); ++i) {
-    while (!open_ranges.empty() && spans.end[open_ranges.back()] <= spans.start[i])
+    while (!open_ranges.empty() && spans.end(open_ranges.back()) <= spans.start[i])
       open_ranges.pop_back();
     if (!op_info(trace, track_index, i)) {
       open_ranges.push_back(i);
@@ -87,7 +87,7 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
     }
     const std::uint32_t range = open_ranges.empty() ? trace::kNoIndex : open_ranges.back();
     // An op that encloses the next op is a composite (linear = matmul + add); its parts count.
-    if (!leaves.empty() && spans.end[leaves.back()] > spans.start[i]) {
+    if (!leaves.empty() && spans.end(leaves.back()) > spans.start[i]) {
       leaves.back() = i;
       enclosing.back() = range;
     } else {
@@ -155,10 +155,10 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
       if (!feeds_next) flush();
     }
     if (!ops.empty())
-      chain.gap_ns += static_cast<double>(spans.start[i] - spans.end[chain.members.back().index]);
+      chain.gap_ns += static_cast<double>(spans.start[i] - spans.end(chain.members.back().index));
     chain.members.push_back({EventKind::kSpan, track_index, i});
     chain.names.push_back(spans.name[i]);
-    chain.run_ns += static_cast<double>(spans.end[i] - spans.start[i]);
+    chain.run_ns += static_cast<double>(spans.end(i) - spans.start[i]);
     ops.push_back(op);
   }
   flush();
@@ -197,17 +197,17 @@ void stream_chains(const AnalysisContext& context, std::uint32_t track_index,
     }
     const std::uint64_t external = spans.external_correlation_id(i);
     if (!chain.members.empty()) {
-      const TimeNs gap = spans.start[i] - spans.end[chain.members.back().index];
+      const TimeNs gap = spans.start[i] - spans.end(chain.members.back().index);
       if (gap > context.options().fusion_max_gap_ns || gap < 0) flush();
     }
     if (chain.members.empty()) {
       launcher = external;
       chain.same_launcher = external != 0;
     } else {
-      chain.gap_ns += static_cast<double>(spans.start[i] - spans.end[chain.members.back().index]);
+      chain.gap_ns += static_cast<double>(spans.start[i] - spans.end(chain.members.back().index));
       chain.same_launcher &= external == launcher;
     }
-    const auto length = static_cast<double>(spans.end[i] - spans.start[i]);
+    const auto length = static_cast<double>(spans.end(i) - spans.start[i]);
     chain.members.push_back({EventKind::kSpan, track_index, i});
     chain.names.push_back(spans.name[i]);
     chain.run_ns += length;

@@ -52,11 +52,11 @@ CopyExposure exposed_host_to_device_copies(const AnalysisContext& context) {
       for (auto at = first; at != stream.activities.end() && spans.start[at->index] < step.end;
            ++at) {
         const std::uint32_t i = at->index;
-        if (spans.end[i] <= step.start) continue;
+        if (spans.end(i) <= step.start) continue;
         if (at->kind == static_cast<std::uint8_t>(GpuWork::kCompute)) {
-          intervals.push_back({spans.start[i], spans.end[i], kCompute});
+          intervals.push_back({spans.start[i], spans.end(i), kCompute});
         } else if (is_host_to_device_copy(trace, spans, i)) {
-          intervals.push_back({spans.start[i], spans.end[i], kCopy});
+          intervals.push_back({spans.start[i], spans.end(i), kCopy});
           const auto& copy = trace.copies()[trace.span_details()[spans.detail[i]].copy];
           exposure.pageable |= copy.source == trace::MemoryKind::kPageable;
           if (exposure.copies.size() < kMaxEvidence) {
@@ -89,9 +89,9 @@ LoaderWork loader_work(const AnalysisContext& context) {
     const trace::SpanColumns& spans = trace.track(track_index).spans();
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
       if (!is_loader_work(spans.category[i])) continue;
-      if (spans.end[i] < steps.front().start || spans.start[i] > steps.back().end) continue;
+      if (spans.end(i) < steps.front().start || spans.start[i] > steps.back().end) continue;
       ++work.batches;
-      work.load_ns += static_cast<double>(spans.end[i] - spans.start[i]);
+      work.load_ns += static_cast<double>(spans.end(i) - spans.start[i]);
       work.worker_tracks.insert(track_index);
       if (work.evidence.size() < kMaxEvidence)
         work.evidence.push_back({EventKind::kSpan, track_index, i});
@@ -112,7 +112,7 @@ std::vector<EventRef> longest_data_waits(const AnalysisContext& context) {
     }
   }
   const auto length = [&](const EventRef& ref) {
-    return spans.end[ref.index] - spans.start[ref.index];
+    return spans.end(ref.index) - spans.start[ref.index];
   };
   std::sort(waits.begin(), waits.end(),
             [&](const EventRef& a, const EventRef& b) { return length(a) > length(b); });

@@ -59,8 +59,8 @@ void kernel_launches(const AnalysisContext& context, LaunchStats& stats) {
       if (each.step == context.steps().steps.size()) continue;
       ++stats.launches;
       stats.kernels += spans.category[i] == trace::Category::kKernel;
-      const TimeNs call_ns = host.end[launch->index] - host.start[launch->index];
-      if (spans.end[i] - spans.start[i] < call_ns) {
+      const TimeNs call_ns = host.end(launch->index) - host.start[launch->index];
+      if (spans.end(i) - spans.start[i] < call_ns) {
         ++stats.shorter_than_launch;
         if (call_ns <= options.slow_runtime_ns) {
           ++stats.short_kernels;
@@ -72,7 +72,7 @@ void kernel_launches(const AnalysisContext& context, LaunchStats& stats) {
         ++stats.slow_launch_calls;
         stats.worst.emplace_back(call_ns, *launch);
       }
-      const TimeNs delay = std::max<TimeNs>(0, spans.start[i] - host.end[launch->index]);
+      const TimeNs delay = std::max<TimeNs>(0, spans.start[i] - host.end(launch->index));
       stats.delay_sum_ns += static_cast<double>(delay);
       stats.delay_max_ns = std::max(stats.delay_max_ns, static_cast<double>(delay));
       if (delay > options.launch_delay_ns) {
@@ -91,7 +91,7 @@ void host_ops(const AnalysisContext& context, LaunchStats& stats) {
     if (spans.category[i] != trace::Category::kCpuOp || spans.depth[i] > 1) continue;
     if (context.steps().step_at(spans.start[i]) == context.steps().steps.size()) continue;
     ++stats.op_count;
-    stats.op_host_ns += static_cast<double>(spans.end[i] - spans.start[i]);
+    stats.op_host_ns += static_cast<double>(spans.end(i) - spans.start[i]);
   }
 }
 

@@ -48,7 +48,7 @@ QueueReplay replay_launch_queue(const AnalysisContext& context, const StreamActi
       const trace::EventRef launch =
           *context.launch_of({trace::EventKind::kSpan, stream.track, activity.index});
       const trace::SpanColumns& host = trace.track(launch.track).spans();
-      replay.full_launches.emplace_back(host.end[launch.index] - host.start[launch.index], launch);
+      replay.full_launches.emplace_back(host.end(launch.index) - host.start[launch.index], launch);
     }
     previous_time = time;
     ++queue.samples;

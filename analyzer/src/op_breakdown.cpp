@@ -48,7 +48,7 @@ std::vector<NameStats> top_by_total(const AnalysisContext& context, trace::Categ
         names.push_back(name);
         durations.emplace_back();
       }
-      durations[slot_of_name[name]].push_back(spans.end[i] - spans.start[i]);
+      durations[slot_of_name[name]].push_back(spans.end(i) - spans.start[i]);
     }
   }
   std::vector<NameStats> stats;

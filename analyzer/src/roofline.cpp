@@ -77,8 +77,8 @@ std::vector<std::vector<WorkedOp>> worked_ops(const AnalysisContext& context) {
       const auto work = op_work(trace.string(spans.name[i]), *op);
       if (!work || work->flops <= 0) continue;
       per_track[track_index].push_back(
-          {{EventKind::kSpan, track_index, i}, spans.start[i], spans.end[i], *work, 0, {}});
-      counted_until = spans.end[i];
+          {{EventKind::kSpan, track_index, i}, spans.start[i], spans.end(i), *work, 0, {}});
+      counted_until = spans.end(i);
     }
   }
   return per_track;
@@ -102,7 +102,7 @@ void attribute_kernels(const AnalysisContext& context, std::vector<std::vector<W
                            [](TimeNs time, const WorkedOp& op) { return time < op.start; });
       if (after == candidates.begin() || std::prev(after)->end < launched_at) continue;
       WorkedOp& op = *std::prev(after);
-      const double length = static_cast<double>(spans.end[i] - spans.start[i]);
+      const double length = static_cast<double>(spans.end(i) - spans.start[i]);
       op.gpu_ns += length;
       op.kernel_ns[spans.name[i]] += length;
     }

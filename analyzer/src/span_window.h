@@ -18,7 +18,7 @@ trace::TimeNs longest_span(const trace::Track& track, Accept&& accept) {
   const trace::SpanColumns& spans = track.spans();
   trace::TimeNs longest = 0;
   for (std::uint32_t i = 0; i < spans.size(); ++i) {
-    if (accept(i)) longest = std::max(longest, spans.end[i] - spans.start[i]);
+    if (accept(i)) longest = std::max(longest, spans.end(i) - spans.start[i]);
   }
   return longest;
 }
@@ -35,7 +35,7 @@ void for_spans_in_window(const trace::Track& track, trace::TimeNs start, trace::
   const auto first = std::lower_bound(spans.start.begin(), spans.start.end(), earliest);
   for (auto at = first; at != spans.start.end() && *at < end; ++at) {
     const auto index = static_cast<std::uint32_t>(at - spans.start.begin());
-    if (spans.end[index] > start) visit(index);
+    if (spans.end(index) > start) visit(index);
   }
 }
 

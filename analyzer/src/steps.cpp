@@ -93,12 +93,12 @@ StepSet find_steps(const trace::Trace& trace, const std::optional<std::string>& 
     const trace::SpanColumns& spans = trace.track(result.track).spans();
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
       if (spans.category[i] != trace::Category::kStep) continue;
-      if (window && !window->contains(spans.start[i], spans.end[i])) continue;
+      if (window && !window->contains(spans.start[i], spans.end(i))) continue;
       // Nested or overlapping step ranges would count time twice; the outer one stands.
       if (!result.steps.empty() && spans.start[i] < result.steps.back().end) continue;
       const std::string name(trace.string(spans.name[i]));
       if (filter && !std::regex_search(name, *filter)) continue;
-      result.steps.push_back({name, spans.start[i], spans.end[i],
+      result.steps.push_back({name, spans.start[i], spans.end(i),
                               trace::EventRef{trace::EventKind::kSpan, result.track, i}});
     }
   }

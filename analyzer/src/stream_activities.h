@@ -38,7 +38,7 @@ class StreamActivityColumns {
   StreamActivity operator[](std::size_t i) const {
     const std::uint32_t index = index_[i];
     const trace::TimeNs launch_start = launch_start_[i];
-    return {spans_->start[index], spans_->end[index], index, launch_start != kNotLaunched,
+    return {spans_->start[index], spans_->end(index), index, launch_start != kNotLaunched,
             launch_start};
   }
 

@@ -42,7 +42,7 @@ MatrixTime matrix_time(const AnalysisContext& context) {
       if (added) known->second = classify_matrix_kernel(trace.string(spans.name[i]));
       const MatrixKernel kernel = known->second;
       if (kernel.unit == MatrixUnit::kNone) continue;
-      const TimeNs length = spans.end[i] - spans.start[i];
+      const TimeNs length = spans.end(i) - spans.start[i];
       time.matrix_ns += static_cast<double>(length);
       if (kernel.unit == MatrixUnit::kTensorCores && kernel.precision == MatrixPrecision::kTf32)
         time.tf32_ns += static_cast<double>(length);

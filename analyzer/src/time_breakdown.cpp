@@ -88,15 +88,15 @@ StepGpuWork sort_gpu_work_into_steps(const AnalysisContext& context) {
   for_each_launched([&](const GpuStream& stream, const GpuActivity& activity) {
     const trace::SpanColumns& spans = trace.track(stream.track).spans();
     const std::uint32_t i = activity.index;
-    work.launched[next[activity.step]++] = {spans.start[i], spans.end[i], activity.kind};
-    work.launched_end[activity.step] = std::max(work.launched_end[activity.step], spans.end[i]);
+    work.launched[next[activity.step]++] = {spans.start[i], spans.end(i), activity.kind};
+    work.launched_end[activity.step] = std::max(work.launched_end[activity.step], spans.end(i));
   });
   for (const GpuStream& stream : context.gpu_streams()) {
     const trace::SpanColumns& spans = trace.track(stream.track).spans();
     for (const GpuActivity& activity : stream.activities) {
       const std::uint32_t i = activity.index;
       if (context.launch_of({trace::EventKind::kSpan, stream.track, i})) continue;
-      const ClassInterval interval{spans.start[i], spans.end[i], activity.kind};
+      const ClassInterval interval{spans.start[i], spans.end(i), activity.kind};
       work.unlaunched.push_back(interval);
       work.longest_unlaunched = std::max(work.longest_unlaunched, interval.end - interval.start);
     }
@@ -204,7 +204,7 @@ TimeBreakdown compute_time_breakdown(const AnalysisContext& context) {
             const HostActivity activity = host_classes[i];
             if (activity == HostActivity::kNone) return;
             intervals.push_back(
-                {spans.start[i], spans.end[i], static_cast<std::uint8_t>(activity)});
+                {spans.start[i], spans.end(i), static_cast<std::uint8_t>(activity)});
           });
       const auto split = exclusive_time(intervals, kHostActivityCount, step.start, step.end);
       const auto part = [&](HostActivity activity) {

@@ -91,7 +91,7 @@ void BM_PlainPassOverSpans(benchmark::State& state) {
     for (const trace::Track& track : loaded.trace.tracks()) {
       const trace::SpanColumns& spans = track.spans();
       for (std::size_t i = 0; i < spans.size(); ++i)
-        total += spans.end[i] - spans.start[i];
+        total += spans.end(i) - spans.start[i];
     }
     benchmark::DoNotOptimize(total);
   }

@@ -103,9 +103,9 @@ trace::CaptureWindow window_of_steps(const trace::Trace& trace, const StepRange&
       if (!number) continue;
       numbers.insert(*number);
       if (*number < range.first || *number > range.last) continue;
-      if (!window) window = trace::CaptureWindow{spans.start[span], spans.end[span]};
+      if (!window) window = trace::CaptureWindow{spans.start[span], spans.end(span)};
       window->begin = std::min(window->begin, spans.start[span]);
-      window->end = std::max(window->end, spans.end[span]);
+      window->end = std::max(window->end, spans.end(span));
     }
   }
   if (!window) {
@@ -123,7 +123,7 @@ trace::CaptureWindow window_of_range(const trace::Trace& trace, std::string_view
     for (std::size_t span = 0; span < spans.size(); ++span) {
       if (trace.string(spans.name[span]) != name) continue;
       // Spans are sorted by start, so the track's first match is its earliest.
-      if (!first || spans.start[span] < first->begin) first = {spans.start[span], spans.end[span]};
+      if (!first || spans.start[span] < first->begin) first = {spans.start[span], spans.end(span)};
       break;
     }
   }

@@ -14,7 +14,7 @@ std::uint64_t capacity_bytes(const std::vector<T>& values) {
 
 std::uint64_t span_bytes(const trace::Track& track) {
   const trace::SpanColumns& spans = track.spans();
-  std::uint64_t bytes = capacity_bytes(spans.start) + capacity_bytes(spans.end) +
+  std::uint64_t bytes = capacity_bytes(spans.start) + spans.duration.capacity_bytes() +
                         capacity_bytes(spans.name) + capacity_bytes(spans.detail) +
                         capacity_bytes(spans.category) + capacity_bytes(spans.depth) +
                         capacity_bytes(spans.correlation) +

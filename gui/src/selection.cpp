@@ -25,7 +25,7 @@ std::optional<SpanPlace> span_place(const FrameRequest& request, trace::EventRef
   if (event.index >= spans.size()) return std::nullopt;
   const float y0 = request.area.screen_y(lane->row_top(spans.depth[event.index]));
   return SpanPlace{request.view.x_of(spans.start[event.index]),
-                   request.view.x_of(spans.end[event.index]), y0, y0 + kSpanRowHeight - 1};
+                   request.view.x_of(spans.end(event.index)), y0, y0 + kSpanRowHeight - 1};
 }
 
 std::optional<trace::EventRef> find_span_named(const trace::Trace& trace, std::string_view name) {

@@ -37,11 +37,11 @@ Color span_color(const LevelContext& level, std::uint32_t span) {
 void draw_span(const LevelContext& level, std::uint32_t span, TimelineFrame& frame) {
   const trace::SpanColumns& spans = level.track.spans();
   const float x0 = clamped_x(level.view, spans.start[span]);
-  const float x1 = std::max(clamped_x(level.view, spans.end[span]), x0 + 1.0f);
+  const float x1 = std::max(clamped_x(level.view, spans.end(span)), x0 + 1.0f);
   frame.rects.push_back({x0, level.y0, x1, level.y1, span_color(level, span)});
   frame.boxes.push_back({x0, level.y0, x1, level.y1,
                          trace::EventRef{trace::EventKind::kSpan, level.lane.track, span}, 1,
-                         spans.start[span], spans.end[span]});
+                         spans.start[span], spans.end(span)});
   const float visible_left = std::max(x0, level.view.left());
   if (std::min(x1, level.view.right()) - visible_left >= kMinLabelPixels) {
     frame.add_text(visible_left + 3, level.y0 + 2, x1 - 2, kSpanTextColor,
@@ -67,6 +67,19 @@ void draw_folded(const LevelContext& level, std::uint32_t first, std::uint32_t c
   }
 }
 
+// The first span in [from, last) of one depth whose end is at or after `time`. Spans at one depth
+// are disjoint and in time order, so it is the last one starting before `time` when that one is
+// still open then, and else the first starting at or after it; the search reads starts, one
+// column a probe, where ends (start plus duration) would read two.
+template <typename Iterator>
+Iterator first_ending_at_or_after(Iterator from, Iterator last, TimeNs time,
+                                  const trace::SpanColumns& spans) {
+  const auto starts_before = [&](std::uint32_t span, TimeNs t) { return spans.start[span] < t; };
+  const Iterator starting = gallop_lower_bound(from, last, time, starts_before);
+  if (starting != from && spans.end(*(starting - 1)) >= time) return starting - 1;
+  return starting;
+}
+
 }  // namespace
 
 void draw_span_lane(const FrameRequest& request, const Lane& lane, TimelineFrame& frame) {
@@ -83,14 +96,11 @@ void draw_span_lane(const FrameRequest& request, const Lane& lane, TimelineFrame
     if (y0 >= request.area.bottom) break;
     const LevelContext level{*request.trace, track, lane, view, y0, y1};
     const auto spans_here = track.spans_at_depth(depth);
-    const auto ends_before = [&](std::uint32_t span, TimeNs time) {
-      return spans.end[span] < time;
-    };
     auto at = spans_here.begin() +
               static_cast<std::ptrdiff_t>(track.first_span_ending_after(depth, range.begin));
     while (at != spans_here.end() && spans.start[*at] < range.end) {
       const std::uint32_t first = *at;
-      if (spans.end[first] - spans.start[first] >= min_length) {
+      if (static_cast<TimeNs>(spans.duration[first]) >= min_length) {
         draw_span(level, first, frame);
         ++at;
         continue;
@@ -99,18 +109,18 @@ void draw_span_lane(const FrameRequest& request, const Lane& lane, TimelineFrame
       // min_length of the run's end is narrow and joins the run in one search. A following
       // narrow span after a gap under min_length extends it; each round advances the run's end
       // by at least min_length, so a row costs at most its width in pixels / 3 searches.
-      TimeNs run_end = spans.end[first];
+      TimeNs run_end = spans.end(first);
       auto next = at + 1;
       while (run_end < range.end) {
-        next = gallop_lower_bound(next, spans_here.end(), run_end + min_length, ends_before);
-        if (next != at + 1) run_end = std::max(run_end, spans.end[*(next - 1)]);
+        next = first_ending_at_or_after(next, spans_here.end(), run_end + min_length, spans);
+        if (next != at + 1) run_end = std::max(run_end, spans.end(*(next - 1)));
         if (next == spans_here.end()) break;
         const std::uint32_t candidate = *next;
         if (spans.start[candidate] - run_end >= min_length ||
-            spans.end[candidate] - spans.start[candidate] >= min_length) {
+            static_cast<TimeNs>(spans.duration[candidate]) >= min_length) {
           break;
         }
-        run_end = spans.end[candidate];
+        run_end = spans.end(candidate);
         ++next;
       }
       const auto count = static_cast<std::uint32_t>(next - at);

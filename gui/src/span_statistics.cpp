@@ -27,7 +27,7 @@ std::vector<SpanStatistic> span_statistics(const trace::Trace& trace, TimeRange 
       SpanStatistic& entry = by_name[key];
       entry.name = spans.name[span];
       entry.category = category;
-      const TimeNs length = spans.end[span] - spans.start[span];
+      const TimeNs length = spans.end(span) - spans.start[span];
       ++entry.count;
       entry.total += length;
       entry.longest = std::max(entry.longest, length);

@@ -134,7 +134,7 @@ TimeRange TimelineSession::event_range(trace::EventRef event) const {
   const trace::Track& track = trace_.track(event.track);
   switch (event.kind) {
     case trace::EventKind::kSpan:
-      return {track.spans().start.at(event.index), track.spans().end.at(event.index)};
+      return {track.spans().start.at(event.index), track.spans().end(event.index)};
     case trace::EventKind::kInstant: {
       const TimeNs time = track.instants().time.at(event.index);
       return {time, time + 1};

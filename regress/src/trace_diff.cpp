@@ -29,7 +29,7 @@ NameTotals totals_by_name(const trace::Trace& trace) {
       if (!kind) continue;
       DiffTotals& entry = totals[{*kind, std::string(trace.string(spans.name[i]))}];
       ++entry.count;
-      entry.time_ns += spans.end[i] - spans.start[i];
+      entry.time_ns += spans.end(i) - spans.start[i];
     }
   }
   return totals;
@@ -52,7 +52,7 @@ StepDistribution step_distribution(const trace::Trace& trace) {
     const trace::SpanColumns& spans = track.spans();
     for (std::size_t i = 0; i < spans.size(); ++i) {
       if (spans.category[i] == trace::Category::kStep)
-        durations.push_back(static_cast<double>(spans.end[i] - spans.start[i]));
+        durations.push_back(static_cast<double>(spans.end(i) - spans.start[i]));
     }
   }
   StepDistribution distribution;

@@ -215,7 +215,7 @@ TEST(CriticalPathTest, AlexNetForwardPathCrossesStreamsAtEventWaits) {
     const auto found = std::find(spans.name.begin(), spans.name.end(), *forward);
     if (found == spans.name.end()) continue;
     const auto index = static_cast<std::size_t>(found - spans.name.begin());
-    window = trace::CaptureWindow{spans.start[index], spans.end[index]};
+    window = trace::CaptureWindow{spans.start[index], spans.end(index)};
     break;
   }
   ASSERT_TRUE(window);

@@ -82,7 +82,7 @@ TEST_F(SampledRanksTest, FindingsPointAtTheirEventInTheirRanksTrace) {
   const trace::EventRef step = imbalance->evidence.front();
   const trace::SpanColumns& spans = busiest_rank.track(step.track).spans();
   EXPECT_TRUE(busiest_rank.string(spans.name.at(step.index)).starts_with("ProfilerStep#"));
-  EXPECT_DOUBLE_EQ(static_cast<double>(spans.end.at(step.index) - spans.start.at(step.index)),
+  EXPECT_DOUBLE_EQ(static_cast<double>(spans.end(step.index) - spans.start.at(step.index)),
                    busiest->steps.max_ns);
 }
 

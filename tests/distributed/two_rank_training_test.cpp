@@ -67,7 +67,7 @@ std::int64_t total_ns(const trace::Trace& recorded, std::string_view name) {
   std::int64_t total = 0;
   for (const SpanAt& at : testing::spans_named(recorded, name)) {
     const trace::SpanColumns& spans = recorded.track(at.track).spans();
-    total += spans.end[at.index] - spans.start[at.index];
+    total += spans.end(at.index) - spans.start[at.index];
   }
   return total;
 }

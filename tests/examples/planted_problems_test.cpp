@@ -70,7 +70,7 @@ double measured_wait_share(const trace::Trace& trace) {
   for (const trace::Track& track : trace.tracks()) {
     const trace::SpanColumns& spans = track.spans();
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
-      const auto length = static_cast<double>(spans.end[i] - spans.start[i]);
+      const auto length = static_cast<double>(spans.end(i) - spans.start[i]);
       if (spans.category[i] == trace::Category::kStep) step_ns += length;
       if (spans.category[i] == trace::Category::kDataWait) wait_ns += length;
     }

@@ -68,7 +68,7 @@ TEST(RankFindingsOnKineto, EveryMultiRankFindingPointsAtTheSameEventInTheMergedT
     const trace::SpanColumns& expected = rank_trace.track(at_rank.track).spans();
     const trace::SpanColumns& found = view.trace.track(in_merged.track).spans();
     EXPECT_EQ(found.start.at(in_merged.index), expected.start.at(at_rank.index)) << own.kind;
-    EXPECT_EQ(found.end.at(in_merged.index), expected.end.at(at_rank.index)) << own.kind;
+    EXPECT_EQ(found.end(in_merged.index), expected.end(at_rank.index)) << own.kind;
     EXPECT_EQ(view.trace.string(found.name.at(in_merged.index)),
               rank_trace.string(expected.name.at(at_rank.index)))
         << own.kind;

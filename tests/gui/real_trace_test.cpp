@@ -212,7 +212,7 @@ TEST(SessionOnKineto, AFindingFramesItsEvidence) {
     EXPECT_EQ(session.selection(), first);
     const auto& spans = session.trace().track(first.track).spans();
     EXPECT_LE(session.view().range().begin, spans.start[first.index]);
-    EXPECT_GE(session.view().range().end, spans.end[first.index]);
+    EXPECT_GE(session.view().range().end, spans.end(first.index));
   }
 }
 

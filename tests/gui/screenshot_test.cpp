@@ -176,7 +176,7 @@ TEST_F(ScreenshotTest, ASelectedKernelShowsItsFlowFromItsLaunch) {
   const auto& launch_spans = session.trace().track(flow.from.track).spans();
   const auto& kernel_spans = session.trace().track(flow.to.track).spans();
   const TimeNs begin = launch_spans.start[flow.from.index] - 50'000 - session.origin();
-  const TimeNs end = kernel_spans.end[flow.to.index] + 50'000 - session.origin();
+  const TimeNs end = kernel_spans.end(flow.to.index) + 50'000 - session.origin();
   const std::string range = std::to_string(begin) + ":" + std::to_string(end);
   session.set_range(parse_time_range(range, session.origin()));
   session.build_frame();

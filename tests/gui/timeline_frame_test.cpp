@@ -134,7 +134,7 @@ TEST(TimelineFrame, CriticalPathIsOneBarUnderTheSpansItRunsThrough) {
   for (std::uint32_t i = 0; i < spans.size(); ++i) {
     if (spans.depth[i] != 0 || spans.start[i] < 1'004'000 || spans.start[i] >= 1'008'000) continue;
     path.push_back({spans.start[i],
-                    spans.end[i],
+                    spans.end(i),
                     analyzer::PathPart::kHostCompute,
                     true,
                     {trace::EventKind::kSpan, 0, i}});

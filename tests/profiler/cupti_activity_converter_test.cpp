@@ -460,7 +460,7 @@ TEST_F(ActivityConverterTest, TimestampOffsetMovesCuptiTimesIntoTheHostClock) {
   converter(std::move(options)).convert(as_activity(kernel_record("k", 10, 20, 1)));
   const trace::Trace converted = finish();
   EXPECT_EQ(converted.track(0).spans().start[0], 1'000'010);
-  EXPECT_EQ(converted.track(0).spans().end[0], 1'000'020);
+  EXPECT_EQ(converted.track(0).spans().end(0), 1'000'020);
 }
 
 TEST_F(ActivityConverterTest, KindsCaptureDoesNotEnableAreIgnored) {

@@ -64,7 +64,7 @@ void expect_spans_inside(const trace::Trace& recorded, const trace::CaptureWindo
     const trace::SpanColumns& spans = track.spans();
     for (std::size_t span = 0; span < spans.size(); ++span) {
       EXPECT_GE(spans.start[span], window.begin) << recorded.string(spans.name[span]);
-      EXPECT_LE(spans.end[span], window.end) << recorded.string(spans.name[span]);
+      EXPECT_LE(spans.end(span), window.end) << recorded.string(spans.name[span]);
     }
   }
 }
@@ -117,7 +117,7 @@ TEST(RecordWindow, CaptureRangeCapturesTheFirstRangeOfThatName) {
   expect_spans_inside(recorded, window);
   // It closed as that range closed: the later steps' "forward" ranges are not in the trace.
   const trace::SpanColumns& spans = recorded.track(forward[0].track).spans();
-  EXPECT_GE(spans.end[forward[0].index] - spans.start[forward[0].index], 20'000'000);
+  EXPECT_GE(spans.end(forward[0].index) - spans.start[forward[0].index], 20'000'000);
 }
 
 TEST(RecordWindow, DelayAndDurationBoundTheWindow) {

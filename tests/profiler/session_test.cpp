@@ -44,7 +44,7 @@ TEST(Session, RecordsNestedRangesWithTheirArguments) {
   EXPECT_EQ(spans.depth[inner[0].index], 1);
   EXPECT_EQ(spans.category[inner[0].index], Category::kOptimizer);
   EXPECT_LE(spans.start[outer[0].index], spans.start[inner[0].index]);
-  EXPECT_GE(spans.end[outer[0].index], spans.end[inner[0].index]);
+  EXPECT_GE(spans.end(outer[0].index), spans.end(inner[0].index));
 }
 
 TEST(Session, NamesStepsForTheAnalyzer) {

@@ -96,7 +96,7 @@ trace::TimeNs ns(Clock::time_point time) {
 trace::TimeNs last_tick_end(const trace::Trace& trace) {
   trace::TimeNs last = 0;
   for (const auto& span : testing::spans_named(trace, "tick"))
-    last = std::max(last, trace.track(span.track).spans().end[span.index]);
+    last = std::max(last, trace.track(span.track).spans().end(span.index));
   return last;
 }
 

@@ -94,7 +94,7 @@ void expect_valid_spans(const trace::Trace& trace) {
   for (const trace::Track& track : trace.tracks()) {
     const trace::SpanColumns& spans = track.spans();
     for (std::size_t i = 0; i < spans.size(); ++i)
-      ASSERT_GE(spans.end[i], spans.start[i]);
+      ASSERT_GE(spans.end(i), spans.start[i]);
   }
 }
 

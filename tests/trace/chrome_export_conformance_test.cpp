@@ -114,7 +114,7 @@ std::vector<TimedEvent> timed_events(const Trace& trace) {
     const std::string name(trace.string(track.info().name));
     const SpanColumns& spans = track.spans();
     for (std::size_t span = 0; span < spans.size(); ++span) {
-      events.emplace_back(name, 0, spans.start[span], spans.end[span]);
+      events.emplace_back(name, 0, spans.start[span], spans.end(span));
     }
     for (const TimeNs time : track.instants().time)
       events.emplace_back(name, 1, time, time);

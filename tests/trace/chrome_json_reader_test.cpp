@@ -275,9 +275,9 @@ TEST(ChromeJsonReaderTest, EpochMicrosecondsWithNanosecondDecimalsKeepEveryNanos
   const SpanColumns& spans = trace.track(0).spans();
   ASSERT_EQ(spans.size(), 2u);
   EXPECT_EQ(spans.start[0], 1'700'000'000'123'456'789);
-  EXPECT_EQ(spans.end[0], 1'700'000'000'123'466'790);
+  EXPECT_EQ(spans.end(0), 1'700'000'000'123'466'790);
   EXPECT_EQ(spans.start[1], 1'700'000'000'123'456'791);
-  EXPECT_EQ(spans.end[1], 1'700'000'000'123'466'790);  // ends with its parent, not past it
+  EXPECT_EQ(spans.end(1), 1'700'000'000'123'466'790);  // ends with its parent, not past it
   EXPECT_EQ(trace.track(0).instants().time[0], 1'700'000'000'123'457'000);
 }
 
@@ -298,7 +298,7 @@ TEST(ChromeJsonReaderTest, OpToKernelFlowsStartAtTheOpEnclosingTheLaunch) {
     }
     const auto interval = [&](EventRef ref) {
       const SpanColumns& spans = trace.track(ref.track).spans();
-      return std::make_pair(spans.start[ref.index], spans.end[ref.index]);
+      return std::make_pair(spans.start[ref.index], spans.end(ref.index));
     };
     std::size_t op_flows = 0;
     for (const Flow& flow : trace.flows()) {

@@ -80,7 +80,7 @@ TEST(ChromeJsonStreamingTest, NamesAndTimeBaseAfterTheEventsApplyToThem) {
     EXPECT_EQ(trace.string(trace.processes().at(0).name), "trainer");
     EXPECT_EQ(trace.processes().at(0).rank, 3);
     EXPECT_EQ(trace.track(0).spans().start.at(0), 1'000'001'500);
-    EXPECT_EQ(trace.track(0).spans().end.at(0), 1'000'003'500);
+    EXPECT_EQ(trace.track(0).spans().end(0), 1'000'003'500);
   }
 }
 

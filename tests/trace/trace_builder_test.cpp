@@ -2,13 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <initializer_list>
+#include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sample_trace.h"
 #include "tscope/trace/errors.h"
+#include "tscope/trace/time_range.h"
 
 namespace tscope::trace {
 namespace {
@@ -84,6 +89,44 @@ TEST_F(TraceBuilderTest, DepthFollowsContainment) {
 TEST_F(TraceBuilderTest, SpanTouchingItsPredecessorsEndIsItsSibling) {
   const Trace trace = finalize_with_host_spans({{0, 10, "first"}, {10, 20, "second"}});
   EXPECT_EQ(trace.track(host_).spans().depth, (std::vector<std::uint16_t>{0, 0}));
+}
+
+// Spans store their duration, in 32 bits while every span of the track fits them: a longer one
+// widens the column, and each end comes back exactly, the widest span a trace allows included.
+TEST_F(TraceBuilderTest, EveryEndComesBackExactlyWhateverTheDuration) {
+  const std::vector<std::pair<TimeNs, TimeNs>> spans{{0, 7},
+                                                     {10, 10},
+                                                     {20, 20 + (TimeNs{1} << 32) - 1},
+                                                     {30, 30 + (TimeNs{1} << 32)},
+                                                     {-kMaxAbsTimeNs, kMaxAbsTimeNs}};
+  for (std::size_t i = 0; i < spans.size(); ++i)
+    span(host_, spans[i].first, spans[i].second, "span " + std::to_string(i));
+  const Trace trace = builder_.finalize();
+  const SpanColumns& columns = trace.track(host_).spans();
+  ASSERT_EQ(columns.size(), spans.size());
+  EXPECT_TRUE(columns.duration.wide());
+  for (std::size_t span = 0; span < columns.size(); ++span) {
+    const auto expected = std::find_if(spans.begin(), spans.end(), [&](const auto& each) {
+      return each.first == columns.start[span];
+    });
+    ASSERT_NE(expected, spans.end());
+    EXPECT_EQ(columns.end(span), expected->second) << "span starting at " << expected->first;
+  }
+}
+
+TEST_F(TraceBuilderTest, ShiftedTimesSaturateEachEndOnItsOwn) {
+  constexpr TimeNs kLatest = std::numeric_limits<TimeNs>::max();
+  constexpr TimeNs kOffset = kLatest - kMaxAbsTimeNs + 1;
+  span(host_, 100, kMaxAbsTimeNs, "from early on");
+  span(host_, kMaxAbsTimeNs - 10, kMaxAbsTimeNs, "near the limit");
+  builder_.shift_times(kOffset);
+  const Trace trace = builder_.finalize();
+  const SpanColumns& columns = trace.track(host_).spans();
+  ASSERT_EQ(columns.size(), 2u);
+  EXPECT_EQ(columns.start[0], 100 + kOffset);
+  EXPECT_EQ(columns.start[1], kLatest - 9);
+  EXPECT_EQ(columns.end(0), kLatest);
+  EXPECT_EQ(columns.end(1), kLatest);
 }
 
 TEST_F(TraceBuilderTest, PartiallyOverlappingSpanGoesOneLevelDeeper) {
@@ -469,7 +512,8 @@ TEST_F(TraceBuilderTest, FinalizeLeavesTheBuilderEmpty) {
 // The timeline viewer budgets 32 bytes per loaded span: the hot columns plus the per-depth index.
 TEST(Track, HotSpanColumnsFitTheViewerBudgetOf32Bytes) {
   const SpanColumns spans;
-  const std::size_t per_span = sizeof(spans.start[0]) + sizeof(spans.end[0]) +
+  // A duration in 32 bits, as every span under 4.29 s has it.
+  const std::size_t per_span = sizeof(spans.start[0]) + sizeof(std::uint32_t) +
                                sizeof(spans.name[0]) + sizeof(spans.detail[0]) +
                                sizeof(spans.category[0]) + sizeof(spans.depth[0]) +
                                sizeof(std::uint32_t);

@@ -42,12 +42,12 @@ std::multiset<SpanKey> spans_of(const Trace& trace, const CaptureWindow* window)
       // [begin, end), a zero-length span at the window's start counting as inside.
       if (window != nullptr) {
         const TimeNs start = columns.start[span];
-        const TimeNs end = columns.end[span];
+        const TimeNs end = columns.end(span);
         const bool overlaps = start < window->end &&
                               (end > window->begin || (start == end && start == window->begin));
         if (!overlaps) continue;
       }
-      spans.emplace(track, columns.start[span], columns.end[span],
+      spans.emplace(track, columns.start[span], columns.end(span),
                     std::string(trace.string(columns.name[span])));
     }
   }
@@ -85,7 +85,7 @@ TEST_F(TraceCut, KeepsTheFlowsWhoseTwoEndsAreKept) {
   using FlowKey = std::tuple<FlowKind, std::uint64_t, SpanKey, SpanKey>;
   const auto key_of = [](const Trace& trace, const EventRef& ref) {
     const SpanColumns& spans = trace.track(ref.track).spans();
-    return SpanKey{ref.track, spans.start[ref.index], spans.end[ref.index],
+    return SpanKey{ref.track, spans.start[ref.index], spans.end(ref.index),
                    std::string(trace.string(spans.name[ref.index]))};
   };
   const std::multiset<SpanKey> kept = spans_of(trace_, &window_);

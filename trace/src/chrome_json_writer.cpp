@@ -289,7 +289,7 @@ class ChromeJsonWriter {
       out_.raw(",\"name\":");
       out_.string(trace().string(spans.name[span]));
       row_and_time(rows_->of_span(index, static_cast<std::uint32_t>(span)), spans.start[span]);
-      time_field("dur", spans.end[span] - spans.start[span]);
+      time_field("dur", spans.end(span) - spans.start[span]);
       span_args(index, span);
       out_.raw('}');
     }

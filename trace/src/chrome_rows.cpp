@@ -87,7 +87,7 @@ std::vector<std::uint32_t> ChromeRows::nesting_lanes(const Track& track, std::ui
   // Parents before their children: by start, the longer first.
   std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     return spans.start[a] != spans.start[b] ? spans.start[a] < spans.start[b]
-                                            : spans.end[a] > spans.end[b];
+                                            : spans.end(a) > spans.end(b);
   });
   std::vector<std::vector<TimeNs>> open_ends(1);  // per lane, the ends of its open spans
   std::vector<std::uint32_t> lane_of(spans.size(), 0);
@@ -99,9 +99,9 @@ std::vector<std::uint32_t> ChromeRows::nesting_lanes(const Track& track, std::ui
       std::vector<TimeNs>& ends = open_ends[lane];
       while (!ends.empty() && ends.back() <= spans.start[span])
         ends.pop_back();
-      if (ends.empty() || spans.end[span] <= ends.back()) break;
+      if (ends.empty() || spans.end(span) <= ends.back()) break;
     }
-    open_ends[lane].push_back(spans.end[span]);
+    open_ends[lane].push_back(spans.end(span));
     lane_of[span] = lane;
     overlapping = overlapping || lane != 0;
   }

@@ -236,7 +236,7 @@ class PerfettoWriter {
         begin_event(kSliceBegin, uuid, spans.name[span], spans.category[span]);
         annotate_detail(index, span);
         add_flow_ids({EventKind::kSpan, index, span});
-        open_ends.push_back(spans.end[span]);
+        open_ends.push_back(spans.end(span));
         ++span;
       } else {
         begin_event(kInstant, uuid, instants.name[instant], instants.category[instant]);

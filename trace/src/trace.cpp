@@ -43,7 +43,7 @@ SpanRecord Trace::span_record(std::uint32_t track_index, std::uint32_t span) con
   const SpanColumns& columns = track(track_index).spans();
   SpanRecord record;
   record.start = columns.start.at(span);
-  record.end = columns.end[span];
+  record.end = columns.end(span);
   record.name = columns.name[span];
   record.category = columns.category[span];
   record.correlation_id = columns.correlation_id(span);
@@ -91,7 +91,7 @@ TimeNs Trace::end_time() const {
   for (const Track& each : tracks_) {
     // Spans at one depth are disjoint, so the last of each level ends latest in that level.
     for (std::size_t depth = 0; depth < each.depth_count(); ++depth) {
-      end = std::max(end, each.spans().end[each.spans_at_depth(depth).back()]);
+      end = std::max(end, each.spans().end(each.spans_at_depth(depth).back()));
     }
     if (each.instants().size() != 0) end = std::max(end, each.instants().time.back());
     if (each.counters().size() != 0) end = std::max(end, each.counters().time.back());

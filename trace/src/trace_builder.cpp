@@ -79,7 +79,7 @@ std::vector<std::uint32_t> time_order(const std::vector<TimeNs>& time) {
 std::vector<std::uint32_t> span_order(const SpanColumns& spans) {
   const auto before = [&](std::uint32_t a, std::uint32_t b) {
     if (spans.start[a] != spans.start[b]) return spans.start[a] < spans.start[b];
-    return spans.end[a] > spans.end[b];
+    return spans.end(a) > spans.end(b);
   };
   bool sorted = true;
   for (std::uint32_t span = 1; span < spans.size() && sorted; ++span) {
@@ -271,7 +271,8 @@ EventRef TraceBuilder::add_span(std::uint32_t track, const SpanRecord& span) {
   }
   SpanColumns& spans = target.spans_;
   spans.start.push_back(span.start);
-  spans.end.push_back(span.end);
+  spans.duration.push_back(static_cast<std::uint64_t>(span.end) -
+                           static_cast<std::uint64_t>(span.start));
   spans.name.push_back(span.name);
   spans.detail.push_back(detail_index);
   spans.category.push_back(span.category);
@@ -351,8 +352,17 @@ void TraceBuilder::shift_times(TimeNs offset) {
       time = shifted(time);
   };
   for (Track& track : trace_.tracks_) {
-    shift(track.spans_.start);
-    shift(track.spans_.end);
+    // A span's end saturates on its own, as its start does, so its duration is taken anew.
+    SpanColumns& spans = track.spans_;
+    WideningColumn durations;
+    durations.reserve(spans.size());
+    for (std::size_t span = 0; span < spans.size(); ++span) {
+      const TimeNs end = shifted(spans.end(span));
+      spans.start[span] = shifted(spans.start[span]);
+      durations.push_back(static_cast<std::uint64_t>(end) -
+                          static_cast<std::uint64_t>(spans.start[span]));
+    }
+    spans.duration = std::move(durations);
     shift(track.instants_.time);
     shift(track.counters_.time);
     shift(track.memory_.time);
@@ -365,7 +375,7 @@ TraceBuilder::SortedPositions TraceBuilder::sort_tracks() {
   SortedPositions positions;
   for (Track& track : trace_.tracks_) {
     SpanColumns& spans = track.spans_;
-    positions.spans.push_back(reorder(span_order(spans), spans.size(), spans.start, spans.end,
+    positions.spans.push_back(reorder(span_order(spans), spans.size(), spans.start, spans.duration,
                                       spans.name, spans.detail, spans.category, spans.correlation,
                                       spans.external_correlation, spans.tensors));
     InstantColumns& instants = track.instants_;
@@ -483,7 +493,7 @@ void TraceBuilder::compute_depths(Track& track) {
                        std::string(trace_.strings_.view(track.info_.name)));
     }
     spans.depth[span] = static_cast<std::uint16_t>(depth);
-    open_ends.push_back(spans.end[span]);
+    open_ends.push_back(spans.end(span));
     if (level_sizes.size() <= depth) level_sizes.resize(depth + 1, 0);
     ++level_sizes[depth];
   }
@@ -613,7 +623,7 @@ std::vector<Flow> TraceBuilder::correlated_flows() const {
   };
   const auto span_of = [this](EventRef ref) {
     const SpanColumns& spans = trace_.tracks_[ref.track].spans_;
-    return std::make_pair(spans.start[ref.index], spans.end[ref.index]);
+    return std::make_pair(spans.start[ref.index], spans.end(ref.index));
   };
   // The op that ran a GPU activity encloses the call that launched it. Older Kineto traces reuse
   // "External id" numbers across unrelated events (a kernel's External id equal to its
@@ -757,7 +767,7 @@ void TraceBuilder::release_spare_capacity() {
   const auto fit = [](auto&... columns) { (columns.shrink_to_fit(), ...); };
   for (Track& track : trace_.tracks_) {
     SpanColumns& spans = track.spans_;
-    fit(spans.start, spans.end, spans.name, spans.detail, spans.category, spans.depth,
+    fit(spans.start, spans.duration, spans.name, spans.detail, spans.category, spans.depth,
         spans.correlation, spans.external_correlation, spans.tensors);
     InstantColumns& instants = track.instants_;
     fit(instants.time, instants.name, instants.category, instants.args);

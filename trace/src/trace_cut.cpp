@@ -54,7 +54,7 @@ class TraceCutter {
     std::vector<std::uint32_t>& kept = kept_spans_[track];
     kept.assign(spans.size(), kNoIndex);
     for (std::uint32_t span = 0; span < spans.size(); ++span) {
-      if (!overlaps(window_, spans.start[span], spans.end[span])) continue;
+      if (!overlaps(window_, spans.start[span], spans.end(span))) continue;
       kept[span] = builder_.add_span(track, trace_.span_record(track, span)).index;
     }
   }

@@ -20,8 +20,13 @@ std::span<const std::uint32_t> Track::spans_at_depth(std::size_t depth) const {
 
 std::size_t Track::first_span_ending_after(std::size_t depth, TimeNs time) const {
   const auto level = spans_at_depth(depth);
-  const auto found = std::partition_point(
-      level.begin(), level.end(), [&](std::uint32_t span) { return spans_.end[span] <= time; });
+  // Spans at one depth are disjoint and in time order: the first ending after `time` is the last
+  // one starting at or before it when that one is still open at `time`, else the next. Searching
+  // starts reads one column a probe, where ends (start plus duration) would read two.
+  const auto starting_after = std::partition_point(
+      level.begin(), level.end(), [&](std::uint32_t span) { return spans_.start[span] <= time; });
+  auto found = starting_after;
+  if (found != level.begin() && spans_.end(*(found - 1)) > time) --found;
   return static_cast<std::size_t>(found - level.begin());
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // One timeline row of a trace (a host thread, GPU stream, counter or memory pool) with its events
 // stored as columns sorted by time. Span columns are what a timeline draws per frame, so they
-// hold only hot fields (31 bytes per span, the per-depth index included); detail that many spans
+// hold only hot fields (27 bytes per span, the per-depth index included); detail that many spans
 // share lives in the Trace's side tables, and what is unique to a span in columns that only the
 // tracks holding it fill.
 
@@ -18,7 +18,8 @@ namespace tscope::trace {
 // Spans sorted by start time (ties: the longer, enclosing span first).
 struct SpanColumns {
   std::vector<TimeNs> start;
-  std::vector<TimeNs> end;
+  // end - start: 32 bits a span while every span of the track is shorter than 4.29 s.
+  WideningColumn duration;
   std::vector<StringId> name;
   std::vector<std::uint32_t> detail;  // into Trace::span_details(), kNoIndex when none
   std::vector<Category> category;
@@ -32,6 +33,11 @@ struct SpanColumns {
   std::vector<TensorRun> tensors;  // into Trace::tensor_ids()
 
   std::size_t size() const { return start.size(); }
+  // In unsigned arithmetic: a duration may exceed INT64_MAX (a span from far below zero to far
+  // above it), and the sum wraps back to the end it was taken from.
+  TimeNs end(std::size_t span) const {
+    return static_cast<TimeNs>(static_cast<std::uint64_t>(start[span]) + duration[span]);
+  }
   std::uint32_t correlation_id(std::size_t span) const {
     return correlation.empty() ? 0 : correlation[span];
   }
