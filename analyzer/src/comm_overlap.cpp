@@ -62,6 +62,7 @@ CommOverlap overlap_of(CommunicationEvents communication, std::vector<TimeInterv
                        bool gpu, const StepSet& steps) {
   const std::vector<TimeInterval> compute_union = merge_intervals(std::move(compute));
   std::vector<TimeInterval> windows;
+  windows.reserve(steps.steps.size());
   for (const Step& step : steps.steps)
     windows.push_back({step.start, step.end});
   windows = merge_intervals(std::move(windows));

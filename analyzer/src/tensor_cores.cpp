@@ -88,6 +88,7 @@ Fix best_fix(const DevicePeaks& device) {
 
 std::string kernel_list(const trace::Trace& trace, const MatrixTime& time) {
   std::vector<std::pair<double, trace::StringId>> kernels;
+  kernels.reserve(time.scalar_kernel_ns.size());
   for (const auto& [name, ns] : time.scalar_kernel_ns)
     kernels.emplace_back(ns, name);
   std::sort(kernels.begin(), kernels.end(), std::greater<>());

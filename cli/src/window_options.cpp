@@ -58,7 +58,7 @@ trace::TimeNs parse_duration(std::string_view text) {
   const double nanoseconds = value * scale;
   if (number.empty() || error != std::errc() || end != number.data() + number.size() ||
       !std::isfinite(nanoseconds) || nanoseconds < 0 ||
-      nanoseconds > static_cast<double>(std::numeric_limits<trace::TimeNs>::max() / 2)) {
+      nanoseconds > static_cast<double>(std::numeric_limits<trace::TimeNs>::max()) / 2) {
     throw WindowSyntaxError(fmt::format(
         "'{}' is not a duration (a number of seconds, or with a unit: ns, us, ms, s)", text));
   }

@@ -3,6 +3,7 @@
 #include "tscope/regress/trace_diff.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -38,7 +39,7 @@ NameTotals totals_by_name(const trace::Trace& trace) {
 // Nearest-rank percentile of sorted values.
 double percentile(const std::vector<double>& sorted, double fraction) {
   const auto rank =
-      static_cast<std::size_t>(fraction * static_cast<double>(sorted.size() - 1) + 0.5);
+      static_cast<std::size_t>(std::llround(fraction * static_cast<double>(sorted.size() - 1)));
   return sorted[std::min(rank, sorted.size() - 1)];
 }
 

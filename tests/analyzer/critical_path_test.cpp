@@ -72,6 +72,7 @@ TEST(CriticalPathTest, KnownPathIsFoundExactly) {
 
   // Segments in time order: A, K1's launch, K1, K2, the sync's return, C, the step's own time.
   std::vector<std::pair<trace::TimeNs, trace::TimeNs>> stretches;
+  stretches.reserve(path.segments.size());
   for (const PathSegment& segment : path.segments)
     stretches.emplace_back(segment.start / kUs, segment.end / kUs);
   const std::vector<std::pair<trace::TimeNs, trace::TimeNs>> expected{

@@ -35,6 +35,7 @@ const Finding* finding_of_kind(const MultiRankReport& report, std::string_view p
 
 MultiRankReport analyze_run(const SyntheticRun& run) {
   std::vector<RankSummary> summaries;
+  summaries.reserve(static_cast<std::size_t>(run.world_size));
   for (int rank = 0; rank < run.world_size; ++rank) {
     summaries.push_back(summarize_rank(run.rank_trace(rank), "rank" + std::to_string(rank)));
   }

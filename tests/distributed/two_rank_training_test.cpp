@@ -158,11 +158,12 @@ TEST_F(TwoRankTraining, ThePlantedHostWorkRunsOnRankOneAndRankZeroWaitsForIt) {
   EXPECT_TRUE(testing::spans_named(rank(0), "planted host work").empty());
   const auto planted = testing::spans_named(rank(1), "planted host work");
   ASSERT_EQ(planted.size(), static_cast<std::size_t>(kSteps));
-  EXPECT_GE(total_ns(rank(1), "planted host work"), kSteps * kSlowMs * 1'000'000LL);
+  constexpr std::int64_t kPlantedNs = std::int64_t{kSteps} * kSlowMs * 1'000'000;
+  EXPECT_GE(total_ns(rank(1), "planted host work"), kPlantedNs);
   // Rank 0 reaches every gradient all-reduce about kSlowMs early and waits there.
   const std::int64_t waited_0 = total_ns(rank(0), "wait:all_reduce");
   const std::int64_t waited_1 = total_ns(rank(1), "wait:all_reduce");
-  EXPECT_GT(waited_0 - waited_1, kSteps * kSlowMs * 1'000'000LL / 2)
+  EXPECT_GT(waited_0 - waited_1, kPlantedNs / 2)
       << "rank 0 waited " << waited_0 << " ns, rank 1 " << waited_1 << " ns";
   EXPECT_EQ(testing::spans_named(rank(0), "wait:all_reduce").size(),
             static_cast<std::size_t>(kSteps));

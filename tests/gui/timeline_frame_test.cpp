@@ -88,7 +88,7 @@ TEST(TimelineFrame, FoldedBlocksAreDrawnInTheFoldedColourWithTheirCount) {
 
 TEST(TimelineFrame, DeepZoomDrawsEachVisibleSpanWithItsName) {
   FrameFixture fixture(testing::back_to_back_spans(100'000, 1'000, 1'000));
-  const TimeNs start = fixture.trace.begin_time() + 50'000 * 2'000;
+  const TimeNs start = fixture.trace.begin_time() + TimeNs{50'000} * 2'000;
   // 10 µs: spans of 1 µs are 100 px wide.
   const TimelineFrame& frame = fixture.build({start, start + 10'000});
   ASSERT_FALSE(frame.boxes.empty());

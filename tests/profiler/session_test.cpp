@@ -197,6 +197,7 @@ constexpr int kThreads = 8;
 void record_from_threads(int per_thread) {
   std::barrier start(kThreads);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       start.arrive_and_wait();
@@ -226,7 +227,7 @@ TEST(Session, EightThreadsReportExactDropCountsWhenBuffersOverflow) {
   const auto path = temporary_trace_path();
   // Small buffers and a writer that does not drain until stop: most ranges cannot fit.
   Session session({.output = path,
-                   .buffer_bytes_per_thread = 64 * 1024,
+                   .buffer_bytes_per_thread = std::size_t{64} * 1024,
                    .flush_interval = std::chrono::milliseconds(60'000)});
   session.start();
   record_from_threads(kPerThread);
