@@ -37,6 +37,24 @@ TEST(ReportTest, StepFilterThatMatchesNothingIsAnError) {
   EXPECT_THROW(run_report(built, options), AnalyzerError);
 }
 
+// libstdc++ takes a quantifier after a quantifier and backtracks exponentially on it; ECMAScript
+// (and JavaScript) refuse it, and so does --steps.
+TEST(ReportTest, StepFilterWithAStackedQuantifierIsAnError) {
+  SyntheticTrace trace;
+  trace.span(trace.main(), "step 0", Category::kStep, 0, kMs);
+  const trace::Trace built = trace.finish();
+  ReportOptions options;
+  for (const char* stacked : {"step.++", "st*+ep", "s{1}*tep", "s*?+tep", "\\d[*]++"}) {
+    options.analysis.step_filter = stacked;
+    EXPECT_THROW(run_report(built, options), AnalyzerError) << stacked;
+  }
+  for (const char* single :
+       {"step .*", "st*?ep", "s{1}tep", "[*+?]*step", "\\++|step", "(?:s)+tep"}) {
+    options.analysis.step_filter = single;
+    EXPECT_NO_THROW(run_report(built, options)) << single;
+  }
+}
+
 TEST(ReportTest, OnlyRunsTheSelectedAnalyses) {
   const auto path = tscope::testing::shared_data_path(
       "traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
