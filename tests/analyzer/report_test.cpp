@@ -90,7 +90,7 @@ TEST(ReportTest, FindingsAreOrderedMostCostlyFirst) {
 TEST(ReportTest, CleanCpuOnlyRunHasNothingAboveLow) {
   SyntheticTrace trace;
   for (int step = 0; step < 6; ++step) {
-    const trace::TimeNs start = step * 10 * kMs;
+    const trace::TimeNs start = trace::TimeNs{step} * 10 * kMs;
     trace.span(trace.main(), "step " + std::to_string(step), Category::kStep, start,
                start + 10 * kMs);
     trace.span(trace.main(), "next batch", Category::kDataWait, start, start + kMs / 20);
