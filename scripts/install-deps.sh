@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libopenblas-dev zlib1g-dev libzstd-dev libsimdjson-dev libcli11-dev libfmt-dev libsqlite3-dev
+  libre2-dev  # the regular expressions users write for names (report/name_regex.h)
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin
   dataset-fashion-mnist

@@ -1,12 +1,12 @@
 #include "tscope/analyzer/report_charts.h"
 
 #include <algorithm>
-#include <string_view>
 
 #include "launch_queue.h"
 #include "memory_replay.h"
 #include "oom_events.h"
 #include "tscope/analyzer/time_breakdown.h"
+#include "tscope/report/name_regex.h"
 
 namespace tscope::analyzer {
 namespace {
@@ -16,17 +16,6 @@ namespace {
 constexpr std::size_t kChartSteps = 24;
 constexpr std::size_t kMemoryBuckets = 400;
 constexpr std::size_t kQueueBuckets = 400;
-
-// A regex that matches exactly `name`.
-std::string exact_pattern(const std::string& name) {
-  constexpr std::string_view kSyntax = R"(^$\.*+?()[]{}|/)";
-  std::string pattern = "^";
-  for (const char c : name) {
-    if (kSyntax.find(c) != std::string_view::npos) pattern += '\\';
-    pattern += c;
-  }
-  return pattern + "$";
-}
 
 std::vector<StepBreakdown> step_breakdowns(const trace::Trace& trace, const ReportOptions& options,
                                            std::size_t& count) {
@@ -38,7 +27,7 @@ std::vector<StepBreakdown> step_breakdowns(const trace::Trace& trace, const Repo
   for (std::size_t i = 0; i < shown; ++i) {
     const Step& step = steps.steps[i * count / shown];
     AnalysisOptions one = options.analysis;
-    one.step_filter = exact_pattern(step.name);
+    one.step_filter = NameRegex::exactly(step.name);
     const AnalysisContext context(trace, one);
     // Steps that share a name are one bar; the first is enough.
     if (!chosen.empty() && chosen.back().name == step.name) continue;

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
-#include <regex>
 #include <string_view>
 
 #include "tscope/analyzer/errors.h"
+#include "tscope/report/name_regex.h"
 #include "tscope/trace/capture_window.h"
 
 namespace tscope::analyzer {
@@ -60,56 +60,12 @@ std::size_t StepSet::step_at(TimeNs time) const {
   return time < steps[index].end ? index : steps.size();
 }
 
-namespace {
-
-// Whether a quantifier follows another ("a++", "a*+", "a{2}*"; a lazy "a*?" is one quantifier).
-// ECMAScript refuses these, as JavaScript does, but libstdc++'s regex takes them and then
-// backtracks exponentially when it matches: `analyze --steps` with one hung the CLI fuzzer.
-bool has_stacked_quantifier(std::string_view regex) {
-  enum class After : std::uint8_t { kAtom, kQuantifier, kLazy };
-  After after = After::kAtom;
-  bool in_class = false;
-  for (std::size_t i = 0; i < regex.size(); ++i) {
-    const char c = regex[i];
-    if (c == '\\') {
-      ++i;  // the escaped character is an atom, inside a class or out
-      if (!in_class) after = After::kAtom;
-      continue;
-    }
-    if (in_class) {
-      in_class = c != ']';
-      continue;
-    }
-    const bool quantifier = c == '*' || c == '+' || c == '?' || c == '{';
-    if (!quantifier) {
-      in_class = c == '[';
-      after = After::kAtom;
-      continue;
-    }
-    if (after == After::kLazy || (after == After::kQuantifier && c != '?')) return true;
-    if (after == After::kQuantifier) {
-      after = After::kLazy;
-      continue;
-    }
-    if (c == '{') i = std::min(regex.find('}', i), regex.size());
-    after = After::kQuantifier;
-  }
-  return false;
-}
-
-}  // namespace
-
 StepSet find_steps(const trace::Trace& trace, const std::optional<std::string>& name_filter) {
-  std::optional<std::regex> filter;
-  if (name_filter && has_stacked_quantifier(*name_filter)) {
-    throw AnalyzerError("--steps '" + *name_filter +
-                        "' repeats a repetition (as in 'a++'), which a regular expression may "
-                        "not: repeat a group instead, as in '(a+)+'");
-  }
+  std::optional<NameRegex> filter;
   if (name_filter) {
     try {
-      filter.emplace(*name_filter, std::regex::ECMAScript);
-    } catch (const std::regex_error& error) {
+      filter.emplace(*name_filter);
+    } catch (const NameRegexError& error) {
       throw AnalyzerError("--steps '" + *name_filter +
                           "' is not a valid regular expression: " + error.what());
     }
@@ -142,9 +98,9 @@ StepSet find_steps(const trace::Trace& trace, const std::optional<std::string>& 
       if (window && !window->contains(spans.start[i], spans.end(i))) continue;
       // Nested or overlapping step ranges would count time twice; the outer one stands.
       if (!result.steps.empty() && spans.start[i] < result.steps.back().end) continue;
-      const std::string name(trace.string(spans.name[i]));
-      if (filter && !std::regex_search(name, *filter)) continue;
-      result.steps.push_back({name, spans.start[i], spans.end(i),
+      const std::string_view name = trace.string(spans.name[i]);
+      if (filter && !filter->found_in(name)) continue;
+      result.steps.push_back({std::string(name), spans.start[i], spans.end(i),
                               trace::EventRef{trace::EventKind::kSpan, result.track, i}});
     }
   }

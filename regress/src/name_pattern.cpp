@@ -1,20 +1,17 @@
 // Globs are matched directly, in time linear in the name for each star; regular expressions go
-// to std::regex.
+// to RE2 (report/name_regex.h), linear in the name whatever the pattern.
 
 #include "tscope/regress/name_pattern.h"
 
 #include <fmt/format.h>
 
-#include "policy_regex.h"
 #include "tscope/regress/error.h"
+#include "tscope/report/name_regex.h"
 
 namespace tscope::regress {
 namespace {
 
 constexpr std::string_view kRegexPrefix = "re:";
-// std::regex compiles and matches recursively: a long or deeply nested pattern could exhaust the
-// stack. No benchmark name pattern needs more.
-constexpr std::size_t kMaxPatternLength = 256;
 
 // '*' matches any run of characters, '?' any one character, anything else itself. On a mismatch
 // only the last star is retried one character further on, which suffices for globs and bounds the
@@ -47,20 +44,16 @@ bool glob_matches(std::string_view glob, std::string_view name) {
 }  // namespace
 
 NamePattern::NamePattern(std::string_view text) : text_(text) {
-  if (text.size() > kMaxPatternLength) {
-    throw RegressInputError(
-        fmt::format("name pattern of {} characters is longer than the limit of {}", text.size(),
-                    kMaxPatternLength));
-  }
   if (!text.starts_with(kRegexPrefix)) return;
-  regex_ = compile_policy_regex(text.substr(kRegexPrefix.size()),
-                                fmt::format("bad name pattern \"{}\"", text));
-  is_regex_ = true;
+  try {
+    regex_.emplace(text.substr(kRegexPrefix.size()));
+  } catch (const NameRegexError& error) {
+    throw RegressInputError(fmt::format("bad name pattern \"{}\": {}", text, error.what()));
+  }
 }
 
 bool NamePattern::matches(std::string_view name) const {
-  if (!is_regex_) return glob_matches(text_, name);
-  return std::regex_match(name.begin(), name.end(), regex_);
+  return regex_ ? regex_->matches(name) : glob_matches(text_, name);
 }
 
 }  // namespace tscope::regress

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 
-#include "policy_regex.h"
 #include "tscope/regress/error.h"
 
 namespace tscope::regress {
@@ -30,17 +29,24 @@ const BenchmarkSamples& find_reference(const std::vector<BenchmarkSamples>& samp
   return *found;
 }
 
+NameRegex compile_pairing(std::string_view pattern, std::string_view reference_template) {
+  try {
+    NameRegex regex(pattern);
+    regex.check_replacement(reference_template);
+    return regex;
+  } catch (const NameRegexError& error) {
+    throw RegressInputError(fmt::format("bad benchmark pattern \"{}\": {}", pattern, error.what()));
+  }
+}
+
 }  // namespace
 
 ReferencePairing::ReferencePairing(std::string_view pattern, std::string_view reference_template)
-    : reference_template_(reference_template) {
-  pattern_ = compile_policy_regex(pattern, fmt::format("bad benchmark pattern \"{}\"", pattern));
-}
+    : pattern_(compile_pairing(pattern, reference_template)),
+      reference_template_(reference_template) {}
 
 std::optional<std::string> ReferencePairing::reference_for(std::string_view name) const {
-  std::match_results<std::string_view::const_iterator> match;
-  if (!std::regex_match(name.begin(), name.end(), match, pattern_)) return std::nullopt;
-  return match.format(reference_template_);
+  return pattern_.rewrite(name, reference_template_);
 }
 
 std::vector<ReferenceRatio> reference_ratios(const BenchmarkResults& results, const Metric& metric,

@@ -35,8 +35,8 @@ struct StepSet {
 };
 
 // The step ranges of the host thread with the most of them (other threads may repeat them, as
-// Kineto's GPU annotation rows do). `name_filter` is an ECMAScript regex a step's name must
-// match; throws AnalyzerError when it is invalid or matches no step.
+// Kineto's GPU annotation rows do). `name_filter` is a regular expression (report/name_regex.h)
+// found in the names of the steps kept; throws AnalyzerError when it is invalid or matches no step.
 StepSet find_steps(const trace::Trace& trace, const std::optional<std::string>& name_filter = {});
 
 }  // namespace tscope::analyzer

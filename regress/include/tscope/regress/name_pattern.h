@@ -1,19 +1,19 @@
 #pragma once
 // A benchmark name pattern from the command line or a policy file: a shell glob by default
-// ("BM_Matmul/*"), or an ECMAScript regular expression when written as "re:PATTERN". A regular
-// expression runs as written: std::regex backtracks, so one like "re:(a*)*b" can take time
-// exponential in the name's length; globs cannot.
+// ("BM_Matmul/*"), or a regular expression (report/name_regex.h) when written as "re:PATTERN".
+// Both match in time bounded by the pattern's and the name's lengths.
 
-#include <regex>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "tscope/report/name_regex.h"
 
 namespace tscope::regress {
 
 class NamePattern {
  public:
-  // Throws RegressInputError when a regular expression does not compile or the pattern is longer
-  // than 256 characters.
+  // Throws RegressInputError when a regular expression does not compile.
   explicit NamePattern(std::string_view text);
 
   // The whole name must match, for globs and regular expressions alike.
@@ -22,8 +22,7 @@ class NamePattern {
 
  private:
   std::string text_;
-  bool is_regex_ = false;
-  std::regex regex_;  // for "re:" patterns only
+  std::optional<NameRegex> regex_;  // for "re:" patterns only
 };
 
 }  // namespace tscope::regress

@@ -3,26 +3,28 @@
 // over a plain loop): the machine's speed cancels out, so the ratio holds on a noisy shared host.
 
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tscope/regress/benchmark_results.h"
+#include "tscope/report/name_regex.h"
 
 namespace tscope::regress {
 
-// Names the reference of each benchmark matching `pattern` (an ECMAScript regex that must match
-// the whole name) by substituting its groups into `reference_template` ($1, $2, ...).
+// Names the reference of each benchmark matching `pattern` (a regular expression, report/
+// name_regex.h, that must match the whole name) by substituting its groups into
+// `reference_template` ($1, $2, ...).
 class ReferencePairing {
  public:
-  // Throws RegressInputError when the pattern does not compile.
+  // Throws RegressInputError when the pattern does not compile or the template names a group the
+  // pattern lacks.
   ReferencePairing(std::string_view pattern, std::string_view reference_template);
 
   std::optional<std::string> reference_for(std::string_view name) const;
 
  private:
-  std::regex pattern_;
+  NameRegex pattern_;
   std::string reference_template_;
 };
 
