@@ -23,7 +23,7 @@ MemoryOrder::MemoryOrder(const trace::Trace& trace) : trace_(&trace) {
     only_size_ = memory.size();
   }
   if (pools == 1) {
-    const std::vector<trace::TimeNs>& times = trace.track(only_track_).memory().time;
+    const trace::TimeColumn& times = trace.track(only_track_).memory().time;
     if (std::is_sorted(times.begin(), times.end())) return;
   }
   only_track_ = trace::kNoIndex;

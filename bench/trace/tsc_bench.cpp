@@ -87,10 +87,11 @@ void BM_ReferenceRawColumnsZstd(benchmark::State& state) {
       const auto* bytes = reinterpret_cast<const std::uint8_t*>(column.data());
       raw.insert(raw.end(), bytes, bytes + column.size() * sizeof(column[0]));
     };
+    const std::vector<TimeNs> starts(spans.start.begin(), spans.start.end());
     std::vector<TimeNs> ends(spans.size());
     for (std::size_t span = 0; span < spans.size(); ++span)
       ends[span] = spans.end(span);
-    append(spans.start);
+    append(starts);
     append(ends);
     append(spans.name);
     append(spans.category);

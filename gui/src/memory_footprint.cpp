@@ -14,7 +14,7 @@ std::uint64_t capacity_bytes(const std::vector<T>& values) {
 
 std::uint64_t span_bytes(const trace::Track& track) {
   const trace::SpanColumns& spans = track.spans();
-  std::uint64_t bytes = capacity_bytes(spans.start) + spans.duration.capacity_bytes() +
+  std::uint64_t bytes = spans.start.capacity_bytes() + spans.duration.capacity_bytes() +
                         capacity_bytes(spans.name) + capacity_bytes(spans.detail) +
                         capacity_bytes(spans.category) + capacity_bytes(spans.depth) +
                         capacity_bytes(spans.correlation) +
@@ -28,10 +28,10 @@ std::uint64_t track_bytes(const trace::Track& track) {
   const trace::InstantColumns& instants = track.instants();
   const trace::CounterColumns& counters = track.counters();
   const trace::MemoryColumns& memory = track.memory();
-  return sizeof(trace::Track) + span_bytes(track) + capacity_bytes(instants.time) +
+  return sizeof(trace::Track) + span_bytes(track) + instants.time.capacity_bytes() +
          capacity_bytes(instants.name) + capacity_bytes(instants.category) +
-         capacity_bytes(instants.args) + capacity_bytes(counters.time) +
-         capacity_bytes(counters.value) + capacity_bytes(memory.time) +
+         capacity_bytes(instants.args) + counters.time.capacity_bytes() +
+         capacity_bytes(counters.value) + memory.time.capacity_bytes() +
          capacity_bytes(memory.address) + memory.bytes.capacity_bytes() +
          memory.total_allocated.capacity_bytes() + capacity_bytes(memory.context) +
          capacity_bytes(memory.contexts);

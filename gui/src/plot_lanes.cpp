@@ -16,7 +16,7 @@ constexpr std::size_t kExactSamples = 32;
 
 // `value_at(i)` is the plotted value of sample i.
 template <typename ValueAt>
-void draw_area(const FrameRequest& request, const Lane& lane, std::span<const TimeNs> times,
+void draw_area(const FrameRequest& request, const Lane& lane, const trace::TimeColumn& times,
                ValueAt value_at, Color color, TimelineFrame& frame) {
   if (times.empty() || lane.plot_max <= 0) return;
   const TimeView& view = request.view;

@@ -1,13 +1,16 @@
-// The narrow storage of a finished trace: 64-bit values held in 32 bits until one needs more, and
-// flows as columns read back as Flow values.
+// The narrow storage of a finished trace: 64-bit values held in 32 bits until one needs more, times
+// as 32-bit offsets while they lie within 4.29 s of the first, and flows as columns read back as
+// Flow values.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 #include "tscope/trace/flow_table.h"
+#include "tscope/trace/time_column.h"
 #include "tscope/trace/widening_column.h"
 
 namespace tscope::trace {
@@ -41,6 +44,77 @@ TEST(WideningColumn, ResizeFillsWithZeros) {
   EXPECT_EQ(column.size(), 4u);
   EXPECT_EQ(column[2], 0u);
   EXPECT_EQ(column[3], 5u);
+}
+
+constexpr TimeNs kOffsetLimit = TimeNs{0xffffffff};  // the last offset a narrow column holds
+
+TEST(TimeColumn, KeepsTimesWithin4SecondsOfTheFirstAsOffsets) {
+  TimeColumn column;
+  column.push_back(-1'000);
+  column.push_back(5);
+  column.push_back(-1'000 + kOffsetLimit);
+  EXPECT_FALSE(column.wide());
+  ASSERT_EQ(column.size(), 3u);
+  EXPECT_EQ(column[0], -1'000);
+  EXPECT_EQ(column[1], 5);
+  EXPECT_EQ(column.back(), -1'000 + kOffsetLimit);
+  column.shrink_to_fit();
+  EXPECT_EQ(column.capacity_bytes(), 3 * sizeof(std::uint32_t));
+  EXPECT_EQ(column.at(1), 5);
+  EXPECT_THROW(column.at(3), std::out_of_range);
+}
+
+// A time past the last offset, or before the first time, widens the column; every time reads
+// back the same, and equality looks at the times, not at how they are held.
+TEST(TimeColumn, WidensWhenATimeLiesPastTheOffsetsOrBeforeTheFirst) {
+  for (const TimeNs outside : {kOffsetLimit + 1, TimeNs{-1}}) {
+    TimeColumn column;
+    column.push_back(0);
+    column.push_back(7);
+    column.push_back(outside);
+    column.push_back(9);
+    EXPECT_TRUE(column.wide()) << outside;
+    EXPECT_EQ(column[1], 7);
+    EXPECT_EQ(column[2], outside);
+    EXPECT_EQ(column[3], 9);
+    TimeColumn narrow;
+    for (const TimeNs time : {TimeNs{0}, TimeNs{7}})
+      narrow.push_back(time);
+    TimeColumn widened;
+    widened.push_back(0);
+    widened.push_back(7);
+    EXPECT_EQ(narrow, widened);
+    widened.push_back(outside);
+    EXPECT_NE(narrow, widened);
+  }
+}
+
+TEST(TimeColumn, HoldsTimesAtBothEndsOfTheRange) {
+  constexpr TimeNs kMax = std::numeric_limits<TimeNs>::max();
+  constexpr TimeNs kMin = std::numeric_limits<TimeNs>::min();
+  TimeColumn top;
+  top.push_back(kMax - kOffsetLimit);
+  top.push_back(kMax);
+  EXPECT_FALSE(top.wide());
+  EXPECT_EQ(top[1], kMax);
+  TimeColumn bottom;
+  bottom.push_back(kMin);
+  bottom.push_back(kMin + 1);
+  bottom.push_back(kMax);
+  EXPECT_TRUE(bottom.wide());
+  EXPECT_EQ(bottom[0], kMin);
+  EXPECT_EQ(bottom[2], kMax);
+}
+
+TEST(TimeColumn, IteratesForBinarySearches) {
+  TimeColumn column;
+  for (const TimeNs time : {10, 20, 20, 30})
+    column.push_back(time);
+  const auto found = std::lower_bound(column.begin(), column.end(), 20);
+  EXPECT_EQ(found - column.begin(), 1);
+  EXPECT_EQ(*found, 20);
+  EXPECT_EQ(std::upper_bound(column.begin(), column.end(), 20) - column.begin(), 3);
+  EXPECT_EQ(std::lower_bound(column.begin(), column.end(), 31), column.end());
 }
 
 TEST(FlowTable, ReadsBackTheFlowsItWasGiven) {

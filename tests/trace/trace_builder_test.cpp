@@ -290,7 +290,8 @@ TEST_F(TraceBuilderTest, SortsInstantsCountersAndMemoryEventsByTime) {
   builder_.add_memory_event(host_, {3, MemoryAction::kAlloc, 1, 2, -1, 0, 0, 2, 2});
   const Trace trace = builder_.finalize();
   const Track& track = trace.track(host_);
-  EXPECT_EQ(track.instants().time, (std::vector<TimeNs>{10, 30}));
+  const TimeColumn& times = track.instants().time;
+  EXPECT_EQ(std::vector<TimeNs>(times.begin(), times.end()), (std::vector<TimeNs>{10, 30}));
   EXPECT_EQ(track.counters().value, (std::vector<double>{1.0, 2.0}));
   std::vector<MemoryAction> actions;
   actions.reserve(track.memory().size());

@@ -88,7 +88,9 @@ TEST_F(TscRoundTripTest, StreamedEventsInAnyOrderReadBackSorted) {
   }
   writer.close();
   const Trace trace = read_tsc(path_).trace;
-  EXPECT_EQ(trace.track(track).spans().start, (std::vector<TimeNs>{10, 20, 30, 40, 50}));
+  const TimeColumn& starts = trace.track(track).spans().start;
+  EXPECT_EQ(std::vector<TimeNs>(starts.begin(), starts.end()),
+            (std::vector<TimeNs>{10, 20, 30, 40, 50}));
 }
 
 TEST_F(TscRoundTripTest, FlushedChunksAreReadableWhileWriterIsOpen) {

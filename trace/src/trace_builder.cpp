@@ -65,7 +65,7 @@ Positions reorder(const std::vector<std::uint32_t>& order, std::size_t size, Col
 }
 
 // The sorting permutation, or an empty one when `time` is already sorted.
-std::vector<std::uint32_t> time_order(const std::vector<TimeNs>& time) {
+std::vector<std::uint32_t> time_order(const TimeColumn& time) {
   if (std::is_sorted(time.begin(), time.end())) return {};
   std::vector<std::uint32_t> order(time.size());
   std::iota(order.begin(), order.end(), 0u);
@@ -347,21 +347,27 @@ void TraceBuilder::shift_times(TimeNs offset) {
     if (!__builtin_add_overflow(time, offset, &moved)) return moved;
     return offset > 0 ? std::numeric_limits<TimeNs>::max() : std::numeric_limits<TimeNs>::min();
   };
-  const auto shift = [&](std::vector<TimeNs>& times) {
-    for (TimeNs& time : times)
-      time = shifted(time);
+  const auto shift = [&](TimeColumn& times) {
+    TimeColumn moved;
+    moved.reserve(times.size());
+    for (const TimeNs time : times)
+      moved.push_back(shifted(time));
+    times = std::move(moved);
   };
   for (Track& track : trace_.tracks_) {
     // A span's end saturates on its own, as its start does, so its duration is taken anew.
     SpanColumns& spans = track.spans_;
+    TimeColumn starts;
     WideningColumn durations;
+    starts.reserve(spans.size());
     durations.reserve(spans.size());
     for (std::size_t span = 0; span < spans.size(); ++span) {
-      const TimeNs end = shifted(spans.end(span));
-      spans.start[span] = shifted(spans.start[span]);
-      durations.push_back(static_cast<std::uint64_t>(end) -
-                          static_cast<std::uint64_t>(spans.start[span]));
+      const TimeNs start = shifted(spans.start[span]);
+      starts.push_back(start);
+      durations.push_back(static_cast<std::uint64_t>(shifted(spans.end(span))) -
+                          static_cast<std::uint64_t>(start));
     }
+    spans.start = std::move(starts);
     spans.duration = std::move(durations);
     shift(track.instants_.time);
     shift(track.counters_.time);

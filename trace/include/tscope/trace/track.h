@@ -1,7 +1,8 @@
 #pragma once
 // One timeline row of a trace (a host thread, GPU stream, counter or memory pool) with its events
 // stored as columns sorted by time. Span columns are what a timeline draws per frame, so they
-// hold only hot fields (27 bytes per span, the per-depth index included); detail that many spans
+// hold only hot fields (23 bytes per span, the per-depth index included, on a track whose spans
+// start within 4.29 s of each other and last less each; 31 at most); detail that many spans
 // share lives in the Trace's side tables, and what is unique to a span in columns that only the
 // tracks holding it fill.
 
@@ -11,13 +12,14 @@
 
 #include "tscope/trace/event_details.h"
 #include "tscope/trace/records.h"
+#include "tscope/trace/time_column.h"
 #include "tscope/trace/widening_column.h"
 
 namespace tscope::trace {
 
 // Spans sorted by start time (ties: the longer, enclosing span first).
 struct SpanColumns {
-  std::vector<TimeNs> start;
+  TimeColumn start;  // 32-bit offsets while the track's spans start within 4.29 s of each other
   // end - start: 32 bits a span while every span of the track is shorter than 4.29 s.
   WideningColumn duration;
   std::vector<StringId> name;
@@ -51,7 +53,7 @@ struct SpanColumns {
 };
 
 struct InstantColumns {
-  std::vector<TimeNs> time;
+  TimeColumn time;
   std::vector<StringId> name;
   std::vector<Category> category;
   std::vector<ArgRange> args;  // into Trace::args()
@@ -61,7 +63,7 @@ struct InstantColumns {
 };
 
 struct CounterColumns {
-  std::vector<TimeNs> time;
+  TimeColumn time;
   std::vector<double> value;
 
   std::size_t size() const { return time.size(); }
@@ -72,7 +74,7 @@ struct CounterColumns {
 // owner op, scope, reserve) as an index into the track's distinct contexts, of which a run holds a
 // few hundred at most.
 struct MemoryColumns {
-  std::vector<TimeNs> time;
+  TimeColumn time;
   std::vector<std::uint64_t> address;
   WideningColumn bytes;
   WideningColumn total_allocated;      // the allocator's total right after each event
