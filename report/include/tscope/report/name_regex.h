@@ -1,10 +1,11 @@
 #pragma once
 // The regular expressions users write to pick names: `analyze --steps`, a policy file's "re:"
 // patterns and `normalize` rules, `bench ratio`'s pairing. One engine serves them all: RE2, whose
-// syntax is ECMAScript's without back-references and lookaround. It matches in time linear in the
-// name whatever the pattern, so no pattern ("(a+)+$" on a long name, say) can hang a command, and
-// it compiles within a bounded memory, refusing a pattern too large for it with a reason. Like the
-// unit formatters, it sits in namespace tscope, below every layer that takes a pattern.
+// syntax is close to ECMAScript's but has no back-references or lookaround (and reads "\123" as an
+// octal character code, "\pL" as a Unicode class). It matches in time linear in the name whatever
+// the pattern, so no pattern ("(a+)+$" on a long name, say) can hang a command, and it compiles
+// within a bounded memory, refusing a pattern too large for it with a reason. Like the unit
+// formatters, it sits in namespace tscope, below every layer that takes a pattern.
 
 #include <memory>
 #include <optional>
