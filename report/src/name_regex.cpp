@@ -81,7 +81,10 @@ void NameRegex::check_replacement(std::string_view replacement) const {
 }
 
 std::string NameRegex::exactly(std::string_view text) {
-  return "^" + RE2::QuoteMeta(piece(text)) + "$";
+  std::string pattern = "^";
+  pattern += RE2::QuoteMeta(piece(text));
+  pattern += '$';
+  return pattern;
 }
 
 }  // namespace tscope
