@@ -34,8 +34,7 @@ class TimeColumn {
   bool empty() const { return size() == 0; }
   bool wide() const { return !wide_.empty(); }
   TimeNs operator[](std::size_t index) const {
-    // Unsigned, so that an offset of up to 4.29 s past a base near the top of the range wraps as
-    // it was taken (push_back admits only offsets that land on a valid time).
+    // push_back admits only offsets that land on a time it was given, so the sum stays in range.
     return wide_.empty() ? static_cast<TimeNs>(static_cast<std::uint64_t>(base_) + offsets_[index])
                          : wide_[index];
   }
