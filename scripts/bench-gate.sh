@@ -31,6 +31,14 @@ declare -A filters=(
 # 0.05 s repetitions of the engine's add scattered its ratio from 1.0 to 2.0 on one binary, since
 # one descheduling is then a large part of a repetition. (The ranges run a fixed 2,000,000 times.)
 declare -A min_times=([profiler]=0.3 [engine]=0.2)
+# The trace suite compares a two-thread import with a one-thread parse in process CPU time. Both
+# run on one CPU, since on a 2-vCPU VM whose vCPUs are hyperthreads the import's threads slowed
+# each other by up to 1.5x when they ran at once (process CPU 89 ms in a CI run, 58 ms idle). And
+# the parse's 20 MB DOM tape is given transparent huge pages: with 4 KiB pages the same binary's
+# parse took 30 to 69 ms from one process to the next (TLB misses, by where its pages landed),
+# with huge pages 19 to 25 ms.
+first_cpu=$(awk '/^Cpus_allowed_list/ {split($2, cpus, "[,-]"); print cpus[1]}' /proc/self/status)
+declare -A launchers=([trace]="taskset -c $first_cpu env GLIBC_TUNABLES=glibc.malloc.hugetlb=1")
 
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSCOPE_WERROR=ON
@@ -47,7 +55,8 @@ for suite in $(printf '%s\n' "${!filters[@]}" | sort); do
   echo "== bench-gate: $suite (${filters[$suite]}, $repetitions repetitions)"
   # Random interleaving spreads the repetitions of a benchmark and of its reference over the
   # same stretch of time, so a noisy neighbour slows both and leaves their ratio alone.
-  "$build_dir/bench/bench_$suite" \
+  # shellcheck disable=SC2086  # a launcher is a command and its arguments
+  ${launchers[$suite]:-} "$build_dir/bench/bench_$suite" \
     --benchmark_filter="${filters[$suite]}" \
     --benchmark_repetitions="$repetitions" \
     --benchmark_min_time="${min_times[$suite]:-0.05}" \
