@@ -91,9 +91,10 @@ void BM_ReferenceRawColumnsZstd(benchmark::State& state) {
     std::vector<TimeNs> ends(spans.size());
     for (std::size_t span = 0; span < spans.size(); ++span)
       ends[span] = spans.end(span);
+    const std::vector<StringId> names(spans.name.begin(), spans.name.end());
     append(starts);
     append(ends);
-    append(spans.name);
+    append(names);
     append(spans.category);
   }
   std::vector<std::uint8_t> compressed(ZSTD_compressBound(raw.size()));

@@ -15,8 +15,8 @@ std::uint64_t capacity_bytes(const std::vector<T>& values) {
 std::uint64_t span_bytes(const trace::Track& track) {
   const trace::SpanColumns& spans = track.spans();
   std::uint64_t bytes = spans.start.capacity_bytes() + spans.duration.capacity_bytes() +
-                        capacity_bytes(spans.name) + capacity_bytes(spans.detail) +
-                        capacity_bytes(spans.category) + capacity_bytes(spans.depth) +
+                        spans.name.capacity_bytes() + spans.detail.capacity_bytes() +
+                        capacity_bytes(spans.category) + spans.depth.capacity_bytes() +
                         capacity_bytes(spans.correlation) +
                         spans.external_correlation.capacity_bytes() + capacity_bytes(spans.tensors);
   // The per-depth index: one span index per span and one boundary per depth.

@@ -1,4 +1,4 @@
-// The narrow storage of a finished trace: 64-bit values held in 32 bits until one needs more, times
+// The narrow storage of a finished trace: values held in a narrow type until one needs more, times
 // as 32-bit offsets while they lie within 4.29 s of the first, and flows as columns read back as
 // Flow values.
 
@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
+#include "tscope/trace/event_details.h"
 #include "tscope/trace/flow_table.h"
 #include "tscope/trace/time_column.h"
 #include "tscope/trace/widening_column.h"
@@ -19,11 +21,57 @@ namespace {
 TEST(WideningColumn, KeepsValuesThatFitIn32BitsNarrow) {
   WideningColumn column;
   column.push_back(7);
-  column.push_back(0xffffffffu);
+  column.push_back(0xfffffffeu);
   EXPECT_FALSE(column.wide());
   EXPECT_EQ(column.size(), 2u);
-  EXPECT_EQ(column[1], 0xffffffffu);
+  EXPECT_EQ(column[1], 0xfffffffeu);
   EXPECT_EQ(column.capacity_bytes(), 2 * sizeof(std::uint32_t));
+}
+
+// The narrow type's largest value stands for the wide type's largest, so "none" stays narrow and
+// the value that would collide with it is held wide.
+TEST(WideningColumn, HoldsTheWideMaximumNarrowAndTheNarrowMaximumWide) {
+  IndexColumn details;
+  details.push_back(3);
+  details.push_back(kNoIndex);
+  details.push_back(0xfffe);
+  details.shrink_to_fit();
+  EXPECT_FALSE(details.wide());
+  EXPECT_EQ(details.capacity_bytes(), 3 * sizeof(std::uint16_t));
+  EXPECT_EQ(details[1], kNoIndex);
+  EXPECT_EQ(details[2], 0xfffeu);
+  details.push_back(0xffff);
+  EXPECT_TRUE(details.wide());
+  EXPECT_EQ(details[0], 3u);
+  EXPECT_EQ(details[1], kNoIndex);
+  EXPECT_EQ(details[3], 0xffffu);
+}
+
+TEST(WideningColumn, DepthsWidenPast254Levels) {
+  DepthColumn depths;
+  depths.push_back(254);
+  EXPECT_FALSE(depths.wide());
+  depths.push_back(255);
+  EXPECT_TRUE(depths.wide());
+  EXPECT_EQ(depths[0], 254u);
+  EXPECT_EQ(depths[1], 255u);
+}
+
+TEST(WideningColumn, IteratesAndComparesByValue) {
+  IndexColumn narrow;
+  IndexColumn wide;
+  for (const std::uint32_t value : {5u, 1u, 9u}) {
+    narrow.push_back(value);
+    wide.push_back(value);
+  }
+  wide.push_back(1u << 20);
+  wide.resize(3);
+  EXPECT_TRUE(wide.wide());
+  EXPECT_EQ(narrow, wide);
+  EXPECT_EQ(std::vector<std::uint32_t>(narrow.begin(), narrow.end()),
+            (std::vector<std::uint32_t>{5, 1, 9}));
+  EXPECT_EQ(*std::max_element(narrow.begin(), narrow.end()), 9u);
+  EXPECT_THROW((void)narrow.at(3), std::out_of_range);
 }
 
 TEST(WideningColumn, WidensEveryValueWhenOneNeeds64Bits) {

@@ -18,6 +18,10 @@
 namespace tscope::trace {
 namespace {
 
+std::vector<std::uint16_t> depths(const SpanColumns& spans) {
+  return {spans.depth.begin(), spans.depth.end()};
+}
+
 class TraceBuilderTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -82,13 +86,13 @@ TEST_F(TraceBuilderTest, DepthFollowsContainment) {
                                                 {60, 90, "backward"},
                                                 {200, 300, "next step"}});
   const SpanColumns& spans = trace.track(host_).spans();
-  EXPECT_EQ(spans.depth, (std::vector<std::uint16_t>{0, 1, 2, 1, 0}));
+  EXPECT_EQ(depths(spans), (std::vector<std::uint16_t>{0, 1, 2, 1, 0}));
   EXPECT_EQ(trace.track(host_).depth_count(), 3u);
 }
 
 TEST_F(TraceBuilderTest, SpanTouchingItsPredecessorsEndIsItsSibling) {
   const Trace trace = finalize_with_host_spans({{0, 10, "first"}, {10, 20, "second"}});
-  EXPECT_EQ(trace.track(host_).spans().depth, (std::vector<std::uint16_t>{0, 0}));
+  EXPECT_EQ(depths(trace.track(host_).spans()), (std::vector<std::uint16_t>{0, 0}));
 }
 
 // Spans store their duration, in 32 bits while every span of the track fits them: a longer one
@@ -131,7 +135,7 @@ TEST_F(TraceBuilderTest, ShiftedTimesSaturateEachEndOnItsOwn) {
 
 TEST_F(TraceBuilderTest, PartiallyOverlappingSpanGoesOneLevelDeeper) {
   const Trace trace = finalize_with_host_spans({{0, 100, "a"}, {50, 150, "b"}, {160, 170, "c"}});
-  EXPECT_EQ(trace.track(host_).spans().depth, (std::vector<std::uint16_t>{0, 1, 0}));
+  EXPECT_EQ(depths(trace.track(host_).spans()), (std::vector<std::uint16_t>{0, 1, 0}));
   EXPECT_EQ(trace.end_time(), 170);
 }
 

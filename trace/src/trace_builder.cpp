@@ -276,7 +276,6 @@ EventRef TraceBuilder::add_span(std::uint32_t track, const SpanRecord& span) {
   spans.name.push_back(span.name);
   spans.detail.push_back(detail_index);
   spans.category.push_back(span.category);
-  spans.depth.push_back(0);
   append_to_lazy_column(spans.correlation, index, span.correlation_id);
   append_to_lazy_column(spans.external_correlation, index, span.external_correlation_id);
   append_to_lazy_column(spans.tensors, index, tensors);
@@ -453,8 +452,11 @@ void TraceBuilder::order_side_tables() {
     return append_entry(details, detail);
   };
   for (Track& track : trace_.tracks_) {
-    for (std::uint32_t& detail_index : track.spans_.detail)
-      detail_index = detail_of(detail_index, move_detail);
+    IndexColumn renumbered;
+    renumbered.reserve(track.spans_.detail.size());
+    for (const std::uint32_t detail_index : track.spans_.detail)
+      renumbered.push_back(detail_of(detail_index, move_detail));
+    track.spans_.detail = std::move(renumbered);
     for (TensorRun& run : track.spans_.tensors) {
       const auto ids = std::span<const std::uint64_t>(old.tensor_ids_)
                            .subspan(run.begin, std::size_t{run.read} + run.written);
@@ -490,6 +492,8 @@ void TraceBuilder::compute_depths(Track& track) {
   SpanColumns& spans = track.spans_;
   std::vector<TimeNs> open_ends;
   std::vector<std::uint32_t> level_sizes;
+  DepthColumn depths;
+  depths.reserve(spans.size());
   for (std::size_t span = 0; span < spans.size(); ++span) {
     while (!open_ends.empty() && open_ends.back() <= spans.start[span])
       open_ends.pop_back();
@@ -498,11 +502,12 @@ void TraceBuilder::compute_depths(Track& track) {
       throw TraceError("spans nest deeper than " + std::to_string(kMaxDepth) + " levels on track " +
                        std::string(trace_.strings_.view(track.info_.name)));
     }
-    spans.depth[span] = static_cast<std::uint16_t>(depth);
+    depths.push_back(static_cast<std::uint16_t>(depth));
     open_ends.push_back(spans.end(span));
     if (level_sizes.size() <= depth) level_sizes.resize(depth + 1, 0);
     ++level_sizes[depth];
   }
+  spans.depth = std::move(depths);
   track.depth_begin_.assign(level_sizes.size() + 1, 0);
   for (std::size_t depth = 0; depth < level_sizes.size(); ++depth) {
     track.depth_begin_[depth + 1] = track.depth_begin_[depth] + level_sizes[depth];

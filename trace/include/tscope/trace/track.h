@@ -1,8 +1,9 @@
 #pragma once
 // One timeline row of a trace (a host thread, GPU stream, counter or memory pool) with its events
 // stored as columns sorted by time. Span columns are what a timeline draws per frame, so they
-// hold only hot fields (23 bytes per span, the per-depth index included, on a track whose spans
-// start within 4.29 s of each other and last less each; 31 at most); detail that many spans
+// hold only hot fields (18 bytes per span, the per-depth index included, on a track whose spans
+// start within 4.29 s of each other and last less each, of a trace with fewer than 65,535 names
+// and span details; 31 at most); detail that many spans
 // share lives in the Trace's side tables, and what is unique to a span in columns that only the
 // tracks holding it fill.
 
@@ -22,10 +23,10 @@ struct SpanColumns {
   TimeColumn start;  // 32-bit offsets while the track's spans start within 4.29 s of each other
   // end - start: 32 bits a span while every span of the track is shorter than 4.29 s.
   WideningColumn duration;
-  std::vector<StringId> name;
-  std::vector<std::uint32_t> detail;  // into Trace::span_details(), kNoIndex when none
+  IndexColumn name;    // StringIds
+  IndexColumn detail;  // into Trace::span_details(), kNoIndex when none
   std::vector<Category> category;
-  std::vector<std::uint16_t> depth;  // nesting level computed by finalize, 0 = outermost
+  DepthColumn depth;  // nesting level computed by finalize, 0 = outermost
   // What is unique to each span, one entry per span on a track where some span has it and empty
   // on the others: CUPTI correlation (runtime launch <-> GPU activity) on CUDA API and GPU rows,
   // external correlation (engine op id <-> GPU activity), and an engine op's tensor ids. Read

@@ -1,30 +1,69 @@
 #pragma once
-// A column of 64-bit values held in 32 bits while every value in it fits, widened to 64 when one
-// does not: correlation and flow ids count launches and ops, and a memory event's bytes and
-// allocator total rarely reach 4 GiB, so most traces never need the upper half.
+// A column of unsigned values held in a narrow type while every value fits, widened once one does
+// not. Most traces never need the upper half of what a column's type allows: correlation and flow
+// ids count launches and ops, a memory event's bytes and allocator total rarely reach 4 GiB, a
+// trace holds fewer than 65,536 distinct names and span details, and spans nest fewer than 255
+// deep. Reads give the values back by index or through a random-access iterator.
+//
+// The narrow type's largest value stands for the wide type's largest, so an index column keeps
+// kNoIndex ("none") narrow; only the value one below it is stored wide.
 
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <vector>
+
+#include "tscope/trace/position_iterator.h"
 
 namespace tscope::trace {
 
-class WideningColumn {
+template <typename Narrow, typename Wide>
+class BasicWideningColumn {
+  static_assert(std::numeric_limits<Narrow>::max() < std::numeric_limits<Wide>::max());
+
  public:
+  using value_type = Wide;
+
+  // A random-access iterator that yields each value by value.
+  class Iterator : public PositionIterator<Iterator, Wide> {
+   public:
+    Iterator() = default;
+    Iterator(const BasicWideningColumn* column, std::size_t index)
+        : PositionIterator<Iterator, Wide>(index), column_(column) {}
+    Wide operator*() const { return (*column_)[this->position()]; }
+
+   private:
+    const BasicWideningColumn* column_ = nullptr;
+  };
+
   std::size_t size() const { return narrow_.size() + wide_.size(); }
   bool empty() const { return size() == 0; }
   bool wide() const { return !wide_.empty(); }
-  std::uint64_t operator[](std::size_t index) const {
-    return wide_.empty() ? narrow_[index] : wide_[index];
+  Wide operator[](std::size_t index) const {
+    return wide_.empty() ? widened(narrow_[index]) : wide_[index];
   }
+  // Throws std::out_of_range past the last value.
+  Wide at(std::size_t index) const {
+    if (index >= size()) {
+      throw std::out_of_range("value " + std::to_string(index) + " of " + std::to_string(size()));
+    }
+    return (*this)[index];
+  }
+  Wide front() const { return (*this)[0]; }
+  Wide back() const { return (*this)[size() - 1]; }
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size()}; }
 
-  void push_back(std::uint64_t value) {
-    if (wide_.empty() && value <= std::numeric_limits<std::uint32_t>::max()) {
-      narrow_.push_back(static_cast<std::uint32_t>(value));
+  void push_back(Wide value) {
+    if (wide_.empty() && (value < kNarrowMax || value == kWideMax)) {
+      narrow_.push_back(value == kWideMax ? kNarrowMax : static_cast<Narrow>(value));
       return;
     }
     if (wide_.empty()) {
-      wide_.assign(narrow_.begin(), narrow_.end());
+      wide_.reserve(narrow_.capacity());
+      for (const Narrow each : narrow_)
+        wide_.push_back(widened(each));
       narrow_ = {};
     }
     wide_.push_back(value);
@@ -49,15 +88,34 @@ class WideningColumn {
     wide_.shrink_to_fit();
   }
   std::uint64_t capacity_bytes() const {
-    return narrow_.capacity() * sizeof(std::uint32_t) + wide_.capacity() * sizeof(std::uint64_t);
+    return narrow_.capacity() * sizeof(Narrow) + wide_.capacity() * sizeof(Wide);
   }
 
-  bool operator==(const WideningColumn&) const = default;
+  // Equal when they hold the same values, however each holds them.
+  bool operator==(const BasicWideningColumn& other) const {
+    if (size() != other.size()) return false;
+    for (std::size_t i = 0; i < size(); ++i) {
+      if ((*this)[i] != other[i]) return false;
+    }
+    return true;
+  }
 
  private:
+  static constexpr Narrow kNarrowMax = std::numeric_limits<Narrow>::max();
+  static constexpr Wide kWideMax = std::numeric_limits<Wide>::max();
+
+  static Wide widened(Narrow value) { return value == kNarrowMax ? kWideMax : Wide{value}; }
+
   // One of the two is empty.
-  std::vector<std::uint32_t> narrow_;
-  std::vector<std::uint64_t> wide_;
+  std::vector<Narrow> narrow_;
+  std::vector<Wide> wide_;
 };
+
+// Ids, byte counts and totals: 32 bits until one needs 64.
+using WideningColumn = BasicWideningColumn<std::uint32_t, std::uint64_t>;
+// Indices into the trace's strings and side tables (kNoIndex for none): 16 bits until one needs 32.
+using IndexColumn = BasicWideningColumn<std::uint16_t, std::uint32_t>;
+// Nesting depths: 8 bits until a span nests 255 deep.
+using DepthColumn = BasicWideningColumn<std::uint8_t, std::uint16_t>;
 
 }  // namespace tscope::trace
