@@ -97,7 +97,7 @@ void DependencyGraph::select_spans(TimeNs begin, TimeNs end) {
     const trace::SpanColumns& spans = row.spans();
     std::vector<std::uint32_t>& selected = selected_[track];
     for (std::size_t depth = 0; depth < row.depth_count(); ++depth) {
-      const std::span<const std::uint32_t> at_depth = row.spans_at_depth(depth);
+      const trace::SpanIndices at_depth = row.spans_at_depth(depth);
       const std::size_t first = selected.size();
       for (std::size_t k = row.first_span_ending_after(depth, begin);
            k < at_depth.size() && spans.start[at_depth[k]] < end; ++k) {

@@ -19,9 +19,7 @@ std::uint64_t span_bytes(const trace::Track& track) {
                         capacity_bytes(spans.category) + spans.depth.capacity_bytes() +
                         capacity_bytes(spans.correlation) +
                         spans.external_correlation.capacity_bytes() + capacity_bytes(spans.tensors);
-  // The per-depth index: one span index per span and one boundary per depth.
-  bytes += spans.size() * sizeof(std::uint32_t) + (track.depth_count() + 1) * sizeof(std::uint32_t);
-  return bytes;
+  return bytes + track.depth_index_bytes();
 }
 
 std::uint64_t track_bytes(const trace::Track& track) {

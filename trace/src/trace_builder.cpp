@@ -513,12 +513,16 @@ void TraceBuilder::compute_depths(Track& track) {
     track.depth_begin_[depth + 1] = track.depth_begin_[depth] + level_sizes[depth];
   }
   if (level_sizes.empty()) track.depth_begin_.clear();
-  track.spans_by_depth_.resize(spans.size());
+  std::vector<std::uint32_t> by_depth(spans.size());
   std::vector<std::uint32_t> next_slot(track.depth_begin_.begin(),
                                        track.depth_begin_.end() - (level_sizes.empty() ? 0 : 1));
   for (std::uint32_t span = 0; span < spans.size(); ++span) {
-    track.spans_by_depth_[next_slot[spans.depth[span]]++] = span;
+    by_depth[next_slot[spans.depth[span]]++] = span;
   }
+  track.spans_by_depth_ = {};
+  track.spans_by_depth_.reserve(by_depth.size());
+  for (const std::uint32_t span : by_depth)
+    track.spans_by_depth_.push_back(span);
 }
 
 void TraceBuilder::resolve_flow_endpoints() {

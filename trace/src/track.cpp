@@ -12,10 +12,13 @@ MemoryRecord MemoryColumns::record(std::size_t index) const {
           shared.scope,   total_allocated[index], shared.total_reserved};
 }
 
-std::span<const std::uint32_t> Track::spans_at_depth(std::size_t depth) const {
+SpanIndices Track::spans_at_depth(std::size_t depth) const {
   if (depth >= depth_count()) return {};
-  return std::span<const std::uint32_t>(spans_by_depth_)
-      .subspan(depth_begin_[depth], depth_begin_[depth + 1] - depth_begin_[depth]);
+  return {&spans_by_depth_, depth_begin_[depth], depth_begin_[depth + 1] - depth_begin_[depth]};
+}
+
+std::uint64_t Track::depth_index_bytes() const {
+  return spans_by_depth_.capacity_bytes() + depth_begin_.capacity() * sizeof(std::uint32_t);
 }
 
 std::size_t Track::first_span_ending_after(std::size_t depth, TimeNs time) const {

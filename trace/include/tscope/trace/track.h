@@ -94,6 +94,30 @@ struct MemoryColumns {
   bool operator==(const MemoryColumns&) const = default;
 };
 
+// The indices of a track's spans at one depth, in time order: a view into the track's per-depth
+// index.
+class SpanIndices {
+ public:
+  using Iterator = IndexColumn::Iterator;
+
+  SpanIndices() = default;
+  SpanIndices(const IndexColumn* column, std::size_t begin, std::size_t size)
+      : column_(column), begin_(begin), size_(size) {}
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  std::uint32_t operator[](std::size_t index) const { return (*column_)[begin_ + index]; }
+  std::uint32_t front() const { return (*this)[0]; }
+  std::uint32_t back() const { return (*this)[size_ - 1]; }
+  Iterator begin() const { return {column_, begin_}; }
+  Iterator end() const { return {column_, begin_ + size_}; }
+
+ private:
+  const IndexColumn* column_ = nullptr;
+  std::size_t begin_ = 0;
+  std::size_t size_ = 0;
+};
+
 class Track {
  public:
   Track() = default;
@@ -109,7 +133,10 @@ class Track {
   std::size_t depth_count() const { return depth_begin_.empty() ? 0 : depth_begin_.size() - 1; }
   // Indices of the spans at `depth`, in time order. Spans at one depth never overlap, so their
   // ends are sorted too and can be binary searched.
-  std::span<const std::uint32_t> spans_at_depth(std::size_t depth) const;
+  SpanIndices spans_at_depth(std::size_t depth) const;
+  // Bytes the per-depth index holds (one span index each, 16 bits while the track holds fewer
+  // than 65,535 spans, and one boundary per depth).
+  std::uint64_t depth_index_bytes() const;
   // Index (into spans_at_depth(depth)) of the first span at `depth` that ends after `time`;
   // equals its size when none does. With a later start bound this gives a visible window.
   std::size_t first_span_ending_after(std::size_t depth, TimeNs time) const;
@@ -129,7 +156,7 @@ class Track {
   CounterColumns counters_;
   MemoryColumns memory_;
   // Span indices grouped by depth; depth d occupies [depth_begin_[d], depth_begin_[d + 1]).
-  std::vector<std::uint32_t> spans_by_depth_;
+  IndexColumn spans_by_depth_;
   std::vector<std::uint32_t> depth_begin_;
 };
 
