@@ -21,16 +21,16 @@ namespace {
 TEST(WideningColumn, KeepsValuesThatFitIn32BitsNarrow) {
   WideningColumn column;
   column.push_back(7);
-  column.push_back(0xfffffffeu);
+  column.push_back(0xffffffffu);
   EXPECT_FALSE(column.wide());
   EXPECT_EQ(column.size(), 2u);
-  EXPECT_EQ(column[1], 0xfffffffeu);
+  EXPECT_EQ(column[1], 0xffffffffu);
   EXPECT_EQ(column.capacity_bytes(), 2 * sizeof(std::uint32_t));
 }
 
-// The narrow type's largest value stands for the wide type's largest, so "none" stays narrow and
-// the value that would collide with it is held wide.
-TEST(WideningColumn, HoldsTheWideMaximumNarrowAndTheNarrowMaximumWide) {
+// In an index column the narrow type's largest value stands for the wide type's largest, so
+// "none" stays narrow and the value that would collide with it is held wide.
+TEST(WideningColumn, IndexColumnHoldsNoIndexNarrowAndTheNarrowMaximumWide) {
   IndexColumn details;
   details.push_back(3);
   details.push_back(kNoIndex);
@@ -47,14 +47,14 @@ TEST(WideningColumn, HoldsTheWideMaximumNarrowAndTheNarrowMaximumWide) {
   EXPECT_EQ(details[3], 0xffffu);
 }
 
-TEST(WideningColumn, DepthsWidenPast254Levels) {
+TEST(WideningColumn, DepthsWidenPast255Levels) {
   DepthColumn depths;
-  depths.push_back(254);
-  EXPECT_FALSE(depths.wide());
   depths.push_back(255);
+  EXPECT_FALSE(depths.wide());
+  depths.push_back(256);
   EXPECT_TRUE(depths.wide());
-  EXPECT_EQ(depths[0], 254u);
-  EXPECT_EQ(depths[1], 255u);
+  EXPECT_EQ(depths[0], 255u);
+  EXPECT_EQ(depths[1], 256u);
 }
 
 TEST(WideningColumn, IteratesAndComparesByValue) {

@@ -2,11 +2,12 @@
 // A column of unsigned values held in a narrow type while every value fits, widened once one does
 // not. Most traces never need the upper half of what a column's type allows: correlation and flow
 // ids count launches and ops, a memory event's bytes and allocator total rarely reach 4 GiB, a
-// trace holds fewer than 65,536 distinct names and span details, and spans nest fewer than 255
+// trace holds fewer than 65,536 distinct names and span details, and spans nest fewer than 256
 // deep. Reads give the values back by index or through a random-access iterator.
 //
-// The narrow type's largest value stands for the wide type's largest, so an index column keeps
-// kNoIndex ("none") narrow; only the value one below it is stored wide.
+// In an index column (`kMaxStaysNarrow`) the narrow type's largest value stands for the wide
+// type's largest, so kNoIndex ("none") stays narrow and only the value one below it is stored
+// wide. Other columns skip that mapping: it costs a compare on every read.
 
 #include <cstdint>
 #include <limits>
@@ -18,7 +19,7 @@
 
 namespace tscope::trace {
 
-template <typename Narrow, typename Wide>
+template <typename Narrow, typename Wide, bool kMaxStaysNarrow>
 class BasicWideningColumn {
   static_assert(std::numeric_limits<Narrow>::max() < std::numeric_limits<Wide>::max());
 
@@ -56,8 +57,8 @@ class BasicWideningColumn {
   Iterator end() const { return {this, size()}; }
 
   void push_back(Wide value) {
-    if (wide_.empty() && (value < kNarrowMax || value == kWideMax)) {
-      narrow_.push_back(value == kWideMax ? kNarrowMax : static_cast<Narrow>(value));
+    if (wide_.empty() && fits_narrow(value)) {
+      narrow_.push_back(static_cast<Narrow>(value));
       return;
     }
     if (wide_.empty()) {
@@ -104,7 +105,14 @@ class BasicWideningColumn {
   static constexpr Narrow kNarrowMax = std::numeric_limits<Narrow>::max();
   static constexpr Wide kWideMax = std::numeric_limits<Wide>::max();
 
-  static Wide widened(Narrow value) { return value == kNarrowMax ? kWideMax : Wide{value}; }
+  static bool fits_narrow(Wide value) {
+    if constexpr (kMaxStaysNarrow) return value < kNarrowMax || value == kWideMax;
+    return value <= kNarrowMax;
+  }
+  static Wide widened(Narrow value) {
+    if constexpr (kMaxStaysNarrow) return value == kNarrowMax ? kWideMax : Wide{value};
+    return value;
+  }
 
   // One of the two is empty.
   std::vector<Narrow> narrow_;
@@ -112,10 +120,10 @@ class BasicWideningColumn {
 };
 
 // Ids, byte counts and totals: 32 bits until one needs 64.
-using WideningColumn = BasicWideningColumn<std::uint32_t, std::uint64_t>;
+using WideningColumn = BasicWideningColumn<std::uint32_t, std::uint64_t, false>;
 // Indices into the trace's strings and side tables (kNoIndex for none): 16 bits until one needs 32.
-using IndexColumn = BasicWideningColumn<std::uint16_t, std::uint32_t>;
-// Nesting depths: 8 bits until a span nests 255 deep.
-using DepthColumn = BasicWideningColumn<std::uint8_t, std::uint16_t>;
+using IndexColumn = BasicWideningColumn<std::uint16_t, std::uint32_t, true>;
+// Nesting depths: 8 bits until a span nests 256 deep.
+using DepthColumn = BasicWideningColumn<std::uint8_t, std::uint16_t, false>;
 
 }  // namespace tscope::trace
