@@ -189,7 +189,9 @@ TEST_F(PlantedProblems, UnfusedLinearLayersPointToTheFusedOneWhichLeavesNoChain)
 }
 
 TEST_F(PlantedProblems, CriticalPathOfACpuRunIsAllHostAndNoFinding) {
-  const trace::Trace trace = train("--model mlp --steps 8 --workers 1");
+  // 40 steps: an MLP step takes 1.2 to 1.8 ms on a 2-core VM, so over 8 steps (about 12 ms) one
+  // wait of some 25 ms for a batch made input wait two thirds of the path in a CI rehearsal.
+  const trace::Trace trace = train("--model mlp --steps 40 --workers 1");
   const analyzer::Report report = analyzer::run_report(trace, {});
   ASSERT_TRUE(report.critical_path);
   const analyzer::CriticalPath& path = *report.critical_path;
