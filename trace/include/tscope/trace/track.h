@@ -95,7 +95,8 @@ struct MemoryColumns {
 };
 
 // The indices of a track's spans at one depth, in time order: a view into the track's per-depth
-// index.
+// index, valid while that track is and not across a move of it (a std::span into a vector's
+// buffer survived one; every reader takes a view inside a loop over a finished trace).
 class SpanIndices {
  public:
   using Iterator = IndexColumn::Iterator;
