@@ -2,7 +2,7 @@
 // A column of unsigned values held in a narrow type while every value fits, widened once one does
 // not. Most traces never need the upper half of what a column's type allows: correlation and flow
 // ids count launches and ops, a memory event's bytes and allocator total rarely reach 4 GiB, a
-// trace holds fewer than 65,536 distinct names and span details, and spans nest fewer than 256
+// trace holds fewer than 65,535 distinct names and span details, and spans nest fewer than 256
 // deep. Reads give the values back by index or through a random-access iterator.
 //
 // In an index column (`kMaxStaysNarrow`) the narrow type's largest value stands for the wide
