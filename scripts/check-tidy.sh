@@ -52,8 +52,8 @@ if [ "${#sources[@]}" -eq 0 ]; then
   exit 0
 fi
 
-# The commands are GCC's, so clang-tidy is told to pass over GCC-only warning flags
-# (-Wno-restrict, CMakeLists.txt). Warnings only in the changed files: a header nobody changed is not this change's to fix.
+# Warnings only in the changed files: a header nobody changed is not this change's to fix. The
+# commands are GCC's, so clang-tidy passes over GCC-only warning flags (-Wno-restrict, CMakeLists.txt).
 line_filter="["
 for file in "${changed[@]}"; do line_filter+="{\"name\":\"$file\"},"; done
 line_filter="${line_filter%,}]"
