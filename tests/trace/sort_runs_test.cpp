@@ -8,16 +8,19 @@
 #include <algorithm>
 #include <functional>
 #include <random>
-#include <utility>
 #include <vector>
 
 namespace tscope::trace {
 namespace {
 
 // Keys with many ties, tagged with their input position so that stability shows.
-using Item = std::pair<int, int>;
+struct Item {
+  int key;
+  int position;
+  bool operator==(const Item&) const = default;
+};
 bool by_key(const Item& a, const Item& b) {
-  return a.first < b.first;
+  return a.key < b.key;
 }
 
 std::vector<Item> runs_of(int runs, int items_per_run, std::mt19937& random) {
@@ -29,7 +32,7 @@ std::vector<Item> runs_of(int runs, int items_per_run, std::mt19937& random) {
       value = key(random);
     std::sort(keys.begin(), keys.end());
     for (const int value : keys)
-      items.emplace_back(value, static_cast<int>(items.size()));
+      items.push_back({value, static_cast<int>(items.size())});
   }
   return items;
 }
@@ -42,6 +45,20 @@ TEST(SortRunsTest, GivesStableSortsOrderForAnyNumberOfRuns) {
     std::stable_sort(expected.begin(), expected.end(), by_key);
     sort_runs(items.begin(), items.end(), by_key);
     EXPECT_EQ(items, expected) << runs << " runs";
+  }
+}
+
+TEST(SortRunsTest, GivesStableSortsOrderForUnorderedInput) {
+  std::mt19937 random(11);
+  std::uniform_int_distribution<int> key(0, 1000);
+  for (const int size : {31, 32, 33, 1000, 4097}) {
+    std::vector<Item> items;
+    for (int position = 0; position < size; ++position)
+      items.push_back({key(random), position});
+    std::vector<Item> expected = items;
+    std::stable_sort(expected.begin(), expected.end(), by_key);
+    sort_runs(items.begin(), items.end(), by_key);
+    EXPECT_EQ(items, expected) << size << " items";
   }
 }
 

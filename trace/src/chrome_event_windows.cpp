@@ -174,7 +174,7 @@ bool ChromeEventWindows::read_more() {
   // The buffer only grows, so reads land in memory already there instead of being zeroed first;
   // a small input's buffer is only as large as its text (and one byte to see the end).
   const std::size_t chunk = source_.read_size(kReadChunk);
-  if (pending_.size() < before + chunk) pending_.resize(before + chunk);
+  pending_.reserve(before + chunk);
   const std::size_t count = source_.read(pending_.data() + before, chunk);
   if (count == 0) {
     end_of_text_ = true;
@@ -414,13 +414,13 @@ bool ChromeEventWindows::next(ChromeEventWindow& window) {
   while (begin < end && is_space(pending_[begin]))
     ++begin;
   if (begin == end) return false;
-  window.text.clear();
-  window.text.reserve(end - begin + 2 + simdjson::SIMDJSON_PADDING);
-  window.text += '[';
-  window.text.append(pending_, begin, end - begin);
-  window.text += ']';
-  window.size = window.text.size();
-  window.text.append(simdjson::SIMDJSON_PADDING, '\0');
+  window.size = end - begin + 2;
+  window.text.reserve(window.size + simdjson::SIMDJSON_PADDING);
+  char* const text = window.text.data();
+  text[0] = '[';
+  std::memcpy(text + 1, pending_.data() + begin, end - begin);
+  text[window.size - 1] = ']';
+  std::memset(text + window.size, 0, simdjson::SIMDJSON_PADDING);
   window.offset = pending_base_ + begin;
   window.input_offset = source_.input_offset();
   window.speculative = speculative;
@@ -442,9 +442,7 @@ bool ChromeEventWindows::next(ChromeEventWindow& window) {
 void ChromeEventWindows::put_back(const ChromeEventWindow& window) {
   // The window's text without its brackets goes back in front of what follows it.
   const std::string_view events(window.text.data() + 1, window.size - 2);
-  if (pending_.size() < pending_size_ + events.size()) {
-    pending_.resize(pending_size_ + events.size());
-  }
+  pending_.reserve(pending_size_ + events.size());
   std::memmove(pending_.data() + events.size(), pending_.data(), pending_size_);
   std::memcpy(pending_.data(), events.data(), events.size());
   pending_size_ += events.size();
@@ -500,7 +498,8 @@ std::string ChromeEventWindows::members_after() const {
   if (!object_form_) return {};
   std::string members = "{";
   members += kEmptyEvents;
-  if (after_end_ > after_begin_) members.append(pending_, after_begin_, after_end_ - after_begin_);
+  if (after_end_ > after_begin_)
+    members.append(pending_.data() + after_begin_, after_end_ - after_begin_);
   members += '}';
   return members;
 }

@@ -17,12 +17,14 @@
 #include <string_view>
 
 #include "chrome_byte_source.h"
+#include "mapped_buffer.h"
 
 namespace tscope::trace::chrome_json {
 
 struct ChromeEventWindow {
-  // "[" + whole events + "]" followed by simdjson's padding; size() excludes the padding.
-  std::string text;
+  // "[" + whole events + "]" followed by simdjson's padding of zero bytes, `size` bytes without
+  // the padding. Mapped, as the reading thread fills it (mapped_buffer.h).
+  MappedArray<char> text;
   std::size_t size = 0;
   // Offset in the (decompressed) text of the window's first event, for error messages.
   std::uint64_t offset = 0;
@@ -80,8 +82,8 @@ class ChromeEventWindows {
   std::size_t window_bytes_;
 
   // Text read but not yet handed out, the first pending_size_ bytes of pending_; pending_[0] is
-  // the text's byte pending_base_.
-  std::string pending_;
+  // the text's byte pending_base_. Mapped, as the reading thread fills it.
+  MappedArray<char> pending_;
   std::size_t pending_size_ = 0;
   std::uint64_t pending_base_ = 0;
   std::uint64_t consumed_ = 0;

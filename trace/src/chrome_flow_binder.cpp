@@ -19,7 +19,8 @@ void ChromeFlowBinder::prepare() {
   leaves_ = 1;
   while (leaves_ < spans_.size())
     leaves_ *= 2;
-  max_end_.assign(2 * leaves_, std::numeric_limits<TimeNs>::min());
+  max_end_.reserve(2 * leaves_);
+  std::fill_n(max_end_.data(), 2 * leaves_, std::numeric_limits<TimeNs>::min());
   for (std::size_t index = 0; index < spans_.size(); ++index) {
     max_end_[leaves_ + index] = spans_[index].end;
   }

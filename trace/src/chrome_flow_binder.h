@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "mapped_buffer.h"
 #include "tscope/trace/event_ref.h"
 #include "tscope/trace/records.h"
 
@@ -36,7 +37,8 @@ class ChromeFlowBinder {
   std::vector<Entry> spans_;
   // Segment tree of the maximum end over ranges of spans_, so the rightmost span that starts by
   // `time` and ends at or after it is found in O(log n) even behind long runs of closed siblings.
-  std::vector<TimeNs> max_end_;
+  // Mapped, as prepare() runs on a helper thread (mapped_buffer.h).
+  MappedArray<TimeNs> max_end_;
   std::size_t leaves_ = 0;
 };
 

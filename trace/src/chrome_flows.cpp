@@ -87,7 +87,7 @@ std::vector<ChromeFlows::BoundEnd> ChromeFlows::bind_ends() {
 void ChromeFlows::finish(TraceBuilder& builder) {
   const std::vector<BoundEnd> bound = bind_ends();
   // The spans and ends are no longer needed; the flows come next.
-  rows_ = {};
+  rows_ = std::vector<ChromeFlowBinder>();
   row_indices_ = {};
   last_row_.reset();
   ends_ = {};

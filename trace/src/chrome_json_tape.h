@@ -9,9 +9,10 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
-#include <memory>
 #include <string>
 #include <string_view>
+
+#include "mapped_buffer.h"
 
 namespace tscope::trace::chrome_json {
 
@@ -26,7 +27,7 @@ enum class JsonType : std::uint8_t {
   kObject
 };
 
-// Left uninitialised where the tape allocates it (the tape writes every field of a node it hands
+// Never constructed where the tape sets it aside (the tape writes every field of a node it hands
 // out), so that capacity costs no stores and pages become resident only as nodes are written.
 struct JsonNode {
   // The number (its int64, uint64 or double bits), a bool; for a container the count of nodes it
@@ -142,24 +143,21 @@ class JsonTape {
  public:
   // Forgets the values, keeping the memory; `text_bytes` bounds what unescaped strings need and
   // how many nodes the text can hold (a value and its separator take two bytes at least). Room
-  // for those nodes, up to kEagerNodes, is set aside at once: a first window then never copies
+  // for those nodes, up to kEagerNodes, is set aside at once: a first window then never moves
   // its tape as it grows, and only the pages its nodes fill become resident.
   void clear(std::size_t text_bytes) {
     size_ = 0;
-    reserve_nodes(std::min(text_bytes / 2 + 2, kEagerNodes));
+    nodes_.reserve(std::min(text_bytes / 2 + 2, kEagerNodes));
     kept_texts_.clear();
-    if (unescaped_capacity_ < text_bytes) {
-      // Left uninitialised: pages become resident only where an escaped string is written.
-      unescaped_ = std::make_unique_for_overwrite<char[]>(text_bytes);
-      unescaped_capacity_ = text_bytes;
-    }
+    // Pages become resident only where an escaped string is written.
+    unescaped_.reserve(text_bytes);
     unescaped_size_ = 0;
   }
-  JsonValue root() const { return size_ == 0 ? JsonValue() : JsonValue(nodes_.get()); }
+  JsonValue root() const { return size_ == 0 ? JsonValue() : JsonValue(nodes_.data()); }
 
   std::size_t append(JsonType type, std::uint64_t payload = 0, std::string_view text = {}) {
     // Every value of a window passes here: a bounds check and plain stores, no construction.
-    if (size_ == capacity_) reserve_nodes(std::max<std::size_t>(2 * capacity_, kFirstNodes));
+    if (size_ == nodes_.capacity()) nodes_.reserve(std::max(size_ + 1, kFirstNodes));
     JsonNode& node = nodes_[size_];
     node.payload = payload;
     node.text = text.data();
@@ -177,9 +175,9 @@ class JsonTape {
   JsonValue at(std::size_t index) const { return JsonValue(&nodes_[index]); }
 
   // Room for an unescaped string of at most `bytes`, which clear() sized; commit what was used.
-  char* unescape_space() { return unescaped_.get() + unescaped_size_; }
+  char* unescape_space() { return unescaped_.data() + unescaped_size_; }
   std::string_view commit_unescaped(std::size_t bytes) {
-    const std::string_view text(unescaped_.get() + unescaped_size_, bytes);
+    const std::string_view text(unescaped_.data() + unescaped_size_, bytes);
     unescaped_size_ += bytes;
     return text;
   }
@@ -191,20 +189,11 @@ class JsonTape {
   // 24 MB of address space; a text with more nodes (a window of one huge event) grows the tape.
   static constexpr std::size_t kEagerNodes = std::size_t{1} << 20;
 
-  void reserve_nodes(std::size_t count) {
-    if (count <= capacity_) return;
-    auto nodes = std::make_unique_for_overwrite<JsonNode[]>(count);
-    if (size_ != 0) std::memcpy(nodes.get(), nodes_.get(), size_ * sizeof(JsonNode));
-    nodes_ = std::move(nodes);
-    capacity_ = count;
-  }
-
-  // The first size_ are in use; the rest is capacity kept from earlier texts.
-  std::unique_ptr<JsonNode[]> nodes_;
+  // The first size_ are in use; the rest is capacity kept from earlier texts. Mapped, as the
+  // reading thread grows them (mapped_buffer.h).
+  MappedArray<JsonNode> nodes_;
   std::size_t size_ = 0;
-  std::size_t capacity_ = 0;
-  std::unique_ptr<char[]> unescaped_;
-  std::size_t unescaped_capacity_ = 0;
+  MappedArray<char> unescaped_;
   std::size_t unescaped_size_ = 0;
   // A deque, so earlier texts stay where they are as it grows.
   std::deque<std::string> kept_texts_;

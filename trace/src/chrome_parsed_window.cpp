@@ -1,5 +1,7 @@
 #include "chrome_parsed_window.h"
 
+#include <simdjson.h>
+
 #include <cmath>
 
 #include "chrome_exact_times.h"
@@ -30,8 +32,8 @@ void give_times_their_text(ParsedEventWindow& parsed) {
   }
   if (!needs_text) return;
   const ChromeEventWindow& window = parsed.window;
-  const ChromeEventTimeTokens tokens =
-      ChromeEventTimeTokens::read(window.text.data(), window.size, window.text.size());
+  const ChromeEventTimeTokens tokens = ChromeEventTimeTokens::read(
+      window.text.data(), window.size, window.size + simdjson::SIMDJSON_PADDING);
   JsonTape& tape = parsed.document.tape();
   const JsonNode* const first = tape.root().node();
   std::size_t index = 0;
