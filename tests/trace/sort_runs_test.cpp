@@ -53,6 +53,7 @@ TEST(SortRunsTest, GivesStableSortsOrderForUnorderedInput) {
   std::uniform_int_distribution<int> key(0, 1000);
   for (const int size : {31, 32, 33, 1000, 4097}) {
     std::vector<Item> items;
+    items.reserve(static_cast<std::size_t>(size));
     for (int position = 0; position < size; ++position)
       items.push_back({key(random), position});
     std::vector<Item> expected = items;
