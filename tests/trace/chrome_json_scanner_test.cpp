@@ -9,6 +9,7 @@
 #include <simdjson.h>
 
 #include <bit>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,13 @@ const std::vector<std::string> kNumbers = {
     "2.2250738585072011e-308",
     "4.9e-324",
     "1.7976931348623157e308",
+    "4458676522690.655",
+    "9007199254740.992",
+    "9007199254740.993",
+    "-9007199254740991.0",
+    "0.0000000000000000000001",
+    "-1.0000000000000000000001",
+    "123.4560",
 };
 
 TEST(ChromeJsonScannerTest, NumbersHaveSimdjsonsValuesAndTypes) {
@@ -137,6 +145,27 @@ TEST(ChromeJsonScannerTest, NumbersHaveSimdjsonsValuesAndTypes) {
     const std::string expected = simdjson_reading(text);
     ASSERT_FALSE(expected.empty()) << number;
     EXPECT_EQ(scanner_reading(text), expected) << number;
+  }
+}
+
+TEST(ChromeJsonScannerTest, DecimalsOnBothSidesOfTheFastPathHaveSimdjsonsValues) {
+  // Integer parts of up to 17 digits and fractions of 1 to 24: mantissas below and above 2^53,
+  // powers of ten a double holds exactly and beyond.
+  std::mt19937_64 random(5);
+  std::uniform_int_distribution<int> digit(0, 9);
+  std::uniform_int_distribution<int> integer_digits(1, 17);
+  std::uniform_int_distribution<int> fraction_digits(1, 24);
+  for (int round = 0; round < 2000; ++round) {
+    std::string number = round % 3 == 0 ? "-" : "";
+    const int integers = integer_digits(random);
+    number += static_cast<char>('1' + digit(random) % 9);
+    for (int at = 1; at < integers; ++at)
+      number += static_cast<char>('0' + digit(random));
+    number += '.';
+    for (int at = fraction_digits(random); at > 0; --at)
+      number += static_cast<char>('0' + digit(random));
+    const std::string text = "[" + number + "]";
+    EXPECT_EQ(scanner_reading(text), simdjson_reading(text)) << number;
   }
 }
 
