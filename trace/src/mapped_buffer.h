@@ -1,12 +1,13 @@
 #pragma once
-// Memory for the large buffers the Chrome importer reuses from window to window (the text read
-// ahead, each window's text, each window's tape), mapped from the system instead of taken from
-// malloc. Those buffers grow on the reading thread, and glibc serves every thread but the main
-// one from an arena of its own whose free top `malloc_trim` never hands back: grown there, they
-// would stay resident beside the loaded trace for as long as the process runs. A mapping goes
-// back to the system whole, from whichever thread drops it. Its pages are zero and become
-// resident only once written, and growth moves the mapping (mremap) instead of copying it, so
-// capacity set aside costs address space only.
+// Memory for the buffers that the importer's own threads grow: the Chrome reader's reading thread
+// (the text read ahead, each window's text and tape) and the helper threads that sort and bind
+// flows (sort_runs.h, chrome_flow_binder.h), mapped from the system instead of taken from malloc.
+// glibc serves every thread but the main one from an arena of its own whose free top
+// `malloc_trim` never hands back: grown there, those buffers would stay resident beside the
+// loaded trace for as long as the process runs. A mapping goes back to the system whole, from
+// whichever thread drops it. Its pages are zero and become resident only once written, and
+// growth moves the mapping (mremap) instead of copying it, so capacity set aside costs address
+// space only.
 
 #include <cstddef>
 #include <new>
