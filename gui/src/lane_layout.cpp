@@ -65,7 +65,7 @@ double largest(const auto& values) {
 
 // Running allocated bytes, shifted so the lowest point is zero: frees of memory allocated before
 // the trace began would otherwise go negative.
-std::vector<std::uint64_t> replay_allocations(const trace::MemoryColumns& memory) {
+trace::WideningColumn replay_allocations(const trace::MemoryColumns& memory) {
   std::vector<std::int64_t> running(memory.size());
   std::int64_t total = 0;
   std::int64_t lowest = 0;
@@ -76,11 +76,12 @@ std::vector<std::uint64_t> replay_allocations(const trace::MemoryColumns& memory
     running[event] = total;
     lowest = std::min(lowest, total);
   }
-  std::vector<std::uint64_t> shifted(memory.size());
+  trace::WideningColumn shifted;
+  shifted.reserve(memory.size());
   for (std::size_t event = 0; event < memory.size(); ++event) {
     // In unsigned arithmetic: the difference of two int64 fits uint64, not int64.
-    shifted[event] =
-        static_cast<std::uint64_t>(running[event]) - static_cast<std::uint64_t>(lowest);
+    shifted.push_back(static_cast<std::uint64_t>(running[event]) -
+                      static_cast<std::uint64_t>(lowest));
   }
   return shifted;
 }

@@ -67,7 +67,7 @@ MemoryFootprint memory_footprint(const trace::Trace& trace, const LaneLayout& la
   footprint.viewer_bytes = sizeof(LaneLayout) + capacity_bytes(layout.lanes());
   for (const Lane& lane : layout.lanes()) {
     footprint.viewer_bytes += lane.label.capacity() > 15 ? lane.label.capacity() + 1 : 0;
-    footprint.viewer_bytes += capacity_bytes(lane.replayed_allocated);
+    footprint.viewer_bytes += lane.replayed_allocated.capacity_bytes();
   }
   // lane_by_track_: one index per track.
   footprint.viewer_bytes += trace.tracks().size() * sizeof(std::uint32_t);

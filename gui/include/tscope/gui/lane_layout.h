@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tscope/trace/trace.h"
+#include "tscope/trace/widening_column.h"
 
 namespace tscope::gui {
 
@@ -27,8 +28,9 @@ struct Lane {
   std::uint32_t rows = 0;  // span depths, or 1 for a plot
   double plot_max = 0;     // largest plotted value, the plot's full height
   // Bytes allocated after each memory event, replayed from the allocations and frees when the
-  // trace records no allocator totals (Kineto's legacy schema); empty otherwise.
-  std::vector<std::uint64_t> replayed_allocated;
+  // trace records no allocator totals (Kineto's legacy schema); empty otherwise. 32 bits a value
+  // while every total stays below 4 GiB, as the trace holds its own totals.
+  trace::WideningColumn replayed_allocated;
   bool hidden = false;  // its rank's group is collapsed
 
   float height() const;
