@@ -4,6 +4,7 @@
 // host work as the cause; without one it names no straggler above low.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -20,7 +21,7 @@ class RecordedRunTest : public ::testing::Test {
  protected:
   void SetUp() override {
     folder_ = std::filesystem::temp_directory_path() /
-              ("tscope_multirank_mpi_" +
+              ("tscope_multirank_mpi_" + std::to_string(::getpid()) + "_" +
                std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(folder_);
   }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -321,7 +322,7 @@ class RankSetCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
     folder_ = std::filesystem::temp_directory_path() /
-              ("tscope_rank_set_" +
+              ("tscope_rank_set_" + std::to_string(::getpid()) + "_" +
                std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(folder_);
     std::filesystem::create_directories(folder_);

@@ -4,6 +4,7 @@
 // last, and centres it.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -107,7 +108,8 @@ TEST(RankFindingsOnKineto, TheFindingsPanelListsTheMultiRankFindingsAndJumpsToTh
 class PlantedStragglerTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    folder_ = std::filesystem::temp_directory_path() / "tscope_rank_findings_straggler";
+    folder_ = std::filesystem::temp_directory_path() /
+              ("tscope_rank_findings_straggler_" + std::to_string(::getpid()));
     std::filesystem::remove_all(folder_);
     const testing::CommandResult recorded =
         testing::run_command("TSCOPE_TWO_RANK_STEPS=24 bash " +

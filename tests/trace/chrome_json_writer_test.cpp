@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sample_trace.h"
+#include "scratch_folder.h"
 #include "test_data.h"
 #include "tscope/trace/chrome_json_input.h"
 #include "tscope/trace/chrome_json_reader.h"
@@ -23,11 +24,7 @@
 namespace tscope::trace {
 namespace {
 
-std::filesystem::path temp_path(const std::string& name) {
-  const auto directory = std::filesystem::temp_directory_path() / "tscope_chrome_writer_test";
-  std::filesystem::create_directories(directory);
-  return directory / name;
-}
+using tscope::testing::scratch_path;
 
 std::string read_bytes(const std::filesystem::path& path) {
   std::ifstream file(path, std::ios::binary);
@@ -180,14 +177,14 @@ void expect_equivalent(const Trace& expected, const Trace& actual) {
 
 TEST(ChromeJsonWriterTest, SampleTraceRoundTripsThroughJson) {
   const Trace original = testing::make_sample_trace();
-  const auto path = temp_path("sample.json");
+  const auto path = scratch_path("sample.json");
   write_chrome_json(original, path);
   expect_equivalent(original, read_chrome_json(path));
 }
 
 TEST(ChromeJsonWriterTest, GzipOutputWhenPathEndsInGzRoundTrips) {
   const Trace original = testing::make_sample_trace();
-  const auto path = temp_path("sample.json.gz");
+  const auto path = scratch_path("sample.json.gz");
   write_chrome_json(original, path);
   const std::string bytes = read_bytes(path);
   ASSERT_GE(bytes.size(), 2u);
@@ -201,7 +198,7 @@ TEST(ChromeJsonWriterTest, RealKinetoTraceRoundTripsThroughJson) {
       "traces/kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
   TSCOPE_REQUIRE_FILE(input);
   const Trace original = read_chrome_json(input);
-  const auto path = temp_path("gp100.json");
+  const auto path = scratch_path("gp100.json");
   write_chrome_json(original, path);
   expect_equivalent(original, read_chrome_json(path));
 }
@@ -220,7 +217,7 @@ TEST(ChromeJsonWriterTest, ControlCharactersAndBrokenUtf8StillGiveValidJson) {
   span.args = {{builder.intern(hostile), StringArg{builder.intern(hostile)}}};
   builder.add_span(track, span);
   builder.set_metadata_value(hostile, hostile);
-  const auto path = temp_path("hostile.json");
+  const auto path = scratch_path("hostile.json");
   write_chrome_json(builder.finalize(), path);
 
   simdjson::dom::parser parser;
@@ -250,7 +247,7 @@ TEST(ChromeJsonWriterTest, EventsUseRelativeMicrosecondsWithNanosecondDecimals) 
   span.end = 1'000'000'000'000'012'346;
   span.name = builder.intern("op");
   builder.add_span(track, span);
-  const auto path = temp_path("times.json");
+  const auto path = scratch_path("times.json");
   write_chrome_json(builder.finalize(), path);
 
   const std::string text = read_bytes(path);
@@ -260,7 +257,7 @@ TEST(ChromeJsonWriterTest, EventsUseRelativeMicrosecondsWithNanosecondDecimals) 
 
 TEST(ChromeJsonWriterTest, LaunchFlowsAreAc2gPairsWithTheirOwnIdAndTheCorrelationInArgs) {
   const Trace original = testing::make_sample_trace();
-  const auto path = temp_path("flows.json");
+  const auto path = scratch_path("flows.json");
   write_chrome_json(original, path);
   const std::string text = read_bytes(path);
   // The writer puts one event on each line; arrows are numbered from 1 in the trace's flow order.
@@ -306,7 +303,7 @@ TEST(ChromeJsonWriterTest, EveryArrowHasItsOwnFlowIdWhenOneLaunchFeedsSeveralKer
     span.kernel = KernelInfo{};
     builder.add_span(gpu_track, span);
   }
-  const auto path = temp_path("one_launch_three_kernels.json");
+  const auto path = scratch_path("one_launch_three_kernels.json");
   write_chrome_json(builder.finalize(), path);
   const std::string text = read_bytes(path);
   for (const char* id : {"1", "2", "3"}) {
@@ -326,7 +323,7 @@ TEST(ChromeJsonWriterTest, TextualAndNegativeIdsBecomeNumbersWithTheirNamesInMet
   const auto path =
       tscope::testing::shared_data_path("traces/kineto/hta_critical_path_alexnet_a100.json.gz");
   TSCOPE_REQUIRE_FILE(path);
-  const auto exported = temp_path("numeric_rows.json");
+  const auto exported = scratch_path("numeric_rows.json");
   write_chrome_json(read_chrome_json(path), exported);
   const std::string text = read_bytes(exported);
   EXPECT_EQ(text.find("\"pid\":\""), std::string::npos);
@@ -340,7 +337,7 @@ TEST(ChromeJsonWriterTest, TextualAndNegativeIdsBecomeNumbersWithTheirNamesInMet
 
 TEST(ChromeJsonWriterTest, SaveAndLoadTraceDispatchOnJsonNamesAndContent) {
   const Trace original = testing::make_sample_trace();
-  const auto path = temp_path("dispatch.json.gz");
+  const auto path = scratch_path("dispatch.json.gz");
   save_trace(original, path);
   EXPECT_EQ(detect_input_format(path).format, TraceFormat::kChromeJson);
   expect_equivalent(original, load_trace(path));
@@ -348,7 +345,7 @@ TEST(ChromeJsonWriterTest, SaveAndLoadTraceDispatchOnJsonNamesAndContent) {
 
 TEST(ChromeJsonWriterTest, GpuRowsUseDeviceAsPidAndStreamAsTid) {
   const Trace original = testing::make_sample_trace();
-  const auto path = temp_path("rows.json");
+  const auto path = scratch_path("rows.json");
   write_chrome_json(original, path);
   const std::string text = read_bytes(path);
   EXPECT_NE(text.find("\"name\":\"sgemm_128x64\",\"pid\":0,\"tid\":7,"), std::string::npos);
@@ -369,9 +366,9 @@ TEST(ChromeJsonWriterTest, OriginalCategoriesGlobalInstantsAndDisplayTimeUnitSur
     {"ph": "f", "cat": "fwdbwd", "name": "fwdbwd", "id": 3, "pid": 1, "tid": 1, "ts": 60, "bp": "e"}
   ]})json";
   const Trace imported = read_chrome_json(ChromeJsonInput::from_bytes(json, "categories.json"));
-  const auto once = temp_path("categories_once.tsc");
+  const auto once = scratch_path("categories_once.tsc");
   save_trace(imported, once);
-  const auto path = temp_path("categories.json");
+  const auto path = scratch_path("categories.json");
   write_chrome_json(load_trace(once), path);
   const std::string text = read_bytes(path);
   for (const char* cat : {"Trace", "overhead", "cuda_profiler_range"}) {
@@ -388,7 +385,7 @@ TEST(ChromeJsonWriterTest, OriginalCategoriesGlobalInstantsAndDisplayTimeUnitSur
 
 TEST(ChromeJsonWriterTest, SeparateDetailKeepsArgsOutOfArgsAndReadsBackTheSame) {
   const Trace original = testing::make_sample_trace();
-  const auto path = temp_path("separate.json");
+  const auto path = scratch_path("separate.json");
   const ChromeJsonPart part{original};
   write_chrome_json(std::span(&part, 1), path, {ChromeDetailPlacement::kSeparate});
   const std::string text = read_bytes(path);
@@ -413,7 +410,7 @@ TEST(ChromeJsonWriterTest, SpansThatOverlapWithoutNestingGetAnOverlapRowAndComeB
     builder.add_span(track, span);
   }
   const Trace original = builder.finalize();
-  const auto path = temp_path("overlap.json");
+  const auto path = scratch_path("overlap.json");
   write_chrome_json(original, path);
   const std::string text = read_bytes(path);
   EXPECT_NE(text.find("\"args\":{\"name\":\"main (overlapping)\"}"), std::string::npos) << text;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 
+#include "scratch_folder.h"
 #include "test_data.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/trace_io.h"
@@ -131,7 +132,7 @@ TEST(NsysSqliteReaderTest, LoadTraceRecognisesTheExportByContent) {
 }
 
 TEST(NsysSqliteReaderTest, FileThatIsNotSqliteIsAFormatError) {
-  const auto path = std::filesystem::temp_directory_path() / "tscope_not_sqlite.sqlite";
+  const auto path = tscope::testing::scratch_path("not_sqlite.sqlite");
   std::ofstream(path) << "this is not a database, just text long enough to have a header";
   EXPECT_THROW(read_nsys_sqlite(path), FormatError);
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "perfetto_trace_decoder.h"
+#include "scratch_folder.h"
 #include "shared_trace.h"
 #include "test_data.h"
 #include "tscope/trace/chrome_json_writer.h"
@@ -44,11 +45,7 @@ const char* const kRealTraces[] = {
     "nsys/pipit_saxpy_mpi_cuda_perlmutter_a100.sqlite",
 };
 
-std::filesystem::path scratch(const std::string& name) {
-  const std::filesystem::path folder = std::filesystem::temp_directory_path() / "tscope_perfetto";
-  std::filesystem::create_directories(folder);
-  return folder / name;
-}
+using tscope::testing::scratch_path;
 
 std::filesystem::path real_trace_path(const std::string& relative) {
   return testing::shared_data_path("traces/" + relative);
@@ -170,7 +167,7 @@ TEST(PerfettoExport, EveryRealTraceDecodesIntoNestedSlicesOnDescribedTracks) {
       continue;
     }
     const Trace trace = load_trace(path);
-    const std::filesystem::path out = scratch("real.pftrace");
+    const std::filesystem::path out = scratch_path("real.pftrace");
     write_perfetto(trace, out);
     const DecodedExport decoded = check_packets(testing::decode_perfetto_trace(out));
     const TraceCounts counts = trace.counts();
@@ -190,7 +187,7 @@ TEST(PerfettoExport, EveryRealTraceDecodesIntoNestedSlicesOnDescribedTracks) {
 TEST(PerfettoExport, EveryFlowIsOneArrowFromAHostThreadToAGpuStream) {
   TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/hta_critical_path_alexnet_a100.json.gz");
   ASSERT_FALSE(trace.flows().empty());
-  const std::filesystem::path out = scratch("flows.pftrace");
+  const std::filesystem::path out = scratch_path("flows.pftrace");
   write_perfetto(trace, out);
   const DecodedExport decoded = check_packets(testing::decode_perfetto_trace(out));
   ASSERT_EQ(decoded.flow_starts.size(), trace.flows().size());
@@ -222,7 +219,7 @@ TEST(PerfettoExport, ProtocDecodesTheExportAsAProtobufMessage) {
     GTEST_SKIP() << "protoc (Debian's protobuf-compiler) is not installed";
   }
   TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/hta_critical_path_alexnet_a100.json.gz");
-  const std::filesystem::path out = scratch("protoc.pftrace");
+  const std::filesystem::path out = scratch_path("protoc.pftrace");
   write_perfetto(trace, out);
   const testing::CommandResult result =
       testing::run_command(protoc + " --decode_raw < " + testing::quoted(out), "2>&1");
@@ -237,8 +234,8 @@ TEST(PerfettoExport, ProtocDecodesTheExportAsAProtobufMessage) {
 
 TEST(PerfettoExport, GzipPathHoldsTheSameTraceCompressed) {
   TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
-  const std::filesystem::path plain = scratch("plain.pftrace");
-  const std::filesystem::path gzip = scratch("compressed.pftrace.gz");
+  const std::filesystem::path plain = scratch_path("plain.pftrace");
+  const std::filesystem::path gzip = scratch_path("compressed.pftrace.gz");
   write_perfetto(trace, plain);
   write_perfetto(trace, gzip);
   EXPECT_LT(std::filesystem::file_size(gzip), std::filesystem::file_size(plain));
@@ -249,8 +246,8 @@ TEST(PerfettoExport, GzipPathHoldsTheSameTraceCompressed) {
 TEST(PerfettoExport, SmallerThanTheChromeJsonOfTheSameTrace) {
   TSCOPE_LOAD_SHARED_TRACE(
       trace, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
-  const std::filesystem::path protobuf = scratch("size.pftrace");
-  const std::filesystem::path json = scratch("size.json");
+  const std::filesystem::path protobuf = scratch_path("size.pftrace");
+  const std::filesystem::path json = scratch_path("size.json");
   write_perfetto(trace, protobuf);
   write_chrome_json(trace, json);
   EXPECT_LT(std::filesystem::file_size(protobuf) * 4, std::filesystem::file_size(json));
@@ -264,7 +261,7 @@ TEST(PerfettoExport, UnwritablePathIsAnIoError) {
 TEST(PerfettoExport, RanksExportAsOneProcessEach) {
   const std::filesystem::path folder = testing::shared_data_path("traces/multirank");
   TSCOPE_REQUIRE_FILE(folder);
-  const std::filesystem::path out = scratch("ranks.pftrace");
+  const std::filesystem::path out = scratch_path("ranks.pftrace");
   const testing::CommandResult result = testing::run_tscope(
       "export --perfetto " + testing::quoted(out) + " " + testing::quoted(folder));
   ASSERT_EQ(result.exit_code, 0) << result.output;

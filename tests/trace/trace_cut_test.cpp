@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "scratch_folder.h"
 #include "test_data.h"
 #include "tscope/trace/trace_io.h"
 #include "tscope_process.h"
@@ -25,11 +26,7 @@ namespace {
 const char* const kResnet =
     "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz";
 
-std::filesystem::path scratch(const std::string& name) {
-  const std::filesystem::path folder = std::filesystem::temp_directory_path() / "tscope_cut";
-  std::filesystem::create_directories(folder);
-  return folder / name;
-}
+using tscope::testing::scratch_path;
 
 using SpanKey = std::tuple<std::uint32_t, TimeNs, TimeNs, std::string>;  // track, start, end, name
 
@@ -153,8 +150,9 @@ TEST_F(TraceCut, KeepsTheAllocationsLiveAtTheWindowsStart) {
 TEST_F(TraceCut, RecordsItsWindowInEveryFormat) {
   const Trace cut = cut_trace(trace_, window_);
   for (const char* name : {"window.tsc", "window.json.gz"}) {
-    save_trace(cut, scratch(name));
-    const std::optional<CaptureWindow> read = capture_window(load_trace(scratch(name)).metadata());
+    save_trace(cut, scratch_path(name));
+    const std::optional<CaptureWindow> read =
+        capture_window(load_trace(scratch_path(name)).metadata());
     ASSERT_TRUE(read.has_value()) << name;
     EXPECT_EQ(read->begin, window_.begin) << name;
     EXPECT_EQ(read->end, window_.end) << name;
@@ -169,7 +167,7 @@ testing::CommandResult convert_resnet(const std::filesystem::path& out,
 }
 
 TEST_F(TraceCut, ConvertStepsKeepsThoseStepsAndAnalyzeCountsOnlyThem) {
-  const std::filesystem::path out = scratch("steps.tsc");
+  const std::filesystem::path out = scratch_path("steps.tsc");
   const testing::CommandResult convert = convert_resnet(out, "--steps 6:7");
   ASSERT_EQ(convert.exit_code, 0) << convert.output;
   const Trace cut = load_trace(out);
@@ -188,7 +186,7 @@ TEST_F(TraceCut, ConvertStepsKeepsThoseStepsAndAnalyzeCountsOnlyThem) {
 }
 
 TEST_F(TraceCut, ConvertRangeWritesAnyOutputFormat) {
-  const std::filesystem::path out = scratch("range.pftrace");
+  const std::filesystem::path out = scratch_path("range.pftrace");
   const testing::CommandResult convert = convert_resnet(out, "--range 200ms:400ms");
   ASSERT_EQ(convert.exit_code, 0) << convert.output;
   EXPECT_NE(convert.output.find("(perfetto)"), std::string::npos) << convert.output;
@@ -196,7 +194,7 @@ TEST_F(TraceCut, ConvertRangeWritesAnyOutputFormat) {
 }
 
 TEST_F(TraceCut, ConvertRejectsMalformedOrMissingWindows) {
-  const std::filesystem::path out = scratch("rejected.tsc");
+  const std::filesystem::path out = scratch_path("rejected.tsc");
   const std::pair<const char*, const char*> cases[] = {
       {"--range 2:1", "ends before it starts"},
       {"--range 1s", "not a range"},
