@@ -6,14 +6,11 @@
 #include "event_classes.h"
 #include "memory_replay.h"
 #include "stream_activities.h"
+#include "trace_names.h"
 #include "tscope/analyzer/time_breakdown.h"
 
 namespace tscope::analyzer {
 namespace {
-
-using trace::EventKind;
-using trace::EventRef;
-using trace::TimeNs;
 
 // The thread with the most time in top-level host activity: where a trace without step ranges
 // runs its training loop.

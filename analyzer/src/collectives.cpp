@@ -10,14 +10,12 @@
 #include <utility>
 
 #include "event_classes.h"
+#include "trace_names.h"
 #include "tscope/analyzer/rank_summary.h"
 #include "tscope/trace/named_values.h"
 
 namespace tscope::analyzer {
 namespace {
-
-using trace::Category;
-using trace::TimeNs;
 
 // Longer names first where one contains another ("reduce_scatter" before "reduce").
 constexpr auto kOpNames = std::to_array<trace::NamedValue<CollectiveOp>>({

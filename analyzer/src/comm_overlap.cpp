@@ -8,13 +8,13 @@
 #include <set>
 
 #include "event_classes.h"
+#include "gpu_spans.h"
 #include "interval_set.h"
+#include "trace_names.h"
 #include "tscope/analyzer/rank_summary.h"
 
 namespace tscope::analyzer {
 namespace {
-
-using trace::Category;
 
 // Time covered by both merged unions, as a merged union.
 std::vector<TimeInterval> intersect_intervals(const std::vector<TimeInterval>& a,
@@ -93,17 +93,14 @@ CommOverlap overlap_of(CommunicationEvents communication, std::vector<TimeInterv
 CommOverlap gpu_overlap(const trace::Trace& trace, const StepSet& steps) {
   CommunicationEvents communication;
   std::vector<TimeInterval> compute;
-  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
-    const trace::Track& track = trace.track(track_index);
-    if (track.info().kind != trace::TrackKind::kGpuStream) continue;
-    const trace::SpanColumns& spans = track.spans();
-    for (std::uint32_t i = 0; i < spans.size(); ++i) {
-      const GpuWork work = gpu_work(spans.category[i], trace.string(spans.name[i]));
-      if (work == GpuWork::kCommunication)
-        communication.add(spans.start[i], spans.end(i), {trace::EventKind::kSpan, track_index, i});
-      if (work == GpuWork::kCompute) compute.push_back({spans.start[i], spans.end(i)});
-    }
-  }
+  for_each_gpu_span(trace,
+                    [&](const trace::SpanColumns& spans, std::uint32_t i, trace::EventRef span) {
+                      const GpuWork work = gpu_work(spans.category[i], trace.string(spans.name[i]));
+                      if (work == GpuWork::kCommunication)
+                        communication.add(spans.start[i], spans.end(i), span);
+                      if (work == GpuWork::kCompute)
+                        compute.push_back({spans.start[i], spans.end(i)});
+                    });
   if (communication.intervals.empty() && compute.empty()) return {};
   return overlap_of(std::move(communication), std::move(compute), true, steps);
 }

@@ -4,14 +4,12 @@
 #include <string>
 
 #include "event_classes.h"
+#include "gpu_spans.h"
+#include "trace_names.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
-
-using trace::EventKind;
-using trace::EventRef;
-using trace::TimeNs;
 
 constexpr std::size_t kMaxEvidence = 40;
 // How far past a copy's launch to look for the call that waits for it.
@@ -48,30 +46,22 @@ struct CopyFacts {
 std::vector<CopyFacts> copies_in_steps(const AnalysisContext& context) {
   const trace::Trace& trace = context.trace();
   std::vector<CopyFacts> copies;
-  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
-    const trace::Track& track = trace.track(track_index);
-    if (track.info().kind != trace::TrackKind::kGpuStream) continue;
-    const trace::SpanColumns& spans = track.spans();
-    for (std::uint32_t i = 0; i < spans.size(); ++i) {
-      if (spans.category[i] != trace::Category::kMemcpy || spans.detail[i] == trace::kNoIndex)
-        continue;
-      if (context.step_of_gpu_activity({EventKind::kSpan, track_index, i}) ==
-          context.steps().steps.size())
-        continue;
-      const trace::SpanDetail& detail = trace.span_details()[spans.detail[i]];
-      if (detail.copy == trace::kNoIndex) continue;
-      CopyFacts facts;
-      facts.copy = {EventKind::kSpan, track_index, i};
-      facts.info = trace.copies()[detail.copy];
-      facts.launch = context.launch_of(facts.copy);
-      if (facts.launch) {
-        const trace::SpanColumns& host = trace.track(facts.launch->track).spans();
-        facts.blocking_call = is_blocking_copy_call(trace.string(host.name[facts.launch->index]));
-        facts.waiting_sync = sync_after(trace, *facts.launch);
-      }
-      copies.push_back(facts);
+  for_each_gpu_span(trace, [&](const trace::SpanColumns& spans, std::uint32_t i, EventRef span) {
+    if (spans.category[i] != trace::Category::kMemcpy || spans.detail[i] == trace::kNoIndex) return;
+    if (context.step_of_gpu_activity(span) == context.steps().steps.size()) return;
+    const trace::SpanDetail& detail = trace.span_details()[spans.detail[i]];
+    if (detail.copy == trace::kNoIndex) return;
+    CopyFacts facts;
+    facts.copy = span;
+    facts.info = trace.copies()[detail.copy];
+    facts.launch = context.launch_of(facts.copy);
+    if (facts.launch) {
+      const trace::SpanColumns& host = trace.track(facts.launch->track).spans();
+      facts.blocking_call = is_blocking_copy_call(trace.string(host.name[facts.launch->index]));
+      facts.waiting_sync = sync_after(trace, *facts.launch);
     }
-  }
+    copies.push_back(facts);
+  });
   return copies;
 }
 

@@ -5,11 +5,10 @@
 
 #include "dependency_graph.h"
 #include "event_classes.h"
+#include "trace_names.h"
 
 namespace tscope::analyzer {
 namespace {
-
-using trace::TimeNs;
 
 constexpr std::uint32_t kNoEdge = std::numeric_limits<std::uint32_t>::max();
 

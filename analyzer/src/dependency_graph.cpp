@@ -6,13 +6,10 @@
 #include <unordered_map>
 
 #include "event_classes.h"
+#include "trace_names.h"
 
 namespace tscope::analyzer {
 namespace {
-
-using trace::Category;
-using trace::TimeNs;
-using trace::TrackKind;
 
 // Kineto's GPU-side synchronization records (cat "cuda_sync"), by name.
 enum class SyncRecord : std::uint8_t { kStream, kContext, kEvent, kStreamWaitEvent, kNone };

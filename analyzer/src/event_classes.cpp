@@ -2,10 +2,10 @@
 
 #include <array>
 
+#include "trace_names.h"
+
 namespace tscope::analyzer {
 namespace {
-
-using trace::Category;
 
 bool contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;

@@ -8,15 +8,11 @@
 
 #include "event_classes.h"
 #include "fused_alternatives.h"
+#include "trace_names.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
-
-using trace::EventKind;
-using trace::EventRef;
-using trace::StringId;
-using trace::TimeNs;
 
 // Below this many flops per byte moved an op is bound by memory bandwidth on any current CPU or
 // GPU (their machine balance is well above it), so fusing it saves its memory traffic.

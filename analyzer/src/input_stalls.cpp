@@ -8,15 +8,12 @@
 #include "event_classes.h"
 #include "interval_sweep.h"
 #include "span_window.h"
+#include "trace_names.h"
 #include "tscope/analyzer/time_breakdown.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
-
-using trace::EventKind;
-using trace::EventRef;
-using trace::TimeNs;
 
 constexpr std::size_t kMaxEvidence = 20;
 

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-namespace tscope::analyzer {
+#include "trace_names.h"
 
-using trace::TimeNs;
+namespace tscope::analyzer {
 
 std::vector<TimeInterval> merge_intervals(std::vector<TimeInterval> intervals) {
   std::sort(intervals.begin(), intervals.end(),

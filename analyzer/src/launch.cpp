@@ -4,15 +4,12 @@
 #include <string>
 
 #include "event_classes.h"
+#include "trace_names.h"
 #include "tscope/analyzer/time_breakdown.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
-
-using trace::EventKind;
-using trace::EventRef;
-using trace::TimeNs;
 
 constexpr std::size_t kMaxEvidence = 20;
 // Most kernels shorter than their launch call mean the host, not the GPU, sets the pace.

@@ -9,12 +9,12 @@
 
 #include "linear_fit.h"
 #include "memory_replay.h"
+#include "trace_names.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
 
-using trace::EventRef;
 using SiteKey = std::pair<trace::StringId, trace::StringId>;
 
 // A leak must be visible over at least this many step boundaries.

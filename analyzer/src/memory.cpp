@@ -9,13 +9,12 @@
 #include "device_memory.h"
 #include "memory_replay.h"
 #include "oom_events.h"
+#include "trace_names.h"
 #include "tscope/analyzer/allocation_category.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
-
-using trace::EventRef;
 
 constexpr std::size_t kTopSites = 5;
 

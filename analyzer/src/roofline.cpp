@@ -6,6 +6,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "gpu_spans.h"
+#include "trace_names.h"
 #include "tscope/analyzer/device_peaks.h"
 #include "tscope/analyzer/matrix_kernels.h"
 #include "tscope/analyzer/op_work.h"
@@ -13,10 +15,6 @@
 
 namespace tscope::analyzer {
 namespace {
-
-using trace::EventKind;
-using trace::EventRef;
-using trace::TimeNs;
 
 constexpr std::size_t kMaxFindings = 5;
 constexpr std::size_t kMaxEvidence = 10;
@@ -87,26 +85,21 @@ std::vector<std::vector<WorkedOp>> worked_ops(const AnalysisContext& context) {
 // Adds each kernel's time to the worked op whose range holds its launch call.
 void attribute_kernels(const AnalysisContext& context, std::vector<std::vector<WorkedOp>>& ops) {
   const trace::Trace& trace = context.trace();
-  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
-    const trace::Track& track = trace.track(track_index);
-    if (track.info().kind != trace::TrackKind::kGpuStream) continue;
-    const trace::SpanColumns& spans = track.spans();
-    for (std::uint32_t i = 0; i < spans.size(); ++i) {
-      if (spans.category[i] != trace::Category::kKernel) continue;
-      const auto launch = context.launch_of({EventKind::kSpan, track_index, i});
-      if (!launch || launch->track >= ops.size()) continue;
-      std::vector<WorkedOp>& candidates = ops[launch->track];
-      const TimeNs launched_at = trace.track(launch->track).spans().start[launch->index];
-      const auto after =
-          std::upper_bound(candidates.begin(), candidates.end(), launched_at,
-                           [](TimeNs time, const WorkedOp& op) { return time < op.start; });
-      if (after == candidates.begin() || std::prev(after)->end < launched_at) continue;
-      WorkedOp& op = *std::prev(after);
-      const double length = static_cast<double>(spans.end(i) - spans.start[i]);
-      op.gpu_ns += length;
-      op.kernel_ns[spans.name[i]] += length;
-    }
-  }
+  for_each_gpu_span(trace, [&](const trace::SpanColumns& spans, std::uint32_t i, EventRef span) {
+    if (spans.category[i] != trace::Category::kKernel) return;
+    const auto launch = context.launch_of(span);
+    if (!launch || launch->track >= ops.size()) return;
+    std::vector<WorkedOp>& candidates = ops[launch->track];
+    const TimeNs launched_at = trace.track(launch->track).spans().start[launch->index];
+    const auto after =
+        std::upper_bound(candidates.begin(), candidates.end(), launched_at,
+                         [](TimeNs time, const WorkedOp& op) { return time < op.start; });
+    if (after == candidates.begin() || std::prev(after)->end < launched_at) return;
+    WorkedOp& op = *std::prev(after);
+    const double length = static_cast<double>(spans.end(i) - spans.start[i]);
+    op.gpu_ns += length;
+    op.kernel_ns[spans.name[i]] += length;
+  });
 }
 
 // The kernel with the most time, and its share of the op's kernel time.

@@ -6,13 +6,12 @@
 #include <map>
 #include <string_view>
 
+#include "trace_names.h"
 #include "tscope/analyzer/errors.h"
 #include "tscope/report/name_regex.h"
 #include "tscope/trace/capture_window.h"
 
 namespace tscope::analyzer {
-
-using trace::TimeNs;
 
 double StepSet::total_ns() const {
   double total = 0;

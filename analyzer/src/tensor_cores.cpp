@@ -4,16 +4,14 @@
 #include <string>
 #include <unordered_map>
 
+#include "gpu_spans.h"
+#include "trace_names.h"
 #include "tscope/analyzer/device_peaks.h"
 #include "tscope/analyzer/matrix_kernels.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
-
-using trace::EventKind;
-using trace::EventRef;
-using trace::TimeNs;
 
 constexpr std::size_t kMaxEvidence = 10;
 constexpr std::size_t kNamedKernels = 3;
@@ -31,28 +29,22 @@ MatrixTime matrix_time(const AnalysisContext& context) {
   MatrixTime time;
   // Kernels repeat a few hundred names; classify each name once.
   std::unordered_map<trace::StringId, MatrixKernel> classes;
-  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
-    const trace::Track& track = trace.track(track_index);
-    if (track.info().kind != trace::TrackKind::kGpuStream) continue;
-    const trace::SpanColumns& spans = track.spans();
-    for (std::uint32_t i = 0; i < spans.size(); ++i) {
-      if (spans.category[i] != trace::Category::kKernel) continue;
-      if (context.steps().step_at(spans.start[i]) == context.steps().steps.size()) continue;
-      auto [known, added] = classes.try_emplace(spans.name[i]);
-      if (added) known->second = classify_matrix_kernel(trace.string(spans.name[i]));
-      const MatrixKernel kernel = known->second;
-      if (kernel.unit == MatrixUnit::kNone) continue;
-      const TimeNs length = spans.end(i) - spans.start[i];
-      time.matrix_ns += static_cast<double>(length);
-      if (kernel.unit == MatrixUnit::kTensorCores && kernel.precision == MatrixPrecision::kTf32)
-        time.tf32_ns += static_cast<double>(length);
-      if (kernel.unit != MatrixUnit::kScalar || kernel.precision != MatrixPrecision::kFp32)
-        continue;
-      time.scalar_ns += static_cast<double>(length);
-      time.scalar_kernel_ns[spans.name[i]] += static_cast<double>(length);
-      time.longest_scalar.emplace_back(length, EventRef{EventKind::kSpan, track_index, i});
-    }
-  }
+  for_each_gpu_span(trace, [&](const trace::SpanColumns& spans, std::uint32_t i, EventRef span) {
+    if (spans.category[i] != trace::Category::kKernel) return;
+    if (context.steps().step_at(spans.start[i]) == context.steps().steps.size()) return;
+    auto [known, added] = classes.try_emplace(spans.name[i]);
+    if (added) known->second = classify_matrix_kernel(trace.string(spans.name[i]));
+    const MatrixKernel kernel = known->second;
+    if (kernel.unit == MatrixUnit::kNone) return;
+    const TimeNs length = spans.end(i) - spans.start[i];
+    time.matrix_ns += static_cast<double>(length);
+    if (kernel.unit == MatrixUnit::kTensorCores && kernel.precision == MatrixPrecision::kTf32)
+      time.tf32_ns += static_cast<double>(length);
+    if (kernel.unit != MatrixUnit::kScalar || kernel.precision != MatrixPrecision::kFp32) return;
+    time.scalar_ns += static_cast<double>(length);
+    time.scalar_kernel_ns[spans.name[i]] += static_cast<double>(length);
+    time.longest_scalar.emplace_back(length, span);
+  });
   return time;
 }
 

@@ -8,11 +8,10 @@
 #include "event_classes.h"
 #include "interval_sweep.h"
 #include "span_window.h"
+#include "trace_names.h"
 
 namespace tscope::analyzer {
 namespace {
-
-using trace::TimeNs;
 
 // GPU idle time in [start, end) by cause, from the merged busy stretches. A gap is host wait when
 // the launch of the work that ends it began after the GPU ran dry (HTA's definition).

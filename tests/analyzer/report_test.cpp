@@ -17,19 +17,22 @@ using tscope::testing::SyntheticTrace;
 
 constexpr trace::TimeNs kMs = 1'000'000;
 
-TEST(ReportTest, UnknownAnalysisNameIsAnError) {
+// A trace of one step and nothing else: enough for the checks of the options.
+trace::Trace one_step() {
   SyntheticTrace trace;
   trace.span(trace.main(), "step 0", Category::kStep, 0, kMs);
-  const trace::Trace built = trace.finish();
+  return trace.finish();
+}
+
+TEST(ReportTest, UnknownAnalysisNameIsAnError) {
+  const trace::Trace built = one_step();
   ReportOptions options;
   options.only = {"fusion", "nonsense"};
   EXPECT_THROW(run_report(built, options), AnalyzerError);
 }
 
 TEST(ReportTest, StepFilterThatMatchesNothingIsAnError) {
-  SyntheticTrace trace;
-  trace.span(trace.main(), "step 0", Category::kStep, 0, kMs);
-  const trace::Trace built = trace.finish();
+  const trace::Trace built = one_step();
   ReportOptions options;
   options.analysis.step_filter = "epoch";
   EXPECT_THROW(run_report(built, options), AnalyzerError);
@@ -40,9 +43,7 @@ TEST(ReportTest, StepFilterThatMatchesNothingIsAnError) {
 // A quantifier after a quantifier (std::regex took these and backtracked exponentially; the CLI
 // fuzzer hung on one) is refused, as ECMAScript, JavaScript and RE2 refuse it.
 TEST(ReportTest, StepFilterWithAStackedQuantifierIsAnError) {
-  SyntheticTrace trace;
-  trace.span(trace.main(), "step 0", Category::kStep, 0, kMs);
-  const trace::Trace built = trace.finish();
+  const trace::Trace built = one_step();
   ReportOptions options;
   for (const char* stacked : {"step.++", "st*+ep", "s{1}*tep", "s*?+tep", "\\d[*]++"}) {
     options.analysis.step_filter = stacked;

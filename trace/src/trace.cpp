@@ -9,7 +9,7 @@ namespace tscope::trace {
 
 const SpanDetail* Trace::span_detail(std::uint32_t track_index, std::uint32_t span) const {
   const std::uint32_t detail = track(track_index).spans().detail.at(span);
-  return detail == kNoIndex ? nullptr : &span_details_.at(detail);
+  return detail == kNoIndex ? nullptr : &side_.span_details.at(detail);
 }
 
 std::optional<OpView> Trace::op(std::uint32_t track_index, std::uint32_t span) const {
@@ -17,11 +17,11 @@ std::optional<OpView> Trace::op(std::uint32_t track_index, std::uint32_t span) c
   const std::uint32_t detail = spans.detail.at(span);
   // The analyses call this for every op span, so past the checked span only the indices the
   // builder wrote are followed, unchecked.
-  if (detail == kNoIndex || span_details_[detail].op == kNoIndex) return std::nullopt;
-  const OpDetail& op = op_details_[span_details_[detail].op];
+  if (detail == kNoIndex || side_.span_details[detail].op == kNoIndex) return std::nullopt;
+  const OpDetail& op = side_.op_details[side_.span_details[detail].op];
   const TensorRun run = spans.tensor_run(span);
-  const auto ids = std::span<const std::uint64_t>(tensor_ids_).subspan(run.begin);
-  return OpView{shapes_.list(op.input_shapes),
+  const auto ids = std::span<const std::uint64_t>(side_.tensor_ids).subspan(run.begin);
+  return OpView{side_.shapes.list(op.input_shapes),
                 op.flops,
                 op.bytes_read,
                 op.bytes_written,
@@ -31,12 +31,13 @@ std::optional<OpView> Trace::op(std::uint32_t track_index, std::uint32_t span) c
 
 ArgList Trace::args(ArgRange range) const {
   if (range.count == 0) return {};
-  if (range.begin > arg_lists_.size() || range.count > arg_lists_.size() - range.begin) {
+  if (range.begin > side_.arg_lists.size() || range.count > side_.arg_lists.size() - range.begin) {
     throw TraceError("argument range [" + std::to_string(range.begin) + ", +" +
                      std::to_string(range.count) + ") outside a table of " +
-                     std::to_string(arg_lists_.size()) + " arguments");
+                     std::to_string(side_.arg_lists.size()) + " arguments");
   }
-  return {std::span<const std::uint32_t>(arg_lists_).subspan(range.begin, range.count), args_};
+  return {std::span<const std::uint32_t>(side_.arg_lists).subspan(range.begin, range.count),
+          side_.args};
 }
 
 SpanRecord Trace::span_record(std::uint32_t track_index, std::uint32_t span) const {
@@ -49,8 +50,8 @@ SpanRecord Trace::span_record(std::uint32_t track_index, std::uint32_t span) con
   record.correlation_id = columns.correlation_id(span);
   record.external_correlation_id = columns.external_correlation_id(span);
   if (const SpanDetail* detail = span_detail(track_index, span)) {
-    if (detail->kernel != kNoIndex) record.kernel = kernels_.at(detail->kernel);
-    if (detail->copy != kNoIndex) record.copy = copies_.at(detail->copy);
+    if (detail->kernel != kNoIndex) record.kernel = side_.kernels.at(detail->kernel);
+    if (detail->copy != kNoIndex) record.copy = side_.copies.at(detail->copy);
     if (const std::optional<OpView> op = this->op(track_index, span)) {
       OpInfo& info = record.op.emplace();
       for (const ShapeLists::Shape shape : op->input_shapes)

@@ -197,7 +197,7 @@ ArgRange TraceBuilder::append_args(const std::vector<Arg>& args) {
     if (const auto* text = std::get_if<StringArg>(&arg.value))
       require_string(trace_.strings_, text->id, "argument value");
   }
-  return arg_runs_.store(trace_.args_, trace_.arg_lists_, args);
+  return arg_runs_.store(trace_.side_.args, trace_.side_.arg_lists, args);
 }
 
 template <typename Column>
@@ -216,12 +216,12 @@ static void require_time(TimeNs time, const char* what) {
 }
 
 std::uint32_t TraceBuilder::store_op(const OpInfo& op) {
-  ShapeLists& shapes = trace_.shapes_;
+  ShapeLists& shapes = trace_.side_.shapes;
   const std::uint32_t input_shapes = shape_lists_.find_or_add(
       record_hash(op.input_shapes),
       [&](std::uint32_t stored) { return shapes.equal(stored, op.input_shapes); },
       [&] { return shapes.append(op.input_shapes); });
-  return op_records_.store(trace_.op_details_,
+  return op_records_.store(trace_.side_.op_details,
                            {input_shapes, op.flops, op.bytes_read, op.bytes_written});
 }
 
@@ -233,7 +233,7 @@ TensorRun TraceBuilder::append_tensor_ids(const OpInfo& op) {
                      " written, more than the " + std::to_string(TensorRun::kMaxTensors) +
                      " of each a trace holds");
   }
-  std::vector<std::uint64_t>& ids = trace_.tensor_ids_;
+  std::vector<std::uint64_t>& ids = trace_.side_.tensor_ids;
   if (ids.size() + op.tensors_read.size() + op.tensors_written.size() > kNoIndex) {
     throw TraceError("more than 2^32 - 1 tensor ids in one trace");
   }
@@ -259,15 +259,15 @@ EventRef TraceBuilder::add_span(std::uint32_t track, const SpanRecord& span) {
   TensorRun tensors;
   if (span.kernel || span.copy || span.op || !span.args.empty()) {
     SpanDetail detail;
-    if (span.kernel) detail.kernel = kernel_records_.store(trace_.kernels_, *span.kernel);
-    if (span.copy) detail.copy = copy_records_.store(trace_.copies_, *span.copy);
+    if (span.kernel) detail.kernel = kernel_records_.store(trace_.side_.kernels, *span.kernel);
+    if (span.copy) detail.copy = copy_records_.store(trace_.side_.copies, *span.copy);
     if (span.op) {
       detail.op = store_op(*span.op);
       if (!span.op->tensors_read.empty() || !span.op->tensors_written.empty())
         tensors = append_tensor_ids(*span.op);
     }
     detail.args = append_args(span.args);
-    detail_index = detail_records_.store(trace_.span_details_, detail);
+    detail_index = detail_records_.store(trace_.side_.span_details, detail);
   }
   SpanColumns& spans = target.spans_;
   spans.start.push_back(span.start);
@@ -400,34 +400,27 @@ TraceBuilder::SortedPositions TraceBuilder::sort_tracks() {
 // Side tables follow the sorted events (track by track, spans then instants, memory contexts per
 // track), so two builds of the same events compare equal whatever order they arrived in.
 void TraceBuilder::order_side_tables() {
-  const Trace& old = trace_;
-  std::vector<SpanDetail> details;
-  std::vector<KernelInfo> kernels;
-  std::vector<CopyInfo> copies;
-  std::vector<OpDetail> ops;
-  ShapeLists shapes;
-  std::vector<std::uint64_t> tensor_ids;
-  std::vector<Arg> args;
-  std::vector<std::uint32_t> arg_lists;
-  details.reserve(old.span_details_.size());
-  tensor_ids.reserve(old.tensor_ids_.size());
-  args.reserve(old.args_.size());
-  arg_lists.reserve(old.arg_lists_.size());
-  Renumbering detail_of(old.span_details_.size());
-  Renumbering kernel_of(old.kernels_.size());
-  Renumbering copy_of(old.copies_.size());
-  Renumbering op_of(old.op_details_.size());
-  Renumbering shapes_of(old.shapes_.size());
-  Renumbering arg_of(old.args_.size());
+  const SideTables& old = trace_.side_;
+  SideTables sorted;
+  sorted.span_details.reserve(old.span_details.size());
+  sorted.tensor_ids.reserve(old.tensor_ids.size());
+  sorted.args.reserve(old.args.size());
+  sorted.arg_lists.reserve(old.arg_lists.size());
+  Renumbering detail_of(old.span_details.size());
+  Renumbering kernel_of(old.kernels.size());
+  Renumbering copy_of(old.copies.size());
+  Renumbering op_of(old.op_details.size());
+  Renumbering shapes_of(old.shapes.size());
+  Renumbering arg_of(old.args.size());
   // Each distinct list starts at its own position of the list table.
-  Renumbering list_at(old.arg_lists_.size());
+  Renumbering list_at(old.arg_lists.size());
   const auto move_args = [&](ArgRange range) {
     if (range.count == 0) return ArgRange{};
     const std::uint32_t begin = list_at(range.begin, [&](std::uint32_t first) {
-      const auto moved = static_cast<std::uint32_t>(arg_lists.size());
+      const auto moved = static_cast<std::uint32_t>(sorted.arg_lists.size());
       for (std::uint32_t entry = first; entry < first + range.count; ++entry) {
-        arg_lists.push_back(arg_of(old.arg_lists_[entry], [&](std::uint32_t arg) {
-          return append_entry(args, old.args_[arg]);
+        sorted.arg_lists.push_back(arg_of(old.arg_lists[entry], [&](std::uint32_t arg) {
+          return append_entry(sorted.args, old.args[arg]);
         }));
       }
       return moved;
@@ -435,21 +428,23 @@ void TraceBuilder::order_side_tables() {
     return ArgRange{begin, range.count};
   };
   const auto move_op = [&](std::uint32_t index) {
-    OpDetail op = old.op_details_[index];
-    op.input_shapes = shapes_of(
-        op.input_shapes, [&](std::uint32_t list) { return shapes.append(old.shapes_.list(list)); });
-    return append_entry(ops, op);
+    OpDetail op = old.op_details[index];
+    op.input_shapes = shapes_of(op.input_shapes, [&](std::uint32_t list) {
+      return sorted.shapes.append(old.shapes.list(list));
+    });
+    return append_entry(sorted.op_details, op);
   };
   const auto move_detail = [&](std::uint32_t index) {
-    SpanDetail detail = old.span_details_[index];
+    SpanDetail detail = old.span_details[index];
     detail.kernel = kernel_of(detail.kernel, [&](std::uint32_t kernel) {
-      return append_entry(kernels, old.kernels_[kernel]);
+      return append_entry(sorted.kernels, old.kernels[kernel]);
     });
-    detail.copy = copy_of(
-        detail.copy, [&](std::uint32_t copy) { return append_entry(copies, old.copies_[copy]); });
+    detail.copy = copy_of(detail.copy, [&](std::uint32_t copy) {
+      return append_entry(sorted.copies, old.copies[copy]);
+    });
     detail.op = op_of(detail.op, move_op);
     detail.args = move_args(detail.args);
-    return append_entry(details, detail);
+    return append_entry(sorted.span_details, detail);
   };
   for (Track& track : trace_.tracks_) {
     IndexColumn renumbered;
@@ -458,10 +453,10 @@ void TraceBuilder::order_side_tables() {
       renumbered.push_back(detail_of(detail_index, move_detail));
     track.spans_.detail = std::move(renumbered);
     for (TensorRun& run : track.spans_.tensors) {
-      const auto ids = std::span<const std::uint64_t>(old.tensor_ids_)
+      const auto ids = std::span<const std::uint64_t>(old.tensor_ids)
                            .subspan(run.begin, std::size_t{run.read} + run.written);
-      run.begin = static_cast<std::uint32_t>(tensor_ids.size());
-      tensor_ids.insert(tensor_ids.end(), ids.begin(), ids.end());
+      run.begin = static_cast<std::uint32_t>(sorted.tensor_ids.size());
+      sorted.tensor_ids.insert(sorted.tensor_ids.end(), ids.begin(), ids.end());
     }
     for (ArgRange& range : track.instants_.args)
       range = move_args(range);
@@ -475,14 +470,7 @@ void TraceBuilder::order_side_tables() {
     }
     memory.contexts = std::move(contexts);
   }
-  trace_.span_details_ = std::move(details);
-  trace_.kernels_ = std::move(kernels);
-  trace_.copies_ = std::move(copies);
-  trace_.op_details_ = std::move(ops);
-  trace_.shapes_ = std::move(shapes);
-  trace_.tensor_ids_ = std::move(tensor_ids);
-  trace_.args_ = std::move(args);
-  trace_.arg_lists_ = std::move(arg_lists);
+  trace_.side_ = std::move(sorted);
 }
 
 // A span's depth is the number of earlier spans still open when it starts. A span that overlaps
@@ -792,10 +780,11 @@ void TraceBuilder::release_spare_capacity() {
         memory.contexts);
     fit(track.spans_by_depth_, track.depth_begin_);
   }
-  trace_.shapes_.shrink_to_fit();
+  trace_.side_.shapes.shrink_to_fit();
   trace_.flows_.shrink_to_fit();
-  fit(trace_.processes_, trace_.tracks_, trace_.span_details_, trace_.kernels_, trace_.copies_,
-      trace_.op_details_, trace_.tensor_ids_, trace_.args_, trace_.arg_lists_);
+  fit(trace_.processes_, trace_.tracks_, trace_.side_.span_details, trace_.side_.kernels,
+      trace_.side_.copies, trace_.side_.op_details, trace_.side_.tensor_ids, trace_.side_.args,
+      trace_.side_.arg_lists);
 }
 
 }  // namespace tscope::trace

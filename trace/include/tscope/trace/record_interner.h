@@ -17,7 +17,12 @@ namespace tscope::trace {
 // FNV-1a over 64-bit words: cheap, and good enough to bucket records compared in full anyway.
 class RecordHash {
  public:
-  void mix(std::uint64_t value) { hash_ = (hash_ ^ value) * 0x100000001b3ull; }
+  // Mixes each value in turn as one 64-bit word (integers and enums).
+  template <typename... Words>
+  RecordHash& mix(Words... words) {
+    ((hash_ = (hash_ ^ static_cast<std::uint64_t>(words)) * 0x100000001b3ull), ...);
+    return *this;
+  }
   template <typename Integer>
   void mix_all(std::span<const Integer> values) {
     mix(values.size());

@@ -42,6 +42,23 @@ struct OpView {
   std::span<const std::uint64_t> tensors_written;
 };
 
+// What spans and instants point into by index: shared span details and the kernel, copy and
+// operator records they name, the operators' shape lists and tensor ids, and argument lists. The
+// builder keeps them in the order of the sorted events (TraceBuilder::order_side_tables).
+struct SideTables {
+  std::vector<SpanDetail> span_details;
+  std::vector<KernelInfo> kernels;
+  std::vector<CopyInfo> copies;
+  std::vector<OpDetail> op_details;
+  ShapeLists shapes;
+  std::vector<std::uint64_t> tensor_ids;
+  // Each distinct argument once; lists of them are runs of arg_lists.
+  std::vector<Arg> args;
+  std::vector<std::uint32_t> arg_lists;
+
+  bool operator==(const SideTables&) const = default;
+};
+
 class Trace {
  public:
   const StringTable& strings() const { return strings_; }
@@ -54,15 +71,15 @@ class Trace {
   const TraceMetadata& metadata() const { return metadata_; }
   TraceMetadata& metadata() { return metadata_; }
 
-  const std::vector<SpanDetail>& span_details() const { return span_details_; }
-  const std::vector<KernelInfo>& kernels() const { return kernels_; }
-  const std::vector<CopyInfo>& copies() const { return copies_; }
-  const std::vector<OpDetail>& op_details() const { return op_details_; }
-  const ShapeLists& shapes() const { return shapes_; }
-  const std::vector<std::uint64_t>& tensor_ids() const { return tensor_ids_; }
+  const std::vector<SpanDetail>& span_details() const { return side_.span_details; }
+  const std::vector<KernelInfo>& kernels() const { return side_.kernels; }
+  const std::vector<CopyInfo>& copies() const { return side_.copies; }
+  const std::vector<OpDetail>& op_details() const { return side_.op_details; }
+  const ShapeLists& shapes() const { return side_.shapes; }
+  const std::vector<std::uint64_t>& tensor_ids() const { return side_.tensor_ids; }
   // Each distinct argument once; lists of them are runs of arg_lists().
-  const std::vector<Arg>& args() const { return args_; }
-  const std::vector<std::uint32_t>& arg_lists() const { return arg_lists_; }
+  const std::vector<Arg>& args() const { return side_.args; }
+  const std::vector<std::uint32_t>& arg_lists() const { return side_.arg_lists; }
 
   // The shared detail of one span, or nullptr when it has none.
   const SpanDetail* span_detail(std::uint32_t track, std::uint32_t span) const;
@@ -87,14 +104,7 @@ class Trace {
   std::vector<Process> processes_;
   std::vector<Track> tracks_;
   FlowTable flows_;
-  std::vector<SpanDetail> span_details_;
-  std::vector<KernelInfo> kernels_;
-  std::vector<CopyInfo> copies_;
-  std::vector<OpDetail> op_details_;
-  ShapeLists shapes_;
-  std::vector<std::uint64_t> tensor_ids_;
-  std::vector<Arg> args_;
-  std::vector<std::uint32_t> arg_lists_;
+  SideTables side_;
   TraceMetadata metadata_;
 };
 
