@@ -93,14 +93,11 @@ CommOverlap overlap_of(CommunicationEvents communication, std::vector<TimeInterv
 CommOverlap gpu_overlap(const trace::Trace& trace, const StepSet& steps) {
   CommunicationEvents communication;
   std::vector<TimeInterval> compute;
-  for_each_gpu_span(trace,
-                    [&](const trace::SpanColumns& spans, std::uint32_t i, trace::EventRef span) {
-                      const GpuWork work = gpu_work(spans.category[i], trace.string(spans.name[i]));
-                      if (work == GpuWork::kCommunication)
-                        communication.add(spans.start[i], spans.end(i), span);
-                      if (work == GpuWork::kCompute)
-                        compute.push_back({spans.start[i], spans.end(i)});
-                    });
+  for_each_gpu_span(trace, [&](const trace::SpanColumns& spans, std::uint32_t i, EventRef span) {
+    const GpuWork work = gpu_work(spans.category[i], trace.string(spans.name[i]));
+    if (work == GpuWork::kCommunication) communication.add(spans.start[i], spans.end(i), span);
+    if (work == GpuWork::kCompute) compute.push_back({spans.start[i], spans.end(i)});
+  });
   if (communication.intervals.empty() && compute.empty()) return {};
   return overlap_of(std::move(communication), std::move(compute), true, steps);
 }
