@@ -164,8 +164,8 @@ const std::vector<StreamActivities>& AnalysisContext::stream_activities() const 
   return *stream_activities_;
 }
 
-const MemoryOrder& AnalysisContext::memory_order() const {
-  if (!memory_order_) memory_order_ = std::make_shared<const MemoryOrder>(*trace_);
+const trace::MemoryOrder& AnalysisContext::memory_order() const {
+  if (!memory_order_) memory_order_ = std::make_shared<const trace::MemoryOrder>(*trace_);
   return *memory_order_;
 }
 

@@ -26,12 +26,12 @@ bool is_input_batch(const trace::Trace& trace, const AllocationSite& site) {
 // Bytes of input batches alive after each memory event that changes them, in time order. A free
 // is matched to its allocation by address: the op running at a free is not the one that made it.
 std::vector<std::pair<trace::TimeNs, double>> input_batch_series(const trace::Trace& trace,
-                                                                 const MemoryOrder& order) {
+                                                                 const trace::MemoryOrder& order) {
   std::vector<std::pair<trace::TimeNs, double>> series;
   std::unordered_map<std::uint32_t, std::unordered_map<std::uint64_t, double>> inputs;
   double alive = 0;
   for (std::size_t position = 0; position < order.size(); ++position) {
-    const MemoryStep event = order.at(position);
+    const trace::MemoryStep event = order.at(position);
     const trace::MemoryColumns& memory = trace.track(event.track).memory();
     const std::uint64_t address = memory.address[event.index];
     if (address == 0) continue;
@@ -99,7 +99,7 @@ PeakSplit split_live(const trace::Trace& trace, const MemoryReplay& replay,
 
 // Sizes of the blocks alive before the first step that are not input batches: the model's state.
 std::unordered_set<std::uint64_t> model_state_sizes(const trace::Trace& trace,
-                                                    const MemoryOrder& order,
+                                                    const trace::MemoryOrder& order,
                                                     trace::TimeNs first_step) {
   MemoryReplay replay(trace, order);
   replay.advance_until(first_step);
@@ -135,7 +135,7 @@ std::string batch_text(double batch) {
 
 }  // namespace
 
-std::vector<StepDemand> step_demands(const trace::Trace& trace, const MemoryOrder& order,
+std::vector<StepDemand> step_demands(const trace::Trace& trace, const trace::MemoryOrder& order,
                                      const StepSet& steps, const std::vector<OomEvent>& ooms) {
   std::vector<StepDemand> demands;
   if (steps.whole_trace || steps.steps.empty()) return demands;

@@ -48,9 +48,9 @@ struct BatchFit {
   std::string derivation;  // one sentence on how fixed and per-sample bytes were found
 };
 
-// Per step with a batch_size, its demand; `order` is MemoryOrder(trace), `ooms` in time
+// Per step with a batch_size, its demand; `order` is trace::MemoryOrder(trace), `ooms` in time
 // order.
-std::vector<StepDemand> step_demands(const trace::Trace& trace, const MemoryOrder& order,
+std::vector<StepDemand> step_demands(const trace::Trace& trace, const trace::MemoryOrder& order,
                                      const StepSet& steps, const std::vector<OomEvent>& ooms);
 
 // The fit under `limit_bytes`, or nothing when no step says its batch size.

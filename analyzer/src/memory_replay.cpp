@@ -13,44 +13,13 @@ std::string site_label(const trace::Trace& trace, const AllocationSite& site) {
   return std::string(scope) + " / " + std::string(owner);
 }
 
-MemoryOrder::MemoryOrder(const trace::Trace& trace) : trace_(&trace) {
-  std::size_t pools = 0;
-  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
-    const trace::MemoryColumns& memory = trace.track(track_index).memory();
-    if (memory.size() == 0) continue;
-    ++pools;
-    only_track_ = track_index;
-    only_size_ = memory.size();
-  }
-  if (pools == 1) {
-    const trace::TimeColumn& times = trace.track(only_track_).memory().time;
-    if (std::is_sorted(times.begin(), times.end())) return;
-  }
-  only_track_ = trace::kNoIndex;
-  only_size_ = 0;
-  for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
-    const trace::MemoryColumns& memory = trace.track(track_index).memory();
-    for (std::uint32_t i = 0; i < memory.size(); ++i)
-      steps_.push_back({memory.time[i], track_index, i});
-  }
-  // A stable sort keeps same-time events in recorded order.
-  std::stable_sort(steps_.begin(), steps_.end(),
-                   [](const MemoryStep& a, const MemoryStep& b) { return a.time < b.time; });
-}
-
-MemoryStep MemoryOrder::at(std::size_t position) const {
-  if (only_track_ == trace::kNoIndex) return steps_[position];
-  return {trace_->track(only_track_).memory().time[position], only_track_,
-          static_cast<std::uint32_t>(position)};
-}
-
-MemoryReplay::MemoryReplay(const trace::Trace& trace, const MemoryOrder& order)
+MemoryReplay::MemoryReplay(const trace::Trace& trace, const trace::MemoryOrder& order)
     : trace_(&trace), order_(&order), pools_(trace.tracks().size()) {}
 
 void MemoryReplay::advance_to(std::size_t position) {
   position = std::min(position, order_->size());
   for (; position_ < position; ++position_) {
-    const MemoryStep step = order_->at(position_);
+    const trace::MemoryStep step = order_->at(position_);
     const trace::MemoryColumns& memory = trace_->track(step.track).memory();
     PoolState& state = pools_[step.track];
     if (state.live == nullptr) {

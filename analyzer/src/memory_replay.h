@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tscope/trace/memory_order.h"
 #include "tscope/trace/trace.h"
 
 namespace tscope::analyzer {
@@ -29,42 +30,16 @@ struct LiveAllocation {
   trace::TimeNs time = 0;
 };
 
-// One memory event of the merged, time-ordered stream.
-struct MemoryStep {
-  trace::TimeNs time = 0;
-  std::uint32_t track = 0;
-  std::uint32_t index = 0;
-};
-
-// Every memory event of every pool of `trace` in time order; same-time events keep their recorded
-// order. Several replays can walk one order (AnalysisContext::memory_order() holds the report's).
-// When one pool holds every event, in order, that pool's columns are the order and no index is
-// kept (16 bytes per event otherwise).
-class MemoryOrder {
- public:
-  explicit MemoryOrder(const trace::Trace& trace);
-
-  std::size_t size() const { return only_track_ != trace::kNoIndex ? only_size_ : steps_.size(); }
-  bool empty() const { return size() == 0; }
-  MemoryStep at(std::size_t position) const;
-
- private:
-  const trace::Trace* trace_;
-  std::uint32_t only_track_ = trace::kNoIndex;
-  std::size_t only_size_ = 0;
-  std::vector<MemoryStep> steps_;
-};
-
 class MemoryReplay {
  public:
-  // `order` is MemoryOrder(trace) and must outlive the replay.
-  MemoryReplay(const trace::Trace& trace, const MemoryOrder& order);
+  // `order` is trace::MemoryOrder(trace) and must outlive the replay.
+  MemoryReplay(const trace::Trace& trace, const trace::MemoryOrder& order);
 
   bool empty() const { return order_->empty(); }
   std::size_t event_count() const { return order_->size(); }
   trace::TimeNs time_of(std::size_t position) const { return order_->at(position).time; }
   // The memory event at `position` of the merged order.
-  MemoryStep event_at(std::size_t position) const { return order_->at(position); }
+  trace::MemoryStep event_at(std::size_t position) const { return order_->at(position); }
   // Applies events up to (not including) `position` of the merged order; only moves forward.
   void advance_to(std::size_t position);
   // Applies every event with time < `time` (or <= when `inclusive`).
@@ -92,7 +67,7 @@ class MemoryReplay {
   };
 
   const trace::Trace* trace_;
-  const MemoryOrder* order_;
+  const trace::MemoryOrder* order_;
   // Per track: that pool's entries of live_ and totals_, found once instead of per event
   // (entries of an unordered_map stay where they are when it grows).
   std::vector<PoolState> pools_;

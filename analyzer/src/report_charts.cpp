@@ -37,7 +37,7 @@ std::vector<StepBreakdown> step_breakdowns(const trace::Trace& trace, const Repo
 }
 
 void memory_samples(const trace::Trace& trace, ReportCharts& charts) {
-  const MemoryOrder order(trace);
+  const trace::MemoryOrder order(trace);
   MemoryReplay replay(trace, order);
   if (replay.empty()) return;
   const double first = static_cast<double>(replay.time_of(0));

@@ -7,6 +7,7 @@
 #include "saturating_bytes.h"
 #include "tscope/analyzer/allocation_category.h"
 #include "tscope/analyzer/memory.h"
+#include "tscope/trace/memory_order.h"
 
 namespace tscope::gui {
 namespace {
@@ -14,25 +15,6 @@ namespace {
 // A stack is rebuilt from the nearest checkpoint: at most this many deltas per pixel column.
 constexpr std::size_t kCheckpointEvery = 256;
 constexpr std::size_t kNoEvent = static_cast<std::size_t>(-1);
-
-struct MemoryEvent {
-  TimeNs time;
-  std::uint32_t track;
-  std::uint32_t index;
-};
-
-// Every memory event in time order; each pool is time-sorted, a stable sort keeps its order.
-std::vector<MemoryEvent> time_ordered(const trace::Trace& trace) {
-  std::vector<MemoryEvent> order;
-  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
-    const trace::MemoryColumns& memory = trace.track(track).memory();
-    for (std::uint32_t i = 0; i < memory.size(); ++i)
-      order.push_back({memory.time[i], track, i});
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [](const MemoryEvent& a, const MemoryEvent& b) { return a.time < b.time; });
-  return order;
-}
 
 // What the grouping groups by: an op or scope name, or a category's number.
 std::uint32_t key_of(const trace::Trace& trace, MemoryGrouping grouping, trace::StringId owner,
@@ -58,11 +40,11 @@ struct Block {
 // `done(position)` after each event; a free counts against the key its allocation had (the op
 // running at a free is another).
 template <typename Change, typename Done>
-void replay(const trace::Trace& trace, const std::vector<MemoryEvent>& order,
-            MemoryGrouping grouping, Change&& change, Done&& done) {
+void replay(const trace::Trace& trace, const trace::MemoryOrder& order, MemoryGrouping grouping,
+            Change&& change, Done&& done) {
   std::unordered_map<std::uint32_t, std::unordered_map<std::uint64_t, Block>> live;
   for (std::size_t position = 0; position < order.size(); ++position) {
-    const MemoryEvent& event = order[position];
+    const trace::MemoryStep event = order.at(position);
     const trace::MemoryColumns& memory = trace.track(event.track).memory();
     auto& pool = live[event.track];
     const std::uint64_t address = memory.address[event.index];
@@ -101,7 +83,7 @@ std::string key_name(const trace::Trace& trace, MemoryGrouping grouping, std::ui
 
 MemoryTimeline::MemoryTimeline(const trace::Trace& trace, MemoryGrouping grouping)
     : grouping_(grouping) {
-  const std::vector<MemoryEvent> order = time_ordered(trace);
+  const trace::MemoryOrder order(trace);
   if (order.empty()) return;
   // The peak first, then each key's bytes there: the groups shown are the peak's largest.
   std::int64_t total = 0;
@@ -150,7 +132,7 @@ MemoryTimeline::MemoryTimeline(const trace::Trace& trace, MemoryGrouping groupin
         delta_bytes_.push_back(bytes);
       },
       [&](std::size_t position) {
-        times_.push_back(order[position].time);
+        times_.push_back(order.at(position).time);
         totals_.push_back(static_cast<std::uint64_t>(std::max<std::int64_t>(0, live)));
         delta_begin_.push_back(static_cast<std::uint32_t>(delta_group_.size()));
         if (times_.size() % kCheckpointEvery == 0) checkpoints_.push_back(stack);
@@ -246,9 +228,10 @@ std::vector<MemoryColumn> MemoryTimeline::sample(TimeRange range, std::size_t co
 std::vector<LiveBlock> MemoryTimeline::blocks_at(const trace::Trace& trace, TimeNs time,
                                                  std::size_t group) const {
   // A click is rare: replaying up to it is cheaper than keeping every block's lifetime.
-  const std::vector<MemoryEvent> order = time_ordered(trace);
+  const trace::MemoryOrder order(trace);
   std::unordered_map<std::uint32_t, std::unordered_map<std::uint64_t, LiveBlock>> live;
-  for (const MemoryEvent& event : order) {
+  for (std::size_t position = 0; position < order.size(); ++position) {
+    const trace::MemoryStep event = order.at(position);
     if (event.time > time) break;
     const trace::MemoryColumns& memory = trace.track(event.track).memory();
     auto& pool = live[event.track];

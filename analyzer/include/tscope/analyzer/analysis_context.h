@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tscope/analyzer/steps.h"
+#include "tscope/trace/memory_order.h"
 #include "tscope/trace/trace.h"
 
 namespace tscope::analyzer {
@@ -40,7 +41,6 @@ struct AnalysisOptions {
 
 struct TimeBreakdown;
 struct StreamActivities;
-class MemoryOrder;
 
 // A kernel, copy, memset or collective on a GPU stream, classified once for every analysis.
 struct GpuActivity {
@@ -100,9 +100,9 @@ class AnalysisContext {
   // build_stream_activities(*this), computed on first use: the per-stream idle breakdown and
   // launch queue both replay them.
   const std::vector<StreamActivities>& stream_activities() const;
-  // Every memory event of every pool in one time order (MemoryOrder, analyzer/src), computed on
-  // first use: each memory replay of the report walks it.
-  const MemoryOrder& memory_order() const;
+  // Every memory event of every pool in one time order, computed on first use: each memory replay
+  // of the report walks it.
+  const trace::MemoryOrder& memory_order() const;
 
  private:
   void classify_gpu_activities();
@@ -119,7 +119,7 @@ class AnalysisContext {
   std::vector<std::vector<std::uint64_t>> launch_by_span_;
   mutable std::shared_ptr<const TimeBreakdown> time_breakdown_;
   mutable std::shared_ptr<const std::vector<StreamActivities>> stream_activities_;
-  mutable std::shared_ptr<const MemoryOrder> memory_order_;
+  mutable std::shared_ptr<const trace::MemoryOrder> memory_order_;
 };
 
 }  // namespace tscope::analyzer
