@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <tuple>
 #include <utility>
 
@@ -40,16 +41,22 @@ class OpProfile {
  private:
   static constexpr std::size_t kMaxTensors = 8;
 
+  // The tensors on one side of the op, read or written: the first kMaxTensors listed, all counted.
+  struct Side {
+    std::array<profiler::OpTensor, kMaxTensors> listed{};
+    std::size_t listed_count = 0;
+    std::uint64_t elements = 0;
+    std::uint64_t largest_elements = 0;
+    std::uint64_t bytes = 0;
+
+    void add(const Tensor& tensor);
+    std::span<const profiler::OpTensor> tensors() const { return {listed.data(), listed_count}; }
+  };
+
   OpKind op_;
   profiler::OpRange range_;
-  std::array<profiler::OpTensor, kMaxTensors> read_{};
-  std::array<profiler::OpTensor, kMaxTensors> written_{};
-  std::size_t read_count_ = 0;
-  std::size_t written_count_ = 0;
-  std::uint64_t largest_read_elements_ = 0;
-  std::uint64_t written_elements_ = 0;
-  std::uint64_t bytes_read_ = 0;
-  std::uint64_t bytes_written_ = 0;
+  Side read_;
+  Side written_;
 };
 
 }  // namespace tscope::engine
