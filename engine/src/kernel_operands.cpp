@@ -76,8 +76,8 @@ void check_cross_entropy_backward_operands(const Tensor& grad, const Tensor& log
   require_dtype(log_sum_exp, DType::kFloat32, "cross_entropy_backward");
 }
 
-void check_layer_norm_operands(const Tensor& x, const Tensor& weight, const Tensor& bias,
-                               const char* op_name) {
+LayerNormExtents layer_norm_extents(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                    const char* op_name) {
   require_dtype(x, DType::kFloat32, op_name);
   auto fits = [&](const Tensor& affine) {
     if (!affine.defined()) return true;
@@ -90,16 +90,18 @@ void check_layer_norm_operands(const Tensor& x, const Tensor& weight, const Tens
                       "got x " +
                       shape_to_string(x.shape()));
   }
+  return {x.size(0), x.size(1)};
 }
 
-void check_layer_norm_backward_operands(const Tensor& grad, const Tensor& x, const Tensor& weight,
-                                        const Tensor& mean, const Tensor& rstd) {
+LayerNormExtents layer_norm_backward_extents(const Tensor& grad, const Tensor& x,
+                                             const Tensor& weight, const Tensor& mean,
+                                             const Tensor& rstd) {
   constexpr const char* kOpName = "layer_norm_backward";
-  check_layer_norm_operands(x, weight, Tensor(), kOpName);
+  const LayerNormExtents extents = layer_norm_extents(x, weight, Tensor(), kOpName);
   require_dtype(grad, DType::kFloat32, kOpName);
   require_dtype(mean, DType::kFloat32, kOpName);
   require_dtype(rstd, DType::kFloat32, kOpName);
-  const Shape rows{x.size(0)};
+  const Shape rows{extents.rows};
   if (!grad.is_contiguous() || grad.shape() != x.shape() || !mean.is_contiguous() ||
       !rstd.is_contiguous() || mean.shape() != rows || rstd.shape() != rows) {
     throw EngineError("layer_norm_backward: expects grad contiguous " + shape_to_string(x.shape()) +
@@ -107,6 +109,7 @@ void check_layer_norm_backward_operands(const Tensor& grad, const Tensor& x, con
                       shape_to_string(grad.shape()) + ", " + shape_to_string(mean.shape()) +
                       " and " + shape_to_string(rstd.shape()));
   }
+  return extents;
 }
 
 void check_optimizer_operands(const char* op_name, std::span<const Tensor> parameters,

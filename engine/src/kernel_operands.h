@@ -34,12 +34,18 @@ std::int64_t checked_bias_gelu_dropout_backward_features(const Tensor& grad, con
 void check_cross_entropy_backward_operands(const Tensor& grad, const Tensor& logits,
                                            const Tensor& targets, const Tensor& log_sum_exp);
 
+// The rows a layer norm normalizes and their length, as both backends' kernels take them.
+struct LayerNormExtents {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+};
 // x a contiguous float32 [rows, cols] matrix; weight and bias undefined or contiguous [cols].
-void check_layer_norm_operands(const Tensor& x, const Tensor& weight, const Tensor& bias,
-                               const char* op_name);
+LayerNormExtents layer_norm_extents(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                    const char* op_name);
 // As above for x and weight, and grad contiguous of x's shape, mean and rstd contiguous [rows].
-void check_layer_norm_backward_operands(const Tensor& grad, const Tensor& x, const Tensor& weight,
-                                        const Tensor& mean, const Tensor& rstd);
+LayerNormExtents layer_norm_backward_extents(const Tensor& grad, const Tensor& x,
+                                             const Tensor& weight, const Tensor& mean,
+                                             const Tensor& rstd);
 
 // Throws unless the gradients and every state list run parallel to the parameters and each
 // parameter's gradient and states are contiguous float32 tensors of its shape.

@@ -23,9 +23,7 @@ const float* floats_or_null(const Tensor& tensor) {
 
 std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& x, const Tensor& weight,
                                               const Tensor& bias, double eps) {
-  check_layer_norm_operands(x, weight, bias, "layer_norm");
-  const std::int64_t rows = x.size(0);
-  const std::int64_t cols = x.size(1);
+  const auto [rows, cols] = layer_norm_extents(x, weight, bias, "layer_norm");
   const auto count = static_cast<double>(cols);
   Tensor mean = empty({rows}, {.device = x.device()});
   Tensor rstd = empty({rows}, {.device = x.device()});
@@ -61,9 +59,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
                                                        const Tensor& weight, const Tensor& mean,
                                                        const Tensor& rstd,
                                                        const LayerNormGradNeeds& needs) {
-  check_layer_norm_backward_operands(grad, x, weight, mean, rstd);
-  const std::int64_t rows = x.size(0);
-  const std::int64_t cols = x.size(1);
+  const auto [rows, cols] = layer_norm_backward_extents(grad, x, weight, mean, rstd);
   const auto count = static_cast<double>(cols);
   const float* scale = floats_or_null(weight);
   Tensor grad_input = needs.input ? empty(x.shape(), {.device = x.device()}) : Tensor();
@@ -102,8 +98,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
     for (std::size_t i = 0; i < bias_sums.size(); ++i)
       bias_sums[i] += upstream[i];
   }
-  auto column_sums = [&](const std::vector<double>& sums) {
-    Tensor result = empty({cols}, {.device = x.device()});
+  auto column_sums = [&x](const std::vector<double>& sums) {
+    Tensor result = empty({static_cast<std::int64_t>(sums.size())}, {.device = x.device()});
     for (std::size_t i = 0; i < sums.size(); ++i)
       result.data<float>()[i] = static_cast<float>(sums[i]);
     return result;

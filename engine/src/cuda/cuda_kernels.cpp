@@ -405,14 +405,13 @@ Tensor cross_entropy_backward(const Tensor& grad, const Tensor& logits, const Te
 
 std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& x, const Tensor& weight,
                                               const Tensor& bias, double eps) {
-  check_layer_norm_operands(x, weight, bias, "layer_norm");
+  const auto [rows, cols] = layer_norm_extents(x, weight, bias, "layer_norm");
   const cudaStream_t stream = compute_stream(x.device());
-  const std::int64_t rows = x.size(0);
   Tensor mean = empty({rows}, {.device = x.device()});
   Tensor rstd = empty({rows}, {.device = x.device()});
   Tensor out = empty(x.shape(), {.device = x.device()});
   launch_layer_norm(floats(out), floats(mean), floats(rstd), floats(x), floats_or_null(weight),
-                    floats_or_null(bias), rows, x.size(1), eps, stream);
+                    floats_or_null(bias), rows, cols, eps, stream);
   TSCOPE_CUDA_CHECK_LAUNCH("layer_norm");
   return {std::move(out), std::move(mean), std::move(rstd)};
 }
@@ -421,10 +420,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
                                                        const Tensor& weight, const Tensor& mean,
                                                        const Tensor& rstd,
                                                        const LayerNormGradNeeds& needs) {
-  check_layer_norm_backward_operands(grad, x, weight, mean, rstd);
+  const auto [rows, cols] = layer_norm_backward_extents(grad, x, weight, mean, rstd);
   const cudaStream_t stream = compute_stream(x.device());
-  const std::int64_t rows = x.size(0);
-  const std::int64_t cols = x.size(1);
   Tensor grad_input;
   if (needs.input) {
     grad_input = empty(x.shape(), {.device = x.device()});
@@ -445,7 +442,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
                                       floats_or_null(bias_partials), floats(grad), floats(x),
                                       floats(mean), floats(rstd), rows, cols, stream);
     TSCOPE_CUDA_CHECK_LAUNCH("layer_norm_backward");
-    auto column_sums = [&](const Tensor& partials) {
+    // cols by copy: clang before 16 cannot capture a structured binding.
+    auto column_sums = [&, cols = cols](const Tensor& partials) {
       Tensor sums = empty({cols}, {.device = x.device()});
       launch_sum_column_partials(floats(sums), floats(partials), chunks, cols, stream);
       TSCOPE_CUDA_CHECK_LAUNCH("layer_norm_backward");
