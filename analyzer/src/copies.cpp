@@ -38,10 +38,17 @@ std::optional<EventRef> sync_after(const trace::Trace& trace, EventRef launch) {
 struct CopyFacts {
   EventRef copy;
   trace::CopyInfo info;
-  std::optional<EventRef> launch;
+  TimeNs copy_ns = 0;
   std::optional<EventRef> waiting_sync;
   bool blocking_call = false;
+  // The host's wait for the copy: the blocking copy call, and the synchronization that follows.
+  TimeNs host_wait_ns = 0;
 };
+
+// A cost summed over every step, as time per mean step and share of the step time.
+FindingCost per_step(const AnalysisContext& context, double total_ns) {
+  return {total_ns / context.step_count(), total_ns / context.steps().total_ns(), 0};
+}
 
 std::vector<CopyFacts> copies_in_steps(const AnalysisContext& context) {
   const trace::Trace& trace = context.trace();
@@ -54,11 +61,13 @@ std::vector<CopyFacts> copies_in_steps(const AnalysisContext& context) {
     CopyFacts facts;
     facts.copy = span;
     facts.info = trace.copies()[detail.copy];
-    facts.launch = context.launch_of(facts.copy);
-    if (facts.launch) {
-      const trace::SpanColumns& host = trace.track(facts.launch->track).spans();
-      facts.blocking_call = is_blocking_copy_call(trace.string(host.name[facts.launch->index]));
-      facts.waiting_sync = sync_after(trace, *facts.launch);
+    facts.copy_ns = duration(trace, span);
+    if (const std::optional<EventRef> launch = context.launch_of(span)) {
+      const trace::SpanColumns& host = trace.track(launch->track).spans();
+      facts.blocking_call = is_blocking_copy_call(trace.string(host.name[launch->index]));
+      if (facts.blocking_call) facts.host_wait_ns += duration(trace, *launch);
+      facts.waiting_sync = sync_after(trace, *launch);
+      if (facts.waiting_sync) facts.host_wait_ns += duration(trace, *facts.waiting_sync);
     }
     copies.push_back(facts);
   });
@@ -71,7 +80,6 @@ bool is_pageable(const trace::CopyInfo& copy) {
 }
 
 Finding pageable_copies(const AnalysisContext& context, const std::vector<CopyFacts>& copies) {
-  const trace::Trace& trace = context.trace();
   Finding finding;
   finding.kind = "pageable_copy";
   double copy_ns = 0;
@@ -82,20 +90,18 @@ Finding pageable_copies(const AnalysisContext& context, const std::vector<CopyFa
     if (!is_pageable(copy.info)) continue;
     ++count;
     bytes += static_cast<double>(copy.info.bytes);
-    copy_ns += static_cast<double>(duration(trace, copy.copy));
+    copy_ns += static_cast<double>(copy.copy_ns);
     if (copy.waiting_sync) ++followed_by_sync;
     if (finding.evidence.size() < kMaxEvidence) finding.evidence.push_back(copy.copy);
   }
   if (count == 0) return finding;
-  const double steps = context.step_count();
-  const double share = copy_ns / context.steps().total_ns();
-  finding.severity = std::max(Severity::kLow, severity_for_share(share));
+  finding.cost = per_step(context, copy_ns);
+  finding.severity = std::max(Severity::kLow, severity_for_share(finding.cost.share_of_step));
   finding.title =
       std::to_string(static_cast<long>(count)) + " copies from or to pageable host memory";
-  finding.cost = {copy_ns / steps, share, 0};
   finding.metrics = {{"copies", count, "count"},
                      {"bytes", bytes, "bytes"},
-                     {"copy_ns_per_step", copy_ns / steps, "ns"},
+                     {"copy_ns_per_step", finding.cost.time_per_step_ns, "ns"},
                      {"followed_by_sync", followed_by_sync, "count"}};
   finding.explanation = std::to_string(static_cast<long>(count)) + " copies (" +
                         format_bytes(bytes) + ", " + format_duration(copy_ns) +
@@ -104,12 +110,11 @@ Finding pageable_copies(const AnalysisContext& context, const std::vector<CopyFa
   finding.recommendation =
       "Allocate the host side of these copies in pinned memory (cudaHostAlloc, "
       "tensor.pin_memory(), DataLoader(pin_memory=True)) and copy with non_blocking=True.";
-  finding.estimated_gain_ns_per_step = copy_ns / steps / 2;
+  finding.estimated_gain_ns_per_step = finding.cost.time_per_step_ns / 2;
   return finding;
 }
 
 Finding synchronous_copies(const AnalysisContext& context, const std::vector<CopyFacts>& copies) {
-  const trace::Trace& trace = context.trace();
   Finding finding;
   finding.kind = "synchronous_copy";
   double count = 0;
@@ -118,31 +123,26 @@ Finding synchronous_copies(const AnalysisContext& context, const std::vector<Cop
   for (const CopyFacts& copy : copies) {
     if (!copy.blocking_call && !copy.waiting_sync) continue;
     ++count;
-    if (copy.blocking_call) blocked_ns += static_cast<double>(duration(trace, *copy.launch));
-    if (copy.waiting_sync) {
-      ++followed_by_sync;
-      blocked_ns += static_cast<double>(duration(trace, *copy.waiting_sync));
-    }
+    blocked_ns += static_cast<double>(copy.host_wait_ns);
+    if (copy.waiting_sync) ++followed_by_sync;
     if (finding.evidence.size() + 2 <= kMaxEvidence) {
       finding.evidence.push_back(copy.copy);
       if (copy.waiting_sync) finding.evidence.push_back(*copy.waiting_sync);
     }
   }
   if (count == 0) return finding;
-  const double steps = context.step_count();
-  const double share = blocked_ns / context.steps().total_ns();
-  finding.severity = std::max(Severity::kLow, severity_for_share(share));
+  finding.cost = per_step(context, blocked_ns);
+  finding.severity = std::max(Severity::kLow, severity_for_share(finding.cost.share_of_step));
   finding.title = std::to_string(static_cast<long>(count)) + " copies the host waits for";
-  finding.cost = {blocked_ns / steps, share, 0};
-  finding.estimated_gain_ns_per_step = blocked_ns / steps;
+  finding.estimated_gain_ns_per_step = finding.cost.time_per_step_ns;
   finding.metrics = {{"copies", count, "count"},
                      {"followed_by_sync", followed_by_sync, "count"},
-                     {"blocked_ns_per_step", blocked_ns / steps, "ns"}};
+                     {"blocked_ns_per_step", finding.cost.time_per_step_ns, "ns"}};
   finding.explanation = std::to_string(static_cast<long>(count)) +
                         " copies are synchronous: issued by a blocking copy call or followed "
                         "directly by a stream or device synchronization (" +
                         std::to_string(static_cast<long>(followed_by_sync)) +
-                        "), so the host idles " + format_duration(blocked_ns / steps) +
+                        "), so the host idles " + format_duration(finding.cost.time_per_step_ns) +
                         " per step until each one is done.";
   finding.recommendation =
       "Use cudaMemcpyAsync (non_blocking=True) from pinned memory and synchronize once, with an "
@@ -179,18 +179,16 @@ Finding synchronization_stalls(const AnalysisContext& context) {
     }
   }
   if (count == 0) return finding;
-  const double steps = context.step_count();
-  const double share = stall_ns / context.steps().total_ns();
-  finding.severity = severity_for_share(share);
+  finding.cost = per_step(context, stall_ns);
+  finding.severity = severity_for_share(finding.cost.share_of_step);
   finding.title = std::to_string(static_cast<long>(count)) + " synchronizations leave the GPU idle";
-  finding.cost = {stall_ns / steps, share, 0};
-  finding.estimated_gain_ns_per_step = stall_ns / steps;
+  finding.estimated_gain_ns_per_step = finding.cost.time_per_step_ns;
   finding.metrics = {{"synchronizations", count, "count"},
-                     {"gpu_stall_ns_per_step", stall_ns / steps, "ns"}};
+                     {"gpu_stall_ns_per_step", finding.cost.time_per_step_ns, "ns"}};
   finding.explanation = "After " + std::to_string(static_cast<long>(count)) +
                         " stream or device synchronizations the GPU had drained its queue and "
                         "waited for the host to launch more work: " +
-                        format_duration(stall_ns / steps) + " of GPU idle per step.";
+                        format_duration(finding.cost.time_per_step_ns) + " of GPU idle per step.";
   finding.recommendation =
       "Remove synchronizations from the step (host reads of GPU values, blocking copies) or "
       "move them after the next step's work is queued.";
@@ -216,12 +214,11 @@ Finding gpu_gaps(const AnalysisContext& context) {
     if (finding.evidence.size() < kMaxEvidence) finding.evidence.push_back(busy[i].first);
   }
   if (count == 0) return finding;
-  const double share = gap_ns / steps.total_ns();
-  finding.severity = severity_for_share(share);
+  finding.cost = per_step(context, gap_ns);
+  finding.severity = severity_for_share(finding.cost.share_of_step);
   finding.title = std::to_string(static_cast<long>(count)) + " GPU gaps of at least " +
                   format_duration(static_cast<double>(context.options().gpu_gap_ns));
-  finding.cost = {gap_ns / context.step_count(), share, 0};
-  finding.estimated_gain_ns_per_step = gap_ns / context.step_count();
+  finding.estimated_gain_ns_per_step = finding.cost.time_per_step_ns;
   finding.metrics = {{"gaps", count, "count"}, {"gap_ns", gap_ns, "ns"}};
   finding.explanation = "The GPU ran nothing for " + format_duration(gap_ns) + " in " +
                         std::to_string(static_cast<long>(count)) +
