@@ -28,11 +28,7 @@ namespace tscope::trace {
 namespace {
 
 using testing::PerfettoPacket;
-
-constexpr std::uint64_t kSliceBegin = 1;
-constexpr std::uint64_t kSliceEnd = 2;
-constexpr std::uint64_t kInstant = 3;
-constexpr std::uint64_t kCounter = 4;
+using Type = testing::PerfettoEventType;
 
 const char* const kRealTraces[] = {
     "kineto/hta_critical_path_alexnet_a100.json.gz",
@@ -111,7 +107,7 @@ DecodedExport check_packets(const std::vector<PerfettoPacket>& packets) {
       EXPECT_TRUE(annotation_names.contains(iid));
     for (const std::uint64_t iid : event.annotation_value_iids)
       EXPECT_TRUE(annotation_values.contains(iid));
-    if (event.type == kSliceBegin || event.type == kInstant) {
+    if (event.type == Type::kSliceBegin || event.type == Type::kInstant) {
       EXPECT_TRUE(decoded.names.contains(event.name_iid)) << "name iid " << event.name_iid;
     }
     for (const std::uint64_t flow : event.flow_ids)
@@ -119,7 +115,7 @@ DecodedExport check_packets(const std::vector<PerfettoPacket>& packets) {
     for (const std::uint64_t flow : event.terminating_flow_ids)
       EXPECT_TRUE(decoded.flow_ends.emplace(flow, event.track_uuid).second) << "flow " << flow;
     const testing::PerfettoTrackDescriptor& track = decoded.tracks[event.track_uuid];
-    if (event.type == kCounter) {
+    if (event.type == Type::kCounter) {
       EXPECT_TRUE(track.counter);
       EXPECT_TRUE(event.counter_value.has_value());
       ++decoded.counter_values;
@@ -130,16 +126,16 @@ DecodedExport check_packets(const std::vector<PerfettoPacket>& packets) {
     // begun last: what makes them nest on Perfetto's timeline.
     EXPECT_GE(time, last_time[event.track_uuid]);
     last_time[event.track_uuid] = time;
-    if (event.type == kSliceBegin) {
+    if (event.type == Type::kSliceBegin) {
       open[event.track_uuid].push_back(time);
       decoded.slice_names.insert(decoded.names[event.name_iid]);
       ++decoded.slices;
-    } else if (event.type == kSliceEnd) {
+    } else if (event.type == Type::kSliceEnd) {
       std::vector<std::uint64_t>& stack = open[event.track_uuid];
       EXPECT_FALSE(stack.empty());
       if (!stack.empty()) stack.pop_back();
     } else {
-      EXPECT_EQ(event.type, kInstant);
+      EXPECT_EQ(event.type, Type::kInstant);
       ++decoded.instants;
     }
   }

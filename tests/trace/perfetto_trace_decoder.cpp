@@ -110,7 +110,7 @@ PerfettoTrackEvent decode_event(std::string_view bytes) {
   for (WireField field; reader.next(field);) {
     switch (field.number) {
       case 9:
-        event.type = field.integer;
+        event.type = static_cast<PerfettoEventType>(field.integer);
         break;
       case 11:
         event.track_uuid = field.integer;

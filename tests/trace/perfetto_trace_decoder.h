@@ -24,8 +24,16 @@ struct PerfettoTrackDescriptor {
   bool counter = false;
 };
 
+// TrackEvent.Type (track_event.proto); a value outside the proto's list is kept as it came.
+enum class PerfettoEventType : std::uint64_t {
+  kSliceBegin = 1,
+  kSliceEnd = 2,
+  kInstant = 3,
+  kCounter = 4
+};
+
 struct PerfettoTrackEvent {
-  std::uint64_t type = 0;  // 1 slice begin, 2 slice end, 3 instant, 4 counter
+  PerfettoEventType type{};  // TYPE_UNSPECIFIED when absent
   std::uint64_t track_uuid = 0;
   std::uint64_t name_iid = 0;
   std::vector<std::uint64_t> category_iids;
