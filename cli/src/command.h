@@ -6,14 +6,9 @@
 #include <string>
 #include <vector>
 
-namespace tscope::cli {
+#include "exit_codes.h"
 
-// Exit codes shared by every subcommand. Commands with a verdict (bench compare, doctor) add
-// their own meaning to 1; bad input is always 2; a bug in tscope is 3 (exit_codes.h).
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;
-inline constexpr int kExitBadInput = 2;
-inline constexpr int kExitInternalError = 3;
+namespace tscope::cli {
 
 // A command's callback stores its exit code here; main returns it.
 struct CommandContext {

@@ -12,8 +12,6 @@
 #include <new>
 #include <stdexcept>
 
-#include "command.h"
-
 namespace tscope::cli {
 namespace {
 

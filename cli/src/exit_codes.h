@@ -7,6 +7,10 @@
 
 namespace tscope::cli {
 
+// The exit codes of every subcommand, returned from main as ints. Commands with a verdict (bench
+// compare, doctor) add their own meaning to kExitFailure.
+enum ExitCode : int { kExitOk = 0, kExitFailure = 1, kExitBadInput = 2, kExitInternalError = 3 };
+
 // Call inside a catch block: writes one line about the exception in flight to `out` and returns
 // the exit code for it.
 int exit_code_for_current_exception(std::ostream& out);
