@@ -36,9 +36,9 @@ std::vector<StepBreakdown> step_breakdowns(const trace::Trace& trace, const Repo
   return chosen;
 }
 
-void memory_samples(const trace::Trace& trace, ReportCharts& charts) {
-  const trace::MemoryOrder order(trace);
-  MemoryReplay replay(trace, order);
+void memory_samples(const AnalysisContext& context, ReportCharts& charts) {
+  const trace::Trace& trace = context.trace();
+  MemoryReplay replay(trace, context.memory_order());
   if (replay.empty()) return;
   const double first = static_cast<double>(replay.time_of(0));
   const double span =
@@ -68,8 +68,8 @@ void memory_samples(const trace::Trace& trace, ReportCharts& charts) {
     charts.oom_times_ns.push_back(static_cast<double>(oom.time) - first);
 }
 
-void queue_samples(const trace::Trace& trace, const ReportOptions& options, ReportCharts& charts) {
-  const AnalysisContext context(trace, options.analysis);
+void queue_samples(const AnalysisContext& context, ReportCharts& charts) {
+  const trace::Trace& trace = context.trace();
   const std::vector<StreamActivities>& streams = context.stream_activities();
   bool any = false;
   trace::TimeNs first = 0;
@@ -120,8 +120,9 @@ void queue_samples(const trace::Trace& trace, const ReportOptions& options, Repo
 ReportCharts compute_report_charts(const trace::Trace& trace, const ReportOptions& options) {
   ReportCharts charts;
   charts.steps = step_breakdowns(trace, options, charts.step_count);
-  memory_samples(trace, charts);
-  queue_samples(trace, options, charts);
+  const AnalysisContext context(trace, options.analysis);
+  memory_samples(context, charts);
+  queue_samples(context, charts);
   return charts;
 }
 
