@@ -4,11 +4,11 @@
 // host work as the cause; without one it names no straggler above low.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <string>
 
+#include "scratch_folder.h"
 #include "tscope/analyzer/multirank.h"
 #include "tscope_process.h"
 
@@ -20,9 +20,9 @@ constexpr int kExitSkipped = 77;
 class RecordedRunTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    folder_ = std::filesystem::temp_directory_path() /
-              ("tscope_multirank_mpi_" + std::to_string(::getpid()) + "_" +
-               std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    folder_ = tscope::testing::scratch_path(
+        std::string("tscope_multirank_mpi_") +
+        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(folder_);
   }
   void TearDown() override { std::filesystem::remove_all(folder_); }

@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -15,6 +14,7 @@
 #include <string>
 #include <tuple>
 
+#include "scratch_folder.h"
 #include "synthetic_ranks.h"
 #include "test_data.h"
 #include "tscope/analyzer/render.h"
@@ -321,9 +321,9 @@ TEST(MultiRankTest, DifferentWorldSizesAreRejected) {
 class RankSetCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    folder_ = std::filesystem::temp_directory_path() /
-              ("tscope_rank_set_" + std::to_string(::getpid()) + "_" +
-               std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    folder_ = tscope::testing::scratch_path(
+        std::string("tscope_rank_set_") +
+        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(folder_);
     std::filesystem::create_directories(folder_);
   }

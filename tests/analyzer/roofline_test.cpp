@@ -5,12 +5,12 @@
 #include "tscope/analyzer/roofline.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 
 #include "real_traces.h"
+#include "scratch_folder.h"
 #include "synthetic_trace.h"
 #include "test_data.h"
 #include "tscope/analyzer/device_peaks.h"
@@ -281,8 +281,7 @@ TEST(RooflineTest, AnalyzeMeasuresThisCpusPeakWhenAsked) {
   synthetic.step("step 0", 0, 10'000'000, 32);
   // 1 MFLOP in 10 ms, 0.1 GFLOP/s: far below any CPU's sgemm rate.
   synthetic.op("matmul", 0, 10'000'000, {1, 2}, {3}, 8'000, 4'000, 1'000'000);
-  const std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                     ("tscope_cpu_peak_" + std::to_string(::getpid()) + ".tsc");
+  const std::filesystem::path path = tscope::testing::scratch_path("tscope_cpu_peak.tsc");
   trace::save_trace(synthetic.finish(), path);
   const auto measured = tscope::testing::run_tscope("analyze --only roofline --cpu-peak measure " +
                                                     tscope::testing::quoted(path));

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "scratch_folder.h"
 #include "test_data.h"
 #include "trace_queries.h"
 #include "tscope/trace/trace_io.h"
@@ -78,8 +79,7 @@ class TwoRankTraining : public ::testing::Test {
   static void SetUpTestSuite() {
     if (!std::filesystem::exists(testing::fashion_mnist_dir() / "train-images-idx3-ubyte.gz"))
       return;  // SetUp skips, or fails where every input is required
-    directory_ =
-        std::filesystem::temp_directory_path() / ("tscope_two_ranks_" + std::to_string(::getpid()));
+    directory_ = tscope::testing::scratch_path("tscope_two_ranks");
     std::filesystem::remove_all(directory_);
     const testing::CommandResult run = testing::run_command(
         "TSCOPE_TWO_RANK_STEPS=" + std::to_string(kSteps) +

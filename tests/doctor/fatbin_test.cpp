@@ -6,7 +6,6 @@
 #include "tscope/doctor/fatbin.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "scratch_folder.h"
 #include "tscope/doctor/kernel_coverage.h"
 
 namespace tscope::doctor {
@@ -129,8 +129,7 @@ class CorruptFatbinTest : public ::testing::Test {
     const std::string magic = "\x50\xED\x55\xBA";
     magic_offset_ = bytes_.find(magic);
     ASSERT_NE(magic_offset_, std::string::npos) << "no fatbinary magic in " << kProbeObject;
-    path_ = std::filesystem::temp_directory_path() /
-            ("tscope_doctor_corrupt_" + std::to_string(getpid()) + ".o");
+    path_ = tscope::testing::scratch_path("tscope_doctor_corrupt.o");
   }
   void TearDown() override {
     std::error_code ignored;

@@ -4,7 +4,6 @@
 #include "tscope/engine/caching_allocator.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -20,6 +19,7 @@
 #include "current_op.h"
 #include "fragmented_cache.h"
 #include "host_segment_source.h"
+#include "scratch_folder.h"
 #include "tscope/engine/errors.h"
 #include "tscope/engine/memory_snapshot.h"
 #include "tscope/profiler/session.h"
@@ -268,8 +268,7 @@ std::map<std::string, std::int64_t> instant_arguments(const trace::Trace& record
 
 // What a profiler session records while `work` runs, through a temporary .tsc named for `name`.
 trace::Trace record_session(const std::string& name, const std::function<void()>& work) {
-  const std::filesystem::path output =
-      std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()) + ".tsc");
+  const std::filesystem::path output = tscope::testing::scratch_path(name + ".tsc");
   profiler::Session session({.output = output, .sample_process_counters = false});
   session.start();
   work();

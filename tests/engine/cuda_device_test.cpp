@@ -3,7 +3,6 @@
 // and moving a module.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <random>
@@ -12,6 +11,7 @@
 
 #include "current_op.h"
 #include "fragmented_cache.h"
+#include "scratch_folder.h"
 #include "tscope/analyzer/memory.h"
 #include "tscope/engine/cuda.h"
 #include "tscope/engine/data/data_loader.h"
@@ -133,8 +133,7 @@ TEST_F(CudaDevice, CapOnTheDeviceRaisesOutOfMemoryNamingTheOwner) {
 }
 
 TEST_F(CudaDevice, FragmentedDeviceOutOfMemoryIsReportedAsFragmentedWithTheRequestingOp) {
-  const std::filesystem::path output = std::filesystem::temp_directory_path() /
-                                       ("cuda_fragmented_" + std::to_string(::getpid()) + ".tsc");
+  const std::filesystem::path output = tscope::testing::scratch_path("cuda_fragmented.tsc");
   CachingAllocator& allocator = cuda_allocator(0);
   allocator.empty_cache();
   const std::optional<std::size_t> saved = allocator.capacity();

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "scratch_folder.h"
 #include "test_data.h"
 #include "tscope/engine/data/data_file_error.h"
 
@@ -39,7 +40,7 @@ void write_idx(const std::filesystem::path& path, const std::vector<std::uint32_
 // A folder holding a tiny training split: `images` images and the given labels.
 std::filesystem::path tiny_split(const std::string& name, std::uint32_t images,
                                  const std::vector<std::uint8_t>& labels) {
-  const auto directory = std::filesystem::path(::testing::TempDir()) / ("tscope_fmnist_" + name);
+  const auto directory = tscope::testing::scratch_path("tscope_fmnist_" + name);
   std::filesystem::create_directories(directory);
   write_idx(directory / "train-images-idx3-ubyte.gz", {images, 28, 28},
             std::vector<std::uint8_t>(images * 28 * 28, 255));

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "scratch_folder.h"
 #include "test_data.h"
 #include "tscope/engine/data/data_file_error.h"
 
@@ -22,8 +23,7 @@ using Bytes = std::vector<std::uint8_t>;
 
 std::filesystem::path temp_file(const std::string& name) {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  return std::filesystem::path(::testing::TempDir()) /
-         (std::string("tscope_idx_") + test->name() + "_" + name);
+  return tscope::testing::scratch_path(std::string("tscope_idx_") + test->name() + "_" + name);
 }
 
 std::filesystem::path write_plain(const std::string& name, const Bytes& bytes) {

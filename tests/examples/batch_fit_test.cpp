@@ -4,7 +4,6 @@
 // batch (which must complete its steps) and at 25% above it (which must run out of memory).
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +11,7 @@
 #include <ostream>
 #include <string>
 
+#include "scratch_folder.h"
 #include "test_data.h"
 #include "tscope/analyzer/report.h"
 #include "tscope/trace/trace_io.h"
@@ -37,9 +37,8 @@ class PredictedBatch : public ::testing::TestWithParam<CapCase> {
  protected:
   void SetUp() override {
     TSCOPE_REQUIRE_FILE(testing::fashion_mnist_dir() / "train-images-idx3-ubyte.gz");
-    directory_ = std::filesystem::temp_directory_path() /
-                 ("tscope_batch_fit_" + std::to_string(::getpid()) + "_" +
-                  std::string(GetParam().model) + GetParam().cap);
+    directory_ = tscope::testing::scratch_path("tscope_batch_fit_" + std::string(GetParam().model) +
+                                               GetParam().cap);
     std::filesystem::create_directories(directory_);
   }
   void TearDown() override { std::filesystem::remove_all(directory_); }

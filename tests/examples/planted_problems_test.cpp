@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sanitizer_build.h"
+#include "scratch_folder.h"
 #include "test_data.h"
 #include "tscope/analyzer/report.h"
 #include "tscope/trace/trace_io.h"
@@ -27,9 +28,9 @@ class PlantedProblems : public ::testing::Test {
  protected:
   void SetUp() override {
     TSCOPE_REQUIRE_FILE(testing::fashion_mnist_dir() / "train-images-idx3-ubyte.gz");
-    directory_ = std::filesystem::temp_directory_path() /
-                 ("tscope_planted_" + std::to_string(::getpid()) + "_" +
-                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    directory_ = tscope::testing::scratch_path(
+        std::string("tscope_planted_") +
+        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(directory_);
   }
   void TearDown() override { std::filesystem::remove_all(directory_); }

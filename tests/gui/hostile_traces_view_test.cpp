@@ -5,7 +5,6 @@
 // runs this too), and what is drawn must be finite, on screen and ordered.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include <string>
 
 #include "hostile_traces.h"
+#include "scratch_folder.h"
 #include "screenshot.h"
 #include "tscope/gui/memory_timeline.h"
 #include "tscope/gui/segment_timeline.h"
@@ -171,8 +171,7 @@ TEST(HostileTracesInTheViewer, MemorySeriesAtTheLimits) {
 // open: the ImGui panels draw them and the viewer exits 0.
 TEST(HostileTracesInTheViewer, ScreenshotsOfEachTrace) {
   TSCOPE_REQUIRE_DISPLAY();
-  const std::filesystem::path folder =
-      std::filesystem::temp_directory_path() / ("tscope_hostile_view_" + std::to_string(getpid()));
+  const std::filesystem::path folder = tscope::testing::scratch_path("tscope_hostile_view");
   std::filesystem::create_directories(folder);
   const std::pair<const char*, trace::Trace> traces[] = {
       {"kineto",

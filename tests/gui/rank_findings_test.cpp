@@ -4,7 +4,6 @@
 // last, and centres it.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include <string>
 
 #include "rank_view.h"
+#include "scratch_folder.h"
 #include "test_data.h"
 #include "tscope/analyzer/multirank.h"
 #include "tscope/analyzer/steps.h"
@@ -108,8 +108,7 @@ TEST(RankFindingsOnKineto, TheFindingsPanelListsTheMultiRankFindingsAndJumpsToTh
 class PlantedStragglerTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    folder_ = std::filesystem::temp_directory_path() /
-              ("tscope_rank_findings_straggler_" + std::to_string(::getpid()));
+    folder_ = tscope::testing::scratch_path("tscope_rank_findings_straggler");
     std::filesystem::remove_all(folder_);
     const testing::CommandResult recorded =
         testing::run_command("TSCOPE_TWO_RANK_STEPS=24 bash " +

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "allocator_trace.h"
+#include "scratch_folder.h"
 #include "test_data.h"
 #include "tscope/gui/colors.h"
 #include "tscope/gui/segment_timeline.h"
@@ -39,9 +40,9 @@ const trace::Trace& resnet() {
 class ScreenshotTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    out_ = std::filesystem::temp_directory_path() /
-           ("tscope_view_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".png");
+    out_ = tscope::testing::scratch_path(
+        std::string("tscope_view_") +
+        ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".png");
   }
   void TearDown() override { std::filesystem::remove(out_); }
 
@@ -223,9 +224,7 @@ TEST_F(ScreenshotTest, TheMemoryPanelDrawsItsStackInTheSidePanelWhenOpened) {
 
 TEST_F(ScreenshotTest, TheMemoryPanelDrawsTheAllocatorsSegmentsWhenTheTraceHasThem) {
   TSCOPE_REQUIRE_DISPLAY();
-  const std::filesystem::path recorded =
-      std::filesystem::temp_directory_path() /
-      ("tscope_view_segments_" + std::to_string(getpid()) + ".tsc");
+  const std::filesystem::path recorded = tscope::testing::scratch_path("tscope_view_segments.tsc");
   tscope::testing::record_allocator_segments(recorded);
   const ScreenRect side = layout_window(kScreenshotWidth, kScreenshotHeight).side_panel;
   const auto count_in_side_panel = [&](const testing::Screenshot& image, Color color) {

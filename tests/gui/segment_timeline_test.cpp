@@ -7,7 +7,6 @@
 #include "tscope/gui/segment_timeline.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <memory>
@@ -15,6 +14,7 @@
 #include <string>
 
 #include "allocator_trace.h"
+#include "scratch_folder.h"
 #include "test_data.h"
 #include "tscope/trace/allocator_segments.h"
 #include "tscope/trace/trace_builder.h"
@@ -30,9 +30,7 @@ constexpr std::uint64_t kMiB = 1 << 20;
 class RecordedSegments : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const std::filesystem::path output =
-        std::filesystem::temp_directory_path() /
-        ("segment_timeline_" + std::to_string(::getpid()) + ".tsc");
+    const std::filesystem::path output = tscope::testing::scratch_path("segment_timeline.tsc");
     testing::record_allocator_segments(output);
     trace_ = std::make_unique<trace::Trace>(trace::load_trace(output));
     std::filesystem::remove(output);

@@ -3,12 +3,12 @@
 // them; without a driver or device, reading them fails with a message naming what is missing.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <string>
 
 #include "cupti/device_properties.h"
+#include "scratch_folder.h"
 #include "tscope/analyzer/device_peaks.h"
 #include "tscope/profiler/gpu_capture.h"
 #include "tscope/trace/trace_io.h"
@@ -33,9 +33,7 @@ DeviceProperties a100_sxm4_80gb(int ordinal) {
 }
 
 TEST(DeviceMetadata, PropertiesSurviveTheTscFileAndNameTheRooflineDevice) {
-  const std::filesystem::path path =
-      std::filesystem::temp_directory_path() /
-      ("tscope_device_metadata_" + std::to_string(getpid()) + ".tsc");
+  const std::filesystem::path path = tscope::testing::scratch_path("tscope_device_metadata.tsc");
   {
     trace::TscWriter writer(path);
     write_device_metadata({a100_sxm4_80gb(0), a100_sxm4_80gb(1)}, writer);

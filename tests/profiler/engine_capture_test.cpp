@@ -8,6 +8,7 @@
 
 #include "fashion_mnist/models.h"
 #include "fashion_mnist/training.h"
+#include "scratch_folder.h"
 #include "test_data.h"
 #include "trace_queries.h"
 #include "tscope/engine/data/fashion_mnist.h"
@@ -28,9 +29,7 @@ class EngineCapture : public ::testing::Test {
   static void SetUpTestSuite() {
     const auto data = tscope::testing::fashion_mnist_dir();
     if (!std::filesystem::exists(data / "train-images-idx3-ubyte.gz")) return;
-    path_ =
-        new std::filesystem::path(std::filesystem::temp_directory_path() /
-                                  ("tscope-engine-capture-" + std::to_string(getpid()) + ".tsc"));
+    path_ = new std::filesystem::path(tscope::testing::scratch_path("tscope-engine-capture.tsc"));
     const engine::FashionMnist train_set(data.string(), engine::FashionMnistSplit::kTrain);
     engine::Generator generator(0);
     auto model = examples::make_model(examples::ModelKind::kCnn, generator);

@@ -4,12 +4,12 @@
 #include "tscope/profiler/output_name.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
+#include "scratch_folder.h"
 #include "tscope/profiler/session.h"
 #include "tscope/trace/trace_io.h"
 #include "tscope_process.h"
@@ -95,8 +95,7 @@ TEST(LauncherRank, RefusesARankThatIsNotANumber) {
 class RecordOutputName : public ::testing::Test {
  protected:
   void SetUp() override {
-    directory_ =
-        std::filesystem::temp_directory_path() / ("tscope_output_name_" + std::to_string(getpid()));
+    directory_ = tscope::testing::scratch_path("tscope_output_name");
     std::filesystem::create_directories(directory_);
   }
   void TearDown() override { std::filesystem::remove_all(directory_); }

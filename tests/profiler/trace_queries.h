@@ -3,7 +3,6 @@
 // the track a span is on, a span's arguments.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -11,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scratch_folder.h"
 #include "tscope/trace/trace.h"
 
 namespace tscope::testing {
@@ -59,12 +59,11 @@ inline std::string span_arg(const trace::Trace& recorded, SpanAt span, std::stri
   return "";
 }
 
-// A fresh path under the temporary folder, named for the running test.
+// A fresh path in this process's scratch folder, named for the running test.
 inline std::filesystem::path temporary_trace_path() {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const auto path = std::filesystem::temp_directory_path() /
-                    (std::string("tscope-") + test->test_suite_name() + "-" + test->name() + "-" +
-                     std::to_string(getpid()) + ".tsc");
+  const auto path =
+      scratch_path(std::string("tscope-") + test->test_suite_name() + "-" + test->name() + ".tsc");
   std::filesystem::remove(path);
   return path;
 }

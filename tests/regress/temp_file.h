@@ -9,14 +9,16 @@
 #include <string>
 #include <string_view>
 
+#include "scratch_folder.h"
+
 namespace tscope::regress::testing {
 
 class TempFile {
  public:
   TempFile(std::string_view stem, std::string_view contents) {
     const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::temp_directory_path() /
-            (std::string(test->test_suite_name()) + "." + test->name() + "." + std::string(stem));
+    path_ = tscope::testing::scratch_path(std::string(test->test_suite_name()) + "." +
+                                          test->name() + "." + std::string(stem));
     std::ofstream(path_) << contents;
   }
   ~TempFile() {

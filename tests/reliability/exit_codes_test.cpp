@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "command.h"
+#include "scratch_folder.h"
 #include "tscope/trace/errors.h"
 #include "tscope_process.h"
 
@@ -117,8 +118,7 @@ TEST(ExitCodes, ADamagedTraceExitsTwoNamingFileAndOffset) {
   std::string bytes{std::istreambuf_iterator<char>(input), std::istreambuf_iterator<char>()};
   ASSERT_GT(bytes.size(), 64u);
   bytes[40] = static_cast<char>(bytes[40] ^ 0x5a);
-  const auto damaged = std::filesystem::temp_directory_path() /
-                       ("tscope-damaged-" + std::to_string(getpid()) + ".tsc");
+  const auto damaged = tscope::testing::scratch_path("tscope-damaged.tsc");
   std::ofstream(damaged, std::ios::binary) << bytes;
   for (const std::string& command :
        std::vector<std::string>{"info", "analyze", "diff " + quoted(damaged)}) {

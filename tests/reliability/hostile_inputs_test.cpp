@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/resource.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <chrono>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "sanitizer_build.h"
+#include "scratch_folder.h"
 #include "tsc_test_files.h"
 #include "tscope/regress/error.h"
 #include "tscope/regress/gbench_json_reader.h"
@@ -257,8 +257,7 @@ TEST(HostileInputs, TscChunkHeadersClaimingHugeSizesAreRejectedBeforeAllocating)
 // The trimmed real export of fuzz/ with every numeric column of the activity tables set to an
 // absurd value in turn: INT64_MIN and MAX, -1, 1e300 and text.
 TEST(HostileInputs, NsysExportWithRightTablesAndAbsurdValuesLoadsOrFailsCleanly) {
-  const std::filesystem::path copy = std::filesystem::temp_directory_path() /
-                                     ("tscope-absurd-" + std::to_string(getpid()) + ".sqlite");
+  const std::filesystem::path copy = tscope::testing::scratch_path("tscope-absurd.sqlite");
   for (const char* value : {"-9223372036854775808", "9223372036854775807", "-1", "1e300", "'x'"}) {
     for (const char* table :
          {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "chrome_trace_rules.h"
+#include "scratch_folder.h"
 #include "test_data.h"
 #include "tscope/trace/chrome_json_writer.h"
 #include "tscope/trace/trace_io.h"
@@ -32,13 +33,6 @@ const std::vector<std::string> kSharedTraces = {
     "traces/nsys/pipit_saxpy_mpi_cuda_perlmutter_a100.sqlite",
 };
 
-std::filesystem::path scratch(const std::string& name) {
-  const auto directory = std::filesystem::temp_directory_path() /
-                         ("tscope_chrome_conformance_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(directory);
-  return directory / name;
-}
-
 std::string file_stem(const std::string& relative) {
   std::string name = std::filesystem::path(relative).filename().string();
   return name.substr(0, name.find('.'));
@@ -53,7 +47,7 @@ std::string describe(const ChromeTraceReport& report) {
 
 void expect_conformant_export(const Trace& trace, const std::string& name,
                               ChromeDetailPlacement detail) {
-  const std::filesystem::path exported = scratch(name + ".json");
+  const std::filesystem::path exported = tscope::testing::scratch_path(name + ".json");
   const ChromeJsonPart part{trace};
   write_chrome_json(std::span(&part, 1), exported, {detail});
   const ChromeTraceReport report = check_chrome_trace(exported);
@@ -65,7 +59,7 @@ void expect_conformant_export(const Trace& trace, const std::string& name,
 
 // The checker itself, on a file that breaks each rule once: it must name every one.
 TEST(ChromeTraceRules, NamesEveryRuleABrokenFileBreaks) {
-  const std::filesystem::path broken = scratch("broken.json");
+  const std::filesystem::path broken = tscope::testing::scratch_path("broken.json");
   std::ofstream(broken) << R"json({"traceEvents": [
     {"ph": "X", "name": "textual pid", "pid": "Spans", "tid": 1, "ts": 0, "dur": 1},
     {"ph": "X", "name": "negative", "pid": 1, "tid": 1, "ts": 0, "dur": -1},
@@ -132,16 +126,16 @@ TEST_P(SharedTraceExport, RoundTripThroughTscAndChromeJsonKeepsEveryNanosecond) 
   TSCOPE_REQUIRE_FILE(path);
   const std::string stem = file_stem(GetParam());
   const Trace original = load_trace(path);
-  save_trace(original, scratch(stem + ".tsc"));
-  const Trace native = load_trace(scratch(stem + ".tsc"));
-  save_trace(native, scratch(stem + ".json"));
-  const Trace exported = load_trace(scratch(stem + ".json"));
-  save_trace(exported, scratch(stem + "_again.tsc"));
-  const Trace again = load_trace(scratch(stem + "_again.tsc"));
+  save_trace(original, tscope::testing::scratch_path(stem + ".tsc"));
+  const Trace native = load_trace(tscope::testing::scratch_path(stem + ".tsc"));
+  save_trace(native, tscope::testing::scratch_path(stem + ".json"));
+  const Trace exported = load_trace(tscope::testing::scratch_path(stem + ".json"));
+  save_trace(exported, tscope::testing::scratch_path(stem + "_again.tsc"));
+  const Trace again = load_trace(tscope::testing::scratch_path(stem + "_again.tsc"));
   EXPECT_EQ(timed_events(again), timed_events(original));
   EXPECT_EQ(again.begin_time(), original.begin_time());
   for (const char* name : {".tsc", ".json", "_again.tsc"}) {
-    std::filesystem::remove(scratch(stem + name));
+    std::filesystem::remove(tscope::testing::scratch_path(stem + name));
   }
 }
 
@@ -155,7 +149,7 @@ INSTANTIATE_TEST_SUITE_P(RealTraces, SharedTraceExport, ::testing::ValuesIn(kSha
 // A short training run of our own example, recorded by our profiler.
 TEST(OwnCaptureExport, FollowsPerfettosImporterRules) {
   TSCOPE_REQUIRE_FILE(testing::fashion_mnist_dir() / "train-images-idx3-ubyte.gz");
-  const std::filesystem::path recorded = scratch("own_capture.tsc");
+  const std::filesystem::path recorded = tscope::testing::scratch_path("own_capture.tsc");
   const testing::CommandResult result =
       testing::run_command(testing::quoted(testing::built_program("train_fashion_mnist")) +
                            " --data-dir " + testing::quoted(testing::fashion_mnist_dir()) +

@@ -3,7 +3,6 @@
 // memory, or on metadata and time bases that Kineto writes after the events.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "gzip_text.h"
+#include "scratch_folder.h"
 #include "test_data.h"
 #include "tscope/trace/chrome_json_input.h"
 #include "tscope/trace/chrome_json_reader.h"
@@ -54,8 +54,7 @@ TEST(ChromeJsonStreamingTest, GzipFileAndItsPlainTextGiveTheSameTrace) {
   const auto path = shared_data_path(
       "traces/kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
   TSCOPE_REQUIRE_FILE(path);
-  const auto plain = std::filesystem::temp_directory_path() /
-                     ("streaming_plain_" + std::to_string(::getpid()) + ".json");
+  const auto plain = tscope::testing::scratch_path("streaming_plain.json");
   const std::string text(ChromeJsonInput::read_file(path).json());
   std::ofstream(plain, std::ios::binary)
       .write(text.data(), static_cast<std::streamsize>(text.size()));
@@ -195,8 +194,7 @@ TEST(ChromeJsonStreamingTest, ProgressCountsTheFileBytesAndEventsAsTheReadGoes) 
 // and split into two gzip members.
 TEST(ChromeJsonStreamingTest, GzipTextsAroundTheInflateAheadLengthGiveTheTraceOfTheirText) {
   const std::string event = R"({"ph":"X","name":"op","pid":1,"tid":2,"ts":1,"dur":2})";
-  const auto file = std::filesystem::temp_directory_path() /
-                    ("streaming_small_" + std::to_string(::getpid()) + ".json.gz");
+  const auto file = tscope::testing::scratch_path("streaming_small.json.gz");
   constexpr std::size_t kAhead = std::size_t{64} << 10;
   for (const std::size_t length :
        {std::size_t{200}, kAhead - 1, kAhead, kAhead + 1, kAhead + 2, 3 * kAhead}) {

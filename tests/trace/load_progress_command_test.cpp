@@ -2,11 +2,11 @@
 // its stderr is a pipe, nor does it or `tscope export` on a terminal when told --quiet.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <string>
 
+#include "scratch_folder.h"
 #include "test_data.h"
 #include "tscope_process.h"
 
@@ -32,9 +32,7 @@ TEST(LoadProgressCommandTest, NoProgressWhenStderrIsAPipe) {
 TEST(LoadProgressCommandTest, QuietSilencesProgressOnATerminal) {
   const auto path = shared_data_path(kResnet);
   TSCOPE_REQUIRE_FILE(path);
-  const std::filesystem::path exported =
-      std::filesystem::temp_directory_path() /
-      ("tscope-progress-" + std::to_string(::getpid()) + ".pftrace");
+  const std::filesystem::path exported = tscope::testing::scratch_path("tscope-progress.pftrace");
   for (const std::string& arguments :
        {"info --quiet " + quoted(path),
         "export --quiet --perfetto " + quoted(exported) + " " + quoted(path)}) {

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "sample_trace.h"
+#include "scratch_folder.h"
 #include "tscope/trace/errors.h"
 
 namespace tscope::trace {
@@ -14,9 +15,8 @@ namespace {
 class TraceIoTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    directory_ = std::filesystem::temp_directory_path() /
-                 ("trace_io_" + std::to_string(::getpid()) + "_" +
-                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    directory_ = tscope::testing::scratch_path(
+        std::string("trace_io_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(directory_);
   }
   void TearDown() override { std::filesystem::remove_all(directory_); }

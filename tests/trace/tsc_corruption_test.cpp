@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sample_trace.h"
+#include "scratch_folder.h"
 #include "tsc_test_files.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/tsc_reader.h"
@@ -22,8 +23,7 @@ constexpr std::uint8_t kTracksChunk = 3;
 constexpr std::uint8_t kSpansChunk = 4;
 
 Bytes sample_file() {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("tsc_corruption_" + std::to_string(::getpid()) + ".tsc");
+  const auto path = tscope::testing::scratch_path("tsc_corruption.tsc");
   write_tsc(testing::make_sample_trace(), path);
   Bytes bytes = testing::read_bytes(path);
   std::filesystem::remove(path);

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "sample_trace.h"
+#include "scratch_folder.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/time_range.h"
 #include "tscope/trace/trace_builder.h"
@@ -15,9 +16,9 @@ namespace {
 class TscRoundTripTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = std::filesystem::temp_directory_path() /
-            ("tsc_round_trip_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".tsc");
+    path_ = tscope::testing::scratch_path(
+        std::string("tsc_round_trip_") +
+        ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".tsc");
   }
   void TearDown() override { std::filesystem::remove(path_); }
 

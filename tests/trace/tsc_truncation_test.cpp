@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "sample_trace.h"
+#include "scratch_folder.h"
 #include "tsc_test_files.h"
 #include "tscope/trace/tsc_reader.h"
 #include "tscope/trace/tsc_writer.h"
@@ -13,8 +14,7 @@ namespace {
 class TscTruncationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto path = std::filesystem::temp_directory_path() /
-                      ("tsc_truncation_" + std::to_string(::getpid()) + ".tsc");
+    const auto path = tscope::testing::scratch_path("tsc_truncation.tsc");
     original_ = testing::make_sample_trace();
     // One event per chunk gives many chunk boundaries to cut around.
     write_tsc(original_, path, testing::events_per_chunk(1));
