@@ -43,7 +43,7 @@ std::filesystem::path tiny_split(const std::string& name, std::uint32_t images,
   const auto directory = tscope::testing::scratch_path("tscope_fmnist_" + name);
   std::filesystem::create_directories(directory);
   write_idx(directory / "train-images-idx3-ubyte.gz", {images, 28, 28},
-            std::vector<std::uint8_t>(images * 28 * 28, 255));
+            std::vector<std::uint8_t>(std::size_t{images} * 28 * 28, 255));
   write_idx(directory / "train-labels-idx1-ubyte.gz", {static_cast<std::uint32_t>(labels.size())},
             labels);
   return directory;
@@ -92,7 +92,7 @@ TEST(FashionMnist, MissingLabelsFileIsNamed) {
   const auto directory = tiny_split("missing_labels", 2, {1, 2});
   std::filesystem::remove(directory / "train-labels-idx1-ubyte.gz");
   try {
-    FashionMnist(directory, FashionMnistSplit::kTrain);
+    [[maybe_unused]] const FashionMnist split(directory, FashionMnistSplit::kTrain);
     FAIL() << "no error for a missing labels file";
   } catch (const DataFileError& error) {
     EXPECT_EQ(error.path(), directory / "train-labels-idx1-ubyte.gz");
@@ -102,7 +102,7 @@ TEST(FashionMnist, MissingLabelsFileIsNamed) {
 TEST(FashionMnist, LabelCountDifferentFromImageCountIsReported) {
   const auto directory = tiny_split("count", 3, {1, 2});
   try {
-    FashionMnist(directory, FashionMnistSplit::kTrain);
+    [[maybe_unused]] const FashionMnist split(directory, FashionMnistSplit::kTrain);
     FAIL() << "no error for 2 labels and 3 images";
   } catch (const DataFileError& error) {
     EXPECT_NE(std::string(error.what()).find("2 labels for 3 images"), std::string::npos)
@@ -113,7 +113,7 @@ TEST(FashionMnist, LabelCountDifferentFromImageCountIsReported) {
 TEST(FashionMnist, LabelOutsideTheTenClassesIsReported) {
   const auto directory = tiny_split("label", 2, {3, 12});
   try {
-    FashionMnist(directory, FashionMnistSplit::kTrain);
+    [[maybe_unused]] const FashionMnist split(directory, FashionMnistSplit::kTrain);
     FAIL() << "no error for label 12";
   } catch (const DataFileError& error) {
     EXPECT_EQ(error.offset(), 9u);
@@ -125,7 +125,7 @@ TEST(FashionMnist, LabelOutsideTheTenClassesIsReported) {
 TEST(FashionMnist, ImagesThatAreNot28By28AreReported) {
   const auto directory = tiny_split("shape", 1, {0});
   write_idx(directory / "train-images-idx3-ubyte.gz", {1, 32, 32},
-            std::vector<std::uint8_t>(32 * 32, 0));
+            std::vector<std::uint8_t>(std::size_t{32} * 32, 0));
   EXPECT_THROW(FashionMnist(directory, FashionMnistSplit::kTrain), DataFileError);
 }
 
