@@ -58,7 +58,7 @@ async function drawnPage(file) {
     })()`);
     return {...drawn, problems, requests};
   } finally {
-    browser.close();
+    await browser.close();
   }
 }
 

@@ -4,6 +4,8 @@
 
 import { spawn } from 'node:child_process';
 
+const kCloseTimeoutMs = 5000;
+
 // The DevTools protocol over --remote-debugging-pipe: NUL-terminated JSON on fds 3 and 4.
 export class Browser {
   constructor(chromium) {
@@ -36,7 +38,21 @@ export class Browser {
       else resolve(message.result);
     }));
   }
-  close() { this.child.kill(); }
+  // Asks Chromium to shut down, which removes the folder it keeps in /tmp
+  // (org.chromium.Chromium.*) that a kill leaves behind; kills it when it has not exited in time.
+  async close() {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      const exited = new Promise(resolve => this.child.once('exit', () => resolve(true)));
+      let timer;
+      const late = new Promise(resolve => {
+        timer = setTimeout(() => resolve(false), kCloseTimeoutMs);
+      });
+      this.send('Browser.close').catch(() => {});
+      const closed = await Promise.race([exited, late]);
+      clearTimeout(timer);
+      if (!closed) this.child.kill();
+    }
+  }
 }
 
 // A fresh tab and a function that sends DevTools commands to it.

@@ -67,7 +67,7 @@ export async function openInSpeedscope(chromium, appDirectory, tracePath) {
     }));
     return {profiles, frames: file.shared.frames.length, toolbar: text, problems};
   } finally {
-    browser.close();
+    await browser.close();
     server.close();
   }
 }
