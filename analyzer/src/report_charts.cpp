@@ -17,21 +17,19 @@ constexpr std::size_t kChartSteps = 24;
 constexpr std::size_t kMemoryBuckets = 400;
 constexpr std::size_t kQueueBuckets = 400;
 
-std::vector<StepBreakdown> step_breakdowns(const trace::Trace& trace, const ReportOptions& options,
-                                           std::size_t& count) {
-  const StepSet steps = find_steps(trace, options.analysis.step_filter);
+std::vector<StepBreakdown> step_breakdowns(const AnalysisContext& context, std::size_t& count) {
+  const StepSet& steps = context.steps();
   count = steps.steps.size();
   std::vector<StepBreakdown> chosen;
   if (steps.whole_trace) return chosen;
   const std::size_t shown = std::min(kChartSteps, count);
   for (std::size_t i = 0; i < shown; ++i) {
     const Step& step = steps.steps[i * count / shown];
-    AnalysisOptions one = options.analysis;
-    one.step_filter = NameRegex::exactly(step.name);
-    const AnalysisContext context(trace, one);
     // Steps that share a name are one bar; the first is enough.
     if (!chosen.empty() && chosen.back().name == step.name) continue;
-    chosen.push_back({step.name, compute_time_breakdown(context)});
+    AnalysisOptions one = context.options();
+    one.step_filter = NameRegex::exactly(step.name);
+    chosen.push_back({step.name, compute_time_breakdown(AnalysisContext(context.trace(), one))});
   }
   return chosen;
 }
@@ -119,8 +117,8 @@ void queue_samples(const AnalysisContext& context, ReportCharts& charts) {
 
 ReportCharts compute_report_charts(const trace::Trace& trace, const ReportOptions& options) {
   ReportCharts charts;
-  charts.steps = step_breakdowns(trace, options, charts.step_count);
   const AnalysisContext context(trace, options.analysis);
+  charts.steps = step_breakdowns(context, charts.step_count);
   memory_samples(context, charts);
   queue_samples(context, charts);
   return charts;
