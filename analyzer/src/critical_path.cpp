@@ -10,8 +10,6 @@
 namespace tscope::analyzer {
 namespace {
 
-constexpr std::uint32_t kNoEdge = std::numeric_limits<std::uint32_t>::max();
-
 PathPart host_part(trace::Category category, std::string_view name) {
   switch (host_activity(category, name)) {
     case HostActivity::kDataWait:
@@ -59,44 +57,11 @@ class StepPathFinder {
  private:
   TimeNs time(std::uint32_t node) const { return graph_.time(node); }
 
-  // A host-order edge into the end of a call that waits on the GPU: the host was blocked, so
-  // the edge carries no work of its own.
-  bool is_blocked_wait(const DependencyEdge& edge) const {
-    return edge.kind == EdgeKind::kHostOrder && edge.owner != trace::kNoIndex &&
-           edge.to == DependencyGraph::end_node(edge.owner) && graph_.waits_on_gpu(edge.to);
-  }
-  // When an edge's source lets its target go: work edges (host work, a GPU activity) at their
-  // end; a launch when its call returns (or its activity starts, if earlier), since the call
-  // queues the work; other dependencies at their source.
-  TimeNs arrival(const DependencyEdge& edge) const {
-    switch (edge.kind) {
-      case EdgeKind::kHostOrder:
-        return is_blocked_wait(edge) ? time(edge.from) : time(edge.to);
-      case EdgeKind::kGpuActivity:
-        return time(edge.to);
-      case EdgeKind::kLaunch:
-        return std::min(time(DependencyGraph::end_node(edge.owner)), time(edge.to));
-      default:
-        return time(edge.from);
-    }
-  }
+  TimeNs arrival(const DependencyEdge& edge) const { return graph_.arrival(edge); }
+  bool is_blocked_wait(const DependencyEdge& edge) const { return graph_.is_blocked_wait(edge); }
 
-  // The dependency each node waited for last, in one pass over the edges. The earlier edge wins
-  // a tie (host order and activities come first).
-  void choose_binding_edges() {
-    binding_.assign(graph_.node_count(), kNoEdge);
-    const std::vector<DependencyEdge>& edges = graph_.edges();
-    // The latest arrival at each node, in the memory of the late times that follow.
-    std::vector<TimeNs>& latest = late_;
-    latest.assign(graph_.node_count(), std::numeric_limits<TimeNs>::min());
-    for (std::uint32_t e = 0; e < edges.size(); ++e) {
-      const TimeNs arrival = this->arrival(edges[e]);
-      if (arrival > latest[edges[e].to]) {
-        latest[edges[e].to] = arrival;
-        binding_[edges[e].to] = e;
-      }
-    }
-  }
+  // The dependency each node waited for last, in the memory of the late times that follow.
+  void choose_binding_edges() { graph_.find_binding_edges(binding_, late_); }
 
   // Latest time each node could happen without moving the end of the step: a backward pass in
   // reverse topological order. The binding edge of a node keeps its measured length (the launch

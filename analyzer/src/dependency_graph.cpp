@@ -73,6 +73,32 @@ GpuWork DependencyGraph::gpu_work_of(std::uint32_t track, std::uint32_t index) {
       [](Category category, std::string_view name) { return gpu_work(category, name); });
 }
 
+TimeNs DependencyGraph::arrival(const DependencyEdge& edge) const {
+  switch (edge.kind) {
+    case EdgeKind::kHostOrder:
+      return is_blocked_wait(edge) ? time(edge.from) : time(edge.to);
+    case EdgeKind::kGpuActivity:
+      return time(edge.to);
+    case EdgeKind::kLaunch:
+      return std::min(time(end_node(edge.owner)), time(edge.to));
+    default:
+      return time(edge.from);
+  }
+}
+
+void DependencyGraph::find_binding_edges(std::vector<std::uint32_t>& binding,
+                                         std::vector<TimeNs>& latest) const {
+  binding.assign(node_count(), kNoEdge);
+  latest.assign(node_count(), std::numeric_limits<TimeNs>::min());
+  for (std::uint32_t e = 0; e < edges_.size(); ++e) {
+    const TimeNs arrives = arrival(edges_[e]);
+    if (arrives > latest[edges_[e].to]) {
+      latest[edges_[e].to] = arrives;
+      binding[edges_[e].to] = e;
+    }
+  }
+}
+
 void DependencyGraph::merge_run(std::vector<std::uint32_t>& spans, std::size_t first) {
   const auto run = spans.begin() + static_cast<std::ptrdiff_t>(first);
   if (!std::is_sorted(run, spans.end())) std::sort(run, spans.end());

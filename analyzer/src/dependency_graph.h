@@ -7,6 +7,7 @@
 // so each pass over the graph is linear.
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -23,6 +24,8 @@ enum class EdgeKind : std::uint8_t {
   kEventWait,    // another stream's awaited activity end to this stream's next activity start
   kSyncReturn,   // the awaited activity's end to the synchronizing call's end
 };
+
+inline constexpr std::uint32_t kNoEdge = std::numeric_limits<std::uint32_t>::max();
 
 struct DependencyEdge {
   std::uint32_t from = 0;
@@ -71,6 +74,22 @@ class DependencyGraph {
   bool waits_on_gpu(std::uint32_t node) const { return waits_on_gpu_[span_of(node)] != 0; }
   // The kind of GPU work of a span on a GPU stream (GpuWork::kNone for other records there).
   GpuWork gpu_work_of(std::uint32_t track, std::uint32_t index);
+
+  // A host-order edge into the end of a call that waits on the GPU: the host was blocked, so the
+  // edge carries no work of its own.
+  bool is_blocked_wait(const DependencyEdge& edge) const {
+    return edge.kind == EdgeKind::kHostOrder && edge.owner != trace::kNoIndex &&
+           edge.to == end_node(edge.owner) && waits_on_gpu(edge.to);
+  }
+  // When an edge's source lets its target go: work edges (host work, a GPU activity) at their
+  // end; a launch when its call returns (or its activity starts, if earlier), since the call
+  // queues the work; other dependencies at their source.
+  trace::TimeNs arrival(const DependencyEdge& edge) const;
+  // Per node, the dependency it waited for last (kNoEdge where no edge enters it): the edge with
+  // the latest arrival, the earlier edge winning a tie (host order and activities come first).
+  // `latest` is scratch, each node's latest arrival.
+  void find_binding_edges(std::vector<std::uint32_t>& binding,
+                          std::vector<trace::TimeNs>& latest) const;
 
  private:
   void select_spans(trace::TimeNs begin, trace::TimeNs end);

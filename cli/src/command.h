@@ -31,6 +31,7 @@ void add_info_command(CLI::App& app, CommandContext& context);
 void add_convert_command(CLI::App& app, CommandContext& context);
 void add_export_command(CLI::App& app, CommandContext& context);
 void add_doctor_command(CLI::App& app, CommandContext& context);
+void add_whatif_command(CLI::App& app, CommandContext& context);
 void add_view_command(CLI::App& app, CommandContext& context);  // only when built with TSCOPE_GUI
 
 }  // namespace tscope::cli

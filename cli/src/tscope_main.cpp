@@ -23,6 +23,7 @@ int tscope_main(int argc, const char* const* argv) {
   add_convert_command(app, context);
   add_export_command(app, context);
   add_doctor_command(app, context);
+  add_whatif_command(app, context);
 #ifdef TSCOPE_VIEWER
   add_view_command(app, context);
 #endif

@@ -61,9 +61,10 @@ class SyntheticTrace {
 
   // A kernel on the GPU stream, launched by a call named `launch_call` on the main thread.
   void kernel(trace::TimeNs launch_start, trace::TimeNs launch_end, trace::TimeNs start,
-              trace::TimeNs end, std::string_view launch_call = "cudaLaunchKernel") {
+              trace::TimeNs end, std::string_view launch_call = "cudaLaunchKernel",
+              std::string_view name = "gemm_kernel") {
     launch_on_gpu(launch_call, launch_start, launch_end,
-                  named_span(builder_, "gemm_kernel", trace::Category::kKernel, start, end));
+                  named_span(builder_, name, trace::Category::kKernel, start, end));
   }
 
   void memory(trace::TimeNs time, trace::MemoryAction action, std::uint64_t address,

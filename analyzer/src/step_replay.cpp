@@ -1,0 +1,142 @@
+#include "step_replay.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace tscope::analyzer {
+namespace {
+
+constexpr double kNotYet = -std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+StepReplay::StepReplay(const AnalysisContext& context, ResolvedEdits& edits)
+    : trace_(&context.trace()), edits_(&edits), graph_(context) {}
+
+ReplayedStep StepReplay::replay(const Step& step) {
+  ReplayedStep result;
+  result.measured_ns = static_cast<double>(step.end - step.start);
+  if (!step.span || trace_->track(step.span->track).info().kind != trace::TrackKind::kHostThread) {
+    result.why_not = "it is no step range of a host thread";
+    return result;
+  }
+  graph_.build(step.start, step.end);
+  graph_.find_binding_edges(binding_, latest_);
+  const std::uint32_t span = graph_.local_span(step.span->track, step.span->index);
+  if (span == trace::kNoIndex) {
+    result.why_not = "its step range is not in its dependency graph";
+    return result;
+  }
+  ordered_.assign(graph_.node_count(), 0);
+  for (const std::uint32_t node : graph_.topological_order())
+    ordered_[node] = 1;
+  const std::uint32_t start = DependencyGraph::start_node(span);
+  const std::uint32_t end = DependencyGraph::end_node(span);
+  if (ordered_[start] == 0 || ordered_[end] == 0) {
+    result.why_not = "its timestamps order its dependencies in a cycle";
+    return result;
+  }
+  result.why_not = missing_dependencies(step);
+  if (!result.why_not.empty()) return result;
+  scale_spans();
+  const std::vector<double>& replayed = run(false);
+  result.replayed_ns = replayed[end] - replayed[start];
+  const std::vector<double>& predicted = run(true);
+  result.predicted_ns = predicted[end] - predicted[start];
+  result.replayed = true;
+  return result;
+}
+
+void StepReplay::scale_spans() {
+  const std::size_t count = graph_.span_count();
+  factor_.assign(count, 1);
+  removed_.assign(count, 0);
+  open_.clear();
+  std::uint32_t track = trace::kNoIndex;
+  for (std::uint32_t span = 0; span < count; ++span) {
+    const trace::EventRef event = graph_.event(span);
+    const trace::StringId name = trace_->track(event.track).spans().name[event.index];
+    if (trace_->track(event.track).info().kind == trace::TrackKind::kGpuStream) {
+      factor_[span] = edits_->gpu_factor(name);
+      continue;
+    }
+    // A host span's children run inside it: an edit of the span scales them too.
+    if (event.track != track) open_.clear();
+    track = event.track;
+    const trace::TimeNs begins = graph_.time(DependencyGraph::start_node(span));
+    while (!open_.empty() && graph_.time(DependencyGraph::end_node(open_.back())) <= begins)
+      open_.pop_back();
+    const double parent = open_.empty() ? 1 : factor_[open_.back()];
+    factor_[span] = parent * edits_->host_factor(name);
+    removed_[span] = edits_->removes_sync(name) ? 1 : 0;
+    open_.push_back(span);
+  }
+}
+
+double StepReplay::edge_length(std::uint32_t e, bool edited) const {
+  const DependencyEdge& edge = graph_.edges()[e];
+  const auto from = static_cast<double>(graph_.time(edge.from));
+  const double measured = binding_[edge.to] == e ? static_cast<double>(graph_.time(edge.to)) - from
+                                                 : static_cast<double>(graph_.arrival(edge)) - from;
+  if (!edited) return measured;
+  switch (edge.kind) {
+    case EdgeKind::kHostOrder: {
+      if (edge.owner == trace::kNoIndex) return measured;
+      const double wait = edge.in_input_wait ? edits_->input_wait_factor() : 1;
+      return measured * factor_[edge.owner] * wait;
+    }
+    case EdgeKind::kGpuActivity:
+      return measured * factor_[edge.owner];
+    case EdgeKind::kLaunch: {
+      // The call's own time scales with it; the latency from its return to the GPU does not.
+      const auto call = static_cast<double>(graph_.time(DependencyGraph::end_node(edge.owner)) -
+                                            graph_.time(DependencyGraph::start_node(edge.owner)));
+      const double own = std::min(measured, call);
+      return own * factor_[edge.owner] + (measured - own);
+    }
+    case EdgeKind::kSyncReturn:
+      return removed_[edge.owner] != 0 ? -1 : measured;
+    case EdgeKind::kStreamOrder:
+    case EdgeKind::kEventWait:
+      return measured;
+  }
+  return measured;
+}
+
+const std::vector<double>& StepReplay::run(bool edited) {
+  times_.assign(graph_.node_count(), kNotYet);
+  const std::vector<DependencyEdge>& edges = graph_.edges();
+  for (const std::uint32_t node : graph_.topological_order()) {
+    // Nothing in the window leads to it (a thread's first span, work queued before the window):
+    // it happens when it was measured to.
+    if (times_[node] == kNotYet) times_[node] = static_cast<double>(graph_.time(node));
+    for (const std::uint32_t e : graph_.out_edges(node)) {
+      const double length = edge_length(e, edited);
+      if (length < 0) continue;
+      double& next = times_[edges[e].to];
+      next = std::max(next, times_[node] + length);
+    }
+  }
+  return times_;
+}
+
+std::string StepReplay::missing_dependencies(const Step& step) {
+  std::size_t unlinked = 0;
+  for (std::uint32_t span = 0; span < graph_.span_count(); ++span) {
+    const trace::EventRef event = graph_.event(span);
+    if (trace_->track(event.track).info().kind != trace::TrackKind::kGpuStream) continue;
+    const std::uint32_t start = DependencyGraph::start_node(span);
+    const trace::TimeNs begins = graph_.time(start);
+    if (begins < step.start || begins >= step.end || binding_[start] != kNoEdge) continue;
+    if (graph_.gpu_work_of(event.track, event.index) != GpuWork::kNone) ++unlinked;
+  }
+  if (unlinked == 0) return {};
+  return fmt::format(
+      "{} of its GPU activities have neither a launch call linked to them (a correlation flow) "
+      "nor earlier work on their stream, so nothing tells when they could start",
+      unlinked);
+}
+
+}  // namespace tscope::analyzer

@@ -1,0 +1,57 @@
+#pragma once
+// The discrete-event replay of one step over its dependency graph. Each node happens when the
+// last of its dependencies lets it go: host threads run their spans in order for their measured
+// self time, a kernel starts no earlier than its launch call returns and its stream's previous
+// work ends, synchronizing calls return after the work they wait for. The dependency that was
+// satisfied last in the measured run keeps its measured length (the launch, queue or return
+// latency the trace shows); the others keep only their own work, so they bind only once an edit
+// makes them the latest. Replaying without edits therefore reproduces the measured step.
+
+#include <string>
+#include <vector>
+
+#include "dependency_graph.h"
+#include "tscope/analyzer/steps.h"
+#include "whatif_edits.h"
+
+namespace tscope::analyzer {
+
+struct ReplayedStep {
+  double measured_ns = 0;
+  double replayed_ns = 0;   // without edits
+  double predicted_ns = 0;  // with the edits
+  bool replayed = false;
+  std::string why_not;  // when not replayed
+};
+
+// One replay serves every step in turn, each graph in the memory of the last.
+class StepReplay {
+ public:
+  StepReplay(const AnalysisContext& context, ResolvedEdits& edits);
+
+  ReplayedStep replay(const Step& step);
+
+ private:
+  // Per graph span, the share of its measured time it takes under the edits.
+  void scale_spans();
+  // The length of edge `e` in the replay: its measured one where it bound its target, else its
+  // own work; with `edited`, as the edits change it (negative: the edit removes the edge).
+  double edge_length(std::uint32_t e, bool edited) const;
+  // Replays the graph; returns the time of each node.
+  const std::vector<double>& run(bool edited);
+  // Why the graph cannot predict the step, or empty.
+  std::string missing_dependencies(const Step& step);
+
+  const trace::Trace* trace_;
+  ResolvedEdits* edits_;
+  DependencyGraph graph_;
+  std::vector<std::uint32_t> binding_;
+  std::vector<trace::TimeNs> latest_;
+  std::vector<double> factor_;         // by graph span
+  std::vector<std::uint8_t> removed_;  // by graph span: a sync call that no longer waits
+  std::vector<std::uint8_t> ordered_;  // by node: in the topological order
+  std::vector<double> times_;          // by node, of the last run
+  std::vector<std::uint32_t> open_;    // scratch: the host spans open at a span's start
+};
+
+}  // namespace tscope::analyzer

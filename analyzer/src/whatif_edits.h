@@ -1,0 +1,56 @@
+#pragma once
+// The what-if edits resolved against one trace: per event name, the share of its measured time
+// that host spans and GPU activities of that name take, and the synchronizing calls whose wait
+// for the GPU is removed. Each pattern is matched once per name, not once per event.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "tscope/analyzer/whatif.h"
+#include "tscope/report/name_regex.h"
+#include "tscope/trace/trace.h"
+
+namespace tscope::analyzer {
+
+class ResolvedEdits {
+ public:
+  // Counts, per edit, the events of the trace it changes (matches()).
+  ResolvedEdits(const trace::Trace& trace, std::span<const WhatIfEdit> edits);
+
+  // What a host span (op, API call, range) of this name takes, as a share of its measured time;
+  // its children take it too.
+  double host_factor(trace::StringId name) { return known(name).host_factor; }
+  // What a GPU kernel, copy or memset of this name takes, as a share of its measured time.
+  double gpu_factor(trace::StringId name) { return known(name).gpu_factor; }
+  // Whether a synchronizing call of this name no longer waits for the GPU.
+  bool removes_sync(trace::StringId name) { return known(name).removes_sync; }
+  // What the host's waits for input take, as a share of their measured time.
+  double input_wait_factor() const { return input_wait_factor_; }
+
+  const std::vector<std::size_t>& matches() const { return matches_; }
+
+ private:
+  struct NameEffect {
+    double host_factor = 1;
+    double gpu_factor = 1;
+    bool removes_sync = false;
+    bool set = false;
+  };
+  NameEffect& known(trace::StringId name);
+  // Whether edit `e`'s pattern is found in `name`, matched once per name.
+  bool pattern_found(std::size_t e, trace::StringId name);
+  void count_matches();
+
+  const trace::Trace* trace_;
+  std::vector<WhatIfEdit> edits_;
+  std::vector<std::optional<NameRegex>> patterns_;  // per edit; none for kInputWait
+  std::vector<NameEffect> by_name_;
+  // Per edit, per name: 0 not yet matched, 1 not found, 2 found.
+  std::vector<std::vector<std::uint8_t>> found_by_name_;
+  double input_wait_factor_ = 1;
+  std::vector<std::size_t> matches_;
+};
+
+}  // namespace tscope::analyzer

@@ -1,0 +1,163 @@
+// The what-if replay: on a step built so that every replayed time is known by construction, each
+// kind of edit moves the step by what its dependencies allow; malformed edits and edits that
+// match nothing are refused; and on the real traces of ../shared the replay without edits
+// reproduces every step it replays.
+
+#include "tscope/analyzer/whatif.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "shared_trace.h"
+#include "synthetic_trace.h"
+#include "tscope/analyzer/errors.h"
+
+namespace tscope::analyzer {
+namespace {
+
+using trace::Category;
+
+constexpr trace::TimeNs kUs = 1'000;
+
+// One 100 µs step: op A launches K1 (5-40 µs), op B launches K2, which waits for K1 on the
+// stream (40-50 µs); the host then synchronizes (22-55 µs), the sync returning 5 µs after K2
+// ends, and runs op C (55-90 µs); the step's own host time ends it (90-100 µs).
+trace::Trace known_step() {
+  testing::SyntheticTrace trace;
+  trace.step("step 1", 0, 100 * kUs, 32);
+  trace.span(trace.main(), "A", Category::kCpuOp, 0, 10 * kUs);
+  trace.kernel(2 * kUs, 4 * kUs, 5 * kUs, 40 * kUs, "cudaLaunchKernel", "sgemm_128x64");
+  trace.span(trace.main(), "B", Category::kCpuOp, 12 * kUs, 20 * kUs);
+  trace.kernel(14 * kUs, 16 * kUs, 40 * kUs, 50 * kUs, "cudaLaunchKernel", "relu_kernel");
+  trace.span(trace.main(), "cudaStreamSynchronize", Category::kRuntimeApi, 22 * kUs, 55 * kUs);
+  trace.span(trace.main(), "C", Category::kCpuOp, 55 * kUs, 90 * kUs);
+  return trace.finish();
+}
+
+double predicted_step(const trace::Trace& trace, const std::vector<std::string>& texts) {
+  std::vector<WhatIfEdit> edits;
+  edits.reserve(texts.size());
+  for (const std::string& text : texts)
+    edits.push_back(parse_edit(text));
+  const WhatIfResult result = predict_steps(AnalysisContext(trace, {}), edits);
+  EXPECT_EQ(result.replayed_steps, 1u);
+  return result.predicted_mean_ns;
+}
+
+TEST(WhatIfTest, ReplayWithoutEditsReproducesTheStep) {
+  const trace::Trace trace = known_step();
+  const WhatIfResult result = predict_steps(AnalysisContext(trace, {}), {});
+  ASSERT_EQ(result.steps.size(), 1u);
+  EXPECT_TRUE(result.steps[0].replayed) << result.steps[0].why_not;
+  EXPECT_EQ(result.steps[0].measured_ns, 100 * kUs);
+  EXPECT_EQ(result.steps[0].replayed_ns, 100 * kUs);
+  EXPECT_EQ(result.steps[0].predicted_ns, 100 * kUs);
+  EXPECT_EQ(result.replay_error_max, 0);
+}
+
+TEST(WhatIfTest, FasterKernelsOnThePathShortenTheStepThroughStreamOrderAndTheSync) {
+  // K1 5-22.5, K2 then 22.5-27.5 (stream order), the sync returns 5 µs later at 32.5, C and the
+  // step's own 10 µs follow: 77.5 µs.
+  EXPECT_DOUBLE_EQ(predicted_step(known_step(), {"kernel:sgemm*0.5", "kernel:relu*0.5"}),
+                   77.5 * kUs);
+  // Both at once by one pattern that matches either name.
+  EXPECT_DOUBLE_EQ(predicted_step(known_step(), {"kernel:sgemm|relu*0.5"}), 77.5 * kUs);
+}
+
+TEST(WhatIfTest, WorkOffThePathDoesNotMoveTheStep) {
+  // B ends 33 µs before the sync returns: removing it changes nothing.
+  EXPECT_DOUBLE_EQ(predicted_step(known_step(), {"op:^B$*0"}), 100 * kUs);
+}
+
+TEST(WhatIfTest, HostWorkOnThePathMovesTheStepByItsLength) {
+  EXPECT_DOUBLE_EQ(predicted_step(known_step(), {"op:^C$*0.5"}), 82.5 * kUs);
+}
+
+TEST(WhatIfTest, RemovedSynchronizationLetsTheHostGoOn) {
+  // The sync call returns at once (22 µs): C runs 22-57 and the step ends at 67 µs.
+  EXPECT_DOUBLE_EQ(predicted_step(known_step(), {"remove-sync:StreamSynchronize"}), 67 * kUs);
+}
+
+TEST(WhatIfTest, SlowerLaunchCallsDelayTheKernelsTheyLaunch) {
+  // K1's call (2-4 µs) takes twice as long: K1 starts 2 µs later, and with it everything after it
+  // on the path.
+  EXPECT_DOUBLE_EQ(predicted_step(known_step(), {"op:cudaLaunchKernel*2"}), 102 * kUs);
+}
+
+TEST(WhatIfTest, RemovedInputWaitShortensTheStepByTheWait) {
+  testing::SyntheticTrace synthetic;
+  synthetic.step("step 1", 0, 100 * kUs, 32);
+  synthetic.span(synthetic.main(), "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+                 Category::kUserAnnotation, 0, 40 * kUs);
+  synthetic.span(synthetic.main(), "forward", Category::kCpuOp, 40 * kUs, 95 * kUs);
+  const trace::Trace trace = synthetic.finish();
+  EXPECT_DOUBLE_EQ(predicted_step(trace, {"input-wait*0"}), 60 * kUs);
+  EXPECT_DOUBLE_EQ(predicted_step(trace, {"input-wait*0.5"}), 80 * kUs);
+}
+
+TEST(WhatIfTest, MalformedEditsAreRefusedWithTheirText) {
+  for (const std::string text : {"sgemm", "sgemm*", "sgemm*fast", "sgemm*-1", "*0.5",
+                                 "kernel:(*0.5", "input-wait", "remove-sync:"}) {
+    try {
+      parse_edit(text);
+      ADD_FAILURE() << "accepted '" << text << "'";
+    } catch (const AnalyzerError& error) {
+      EXPECT_NE(std::string(error.what()).find("'" + text + "'"), std::string::npos)
+          << error.what();
+    }
+  }
+}
+
+TEST(WhatIfTest, EditThatMatchesNothingIsRefused) {
+  const trace::Trace trace = known_step();
+  for (const std::string text : {"kernel:^A$*0.5", "op:sgemm*0.5", "remove-sync:^C$"}) {
+    const std::vector<WhatIfEdit> edits{parse_edit(text)};
+    EXPECT_THROW(predict_steps(AnalysisContext(trace, {}), edits), AnalyzerError) << text;
+  }
+}
+
+TEST(WhatIfTest, TraceWithoutStepRangesIsRefused) {
+  testing::SyntheticTrace synthetic;
+  synthetic.span(synthetic.main(), "forward", Category::kCpuOp, 0, 10 * kUs);
+  const trace::Trace trace = synthetic.finish();
+  EXPECT_THROW(predict_steps(AnalysisContext(trace, {}), {}), AnalyzerError);
+}
+
+// On every real trace of ../shared with step ranges, the replay without edits reproduces each step
+// it replays; a step it leaves out says why.
+void expect_replay_reproduces_steps(const trace::Trace& trace) {
+  const AnalysisContext context(trace, {});
+  ASSERT_FALSE(context.steps().whole_trace);
+  const WhatIfResult result = predict_steps(context, {});
+  EXPECT_GT(result.replayed_steps, 0u);
+  EXPECT_LE(result.replay_error_median, 0.02);
+  EXPECT_LE(result.replay_error_max, 0.05);
+  for (const StepPrediction& step : result.steps) {
+    if (step.replayed) {
+      EXPECT_DOUBLE_EQ(step.predicted_ns, step.replayed_ns) << step.name;
+    } else {
+      EXPECT_FALSE(step.why_not.empty()) << step.name;
+    }
+  }
+}
+
+TEST(WhatIfRealTraceTest, ResNet50V100) {
+  TSCOPE_LOAD_SHARED_TRACE(
+      trace, "kineto/kineto_tbplugin_resnet50_v100_2021_legacy_schema.pt.trace.json.gz");
+  expect_replay_reproduces_steps(trace);
+}
+
+TEST(WhatIfRealTraceTest, NcclRank0A100) {
+  TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/hta_nccl_data_a100_rank0_of2.json.gz");
+  expect_replay_reproduces_steps(trace);
+}
+
+TEST(WhatIfRealTraceTest, MultiRankSample) {
+  TSCOPE_LOAD_SHARED_TRACE(trace, "multirank/sampled_rank-0.json.gz");
+  expect_replay_reproduces_steps(trace);
+}
+
+}  // namespace
+}  // namespace tscope::analyzer
