@@ -5,6 +5,7 @@
 
 #include "tscope/analyzer/critical_path.h"
 #include "tscope/analyzer/time_breakdown.h"
+#include "tscope/analyzer/whatif.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
@@ -48,6 +49,8 @@ Finding host_bound(const AnalysisContext& context, const CriticalPath& path) {
       "(torch.cuda.graphs, torch.compile mode=\"reduce-overhead\"), fuse small kernels, move host "
       "work (data preparation, logging, .item() calls) off the step's path, or raise the batch "
       "size so each launch carries more work.";
+  // The whole step captured as a CUDA graph: the host's work on the path goes, its waits stay.
+  finding.fix = {"graph-launch:" + step_names_pattern(context.steps())};
   finding.metrics = {{"host_path_ns", host_ns, "ns"},
                      {"host_path_share", share, "ratio"},
                      {"gpu_busy_ns", gpu_busy_ns, "ns"}};

@@ -12,6 +12,10 @@ std::string_view to_string(Severity severity) {
   return kNames[static_cast<std::size_t>(severity)];
 }
 
+std::string_view to_string(GainBasis basis) {
+  return basis == GainBasis::kReplay ? "replay" : "estimate";
+}
+
 double Finding::metric(std::string_view name) const {
   for (const Metric& entry : metrics) {
     if (entry.name == name) return entry.value;

@@ -136,6 +136,7 @@ std::vector<Finding> find_input_stalls(const AnalysisContext& context) {
   finding.title = "Steps wait for input " + format_percent(share) + " of the time";
   finding.cost = {input_per_step, share, 0};
   finding.estimated_gain_ns_per_step = input_per_step;
+  if (wait_per_step > 0) finding.fix = {"input-wait*0"};
   finding.evidence = longest_data_waits(context);
   finding.evidence.insert(finding.evidence.end(), copies.copies.begin(), copies.copies.end());
   finding.metrics = {{"input_share", share, "ratio"},

@@ -6,6 +6,7 @@
 #include "event_classes.h"
 #include "trace_names.h"
 #include "tscope/analyzer/time_breakdown.h"
+#include "tscope/analyzer/whatif.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
@@ -116,6 +117,9 @@ std::vector<Finding> find_launch_bound(const AnalysisContext& context) {
                   " of launches run shorter than their launch call";
   finding.cost = {time.gpu_idle_host_wait_ns, host_wait_share, 0};
   finding.estimated_gain_ns_per_step = time.gpu_idle_host_wait_ns;
+  // The launches' cost is the host's: the same fix as a host-bound critical path, so the fix
+  // plan shows the two as one.
+  finding.fix = {"graph-launch:" + step_names_pattern(context.steps())};
   const double steps = context.step_count();
   const double mean_op_ns = stats.op_count > 0 ? stats.op_host_ns / stats.op_count : 0;
   const double mean_delay_ns = stats.delay_sum_ns / stats.launches;

@@ -56,6 +56,25 @@ std::string section(std::string_view id, std::string_view heading, const std::st
          "</section>\n";
 }
 
+std::string fix_plan_section(const FixPlan& plan) {
+  if (plan.fixes.empty()) return {};
+  std::string body = "<p>Each fix replayed after the ones above it, over " +
+                     std::to_string(plan.replayed_steps) + " steps; measured mean step " +
+                     html_escape(format_duration(plan.measured_step_ns)) +
+                     ".</p>\n<table><tr><th>#</th><th>Finding</th><th>Step after</th>"
+                     "<th>Change</th><th>What-if edits</th></tr>\n";
+  double before = plan.measured_step_ns;
+  for (std::size_t i = 0; i < plan.fixes.size(); ++i) {
+    const PlannedFix& fix = plan.fixes[i];
+    body += "<tr><td>" + std::to_string(i + 1) + "</td><td>" + html_escape(fix.title) +
+            "</td><td>" + html_escape(format_duration(fix.step_after_ns)) + "</td><td>" +
+            html_escape(fix_change_text(fix, before)) + "</td><td><code>" +
+            html_escape(list_text(fix.edits)) + "</code></td></tr>\n";
+    before = fix.step_after_ns;
+  }
+  return section("fix-plan", "Fix plan", body + "</table>\n");
+}
+
 std::string findings_section(const std::vector<Finding>& findings) {
   if (findings.empty()) return section("findings", "Findings", "<p>No findings.</p>\n");
   std::string body =
@@ -213,6 +232,7 @@ std::string top_section(std::string_view id, std::string_view heading,
 
 std::string render_html(const Report& report, const ReportCharts& charts) {
   std::string page = page_start("tscope analyze", report.source + " — " + steps_text(report.steps));
+  page += fix_plan_section(report.fix_plan);
   page += findings_section(report.findings);
   page += steps_section(report, charts);
   page += memory_section(charts);

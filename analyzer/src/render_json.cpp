@@ -107,7 +107,9 @@ void write_finding(JsonWriter& json, const Finding& finding) {
   json.begin_object();
   json.field("time_per_step_ns", finding.estimated_gain_ns_per_step);
   json.field("bytes", finding.estimated_gain_bytes);
+  json.field("basis", to_string(finding.gain_basis));
   json.end_object();
+  json.field("fix", finding.fix);
   json.key("evidence");
   json.begin_array();
   for (const trace::EventRef& ref : finding.evidence) {
@@ -134,6 +136,21 @@ void write_finding(JsonWriter& json, const Finding& finding) {
     json.end_object();
   }
   json.end_object();
+  json.end_object();
+}
+
+void write_fix_plan(JsonWriter& json, const FixPlan& plan) {
+  json.key("fix_plan");
+  json.begin_object();
+  json.field("replayed_steps", static_cast<std::uint64_t>(plan.replayed_steps));
+  json.field("measured_step_ns", plan.measured_step_ns);
+  json.object_array("fixes", plan.fixes, [&](const PlannedFix& fix) {
+    json.field("kinds", fix.kinds);
+    json.field("title", fix.title);
+    json.field("edits", fix.edits);
+    json.field("gain_alone_ns", fix.gain_alone_ns);
+    json.field("step_after_ns", fix.step_after_ns);
+  });
   json.end_object();
 }
 
@@ -176,6 +193,7 @@ std::string render_json(const Report& report) {
   });
   json.optional_field("critical_path", report.critical_path,
                       [&](const CriticalPath& path) { write_critical_path_json(json, path); });
+  write_fix_plan(json, report.fix_plan);
   write_findings(json, report.findings);
   json.end_object();
   return json.str() + "\n";

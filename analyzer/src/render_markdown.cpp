@@ -49,12 +49,31 @@ void append_findings(std::string& out, const std::vector<Finding>& findings) {
   }
 }
 
+void append_fix_plan(std::string& out, const FixPlan& plan) {
+  if (plan.fixes.empty()) return;
+  out += "## Fix plan\n\nEach fix replayed after the ones above it, over " +
+         std::to_string(plan.replayed_steps) + " steps; measured mean step " +
+         format_duration(plan.measured_step_ns) +
+         ".\n\n| # | finding | step after | change | what-if edits |\n|---:|---|---:|---:|---|\n";
+  double before = plan.measured_step_ns;
+  for (std::size_t i = 0; i < plan.fixes.size(); ++i) {
+    const PlannedFix& fix = plan.fixes[i];
+    out += "| " + std::to_string(i + 1) + " | `" + list_text(fix.kinds) + "` | " +
+           format_duration(fix.step_after_ns) + " | " + fix_change_text(fix, before) + " | `" +
+           cell(list_text(fix.edits)) + "` |\n";
+    before = fix.step_after_ns;
+  }
+  out += "\n";
+}
+
 }  // namespace
 
 std::string render_markdown(const Report& report) {
   std::string out = "# Analysis of " +
                     (report.source.empty() ? std::string("trace") : cell(report.source)) + "\n\n";
-  out += "Steps: " + steps_text(report.steps) + "\n\n## Findings\n\n";
+  out += "Steps: " + steps_text(report.steps) + "\n\n";
+  append_fix_plan(out, report.fix_plan);
+  out += "## Findings\n\n";
   append_findings(out, report.findings);
   if (report.time) {
     out += "## Where the time goes\n\nMean step: " + format_duration(report.time->step_ns) +

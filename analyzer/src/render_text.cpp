@@ -70,6 +70,22 @@ void append_findings(std::string& out, const std::vector<Finding>& findings) {
   }
 }
 
+void append_fix_plan(std::string& out, const FixPlan& plan) {
+  if (plan.fixes.empty()) return;
+  out += "Fix plan (each fix replayed after the ones above it, over " +
+         std::to_string(plan.replayed_steps) + " steps; measured mean step " +
+         format_duration(plan.measured_step_ns) + ")\n";
+  double before = plan.measured_step_ns;
+  for (std::size_t i = 0; i < plan.fixes.size(); ++i) {
+    const PlannedFix& fix = plan.fixes[i];
+    append_line(out, "  %zu. %-20s step %10s  %-22s %s\n", i + 1, list_text(fix.kinds).c_str(),
+                format_duration(fix.step_after_ns).c_str(), fix_change_text(fix, before).c_str(),
+                shorten(list_text(fix.edits), kNameWidth).c_str());
+    before = fix.step_after_ns;
+  }
+  out += "\n";
+}
+
 }  // namespace
 
 std::string render_text(const Report& report) {
@@ -77,6 +93,7 @@ std::string render_text(const Report& report) {
       "Analysis of " + (report.source.empty() ? std::string("trace") : report.source) + "\n";
   out += "Steps: " + steps_text(report.steps) + "\n\n";
 
+  append_fix_plan(out, report.fix_plan);
   append_findings(out, report.findings);
 
   if (report.time) {

@@ -87,6 +87,7 @@ Report run_report(const trace::Trace& trace, const ReportOptions& options, std::
     std::vector<Finding> findings = find_critical_path_problems(context, *report.critical_path);
     std::move(findings.begin(), findings.end(), std::back_inserter(report.findings));
   }
+  report.fix_plan = plan_fixes(context, report.findings);
   sort_by_cost(report.findings);
   return report;
 }

@@ -47,6 +47,10 @@ std::string cost_text(const Finding& finding) {
 }
 
 std::string gain_text(const Finding& finding) {
+  if (finding.gain_basis == GainBasis::kReplay) {
+    return format_duration(finding.estimated_gain_ns_per_step) +
+           " per step, replayed with its fix (" + list_text(finding.fix) + ")";
+  }
   if (finding.estimated_gain_ns_per_step > 0) {
     return "about " + format_duration(finding.estimated_gain_ns_per_step) + " per step";
   }
@@ -54,6 +58,20 @@ std::string gain_text(const Finding& finding) {
     return "about " + format_bytes(static_cast<double>(finding.estimated_gain_bytes));
   }
   return {};
+}
+
+std::string list_text(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items)
+    text += (text.empty() ? "" : "; ") + item;
+  return text;
+}
+
+std::string fix_change_text(const PlannedFix& fix, double step_before_ns) {
+  const double change = fix.step_after_ns - step_before_ns;
+  return (change < 0 ? "-" : "+") + format_duration(std::abs(change)) + " (" +
+         (change < 0 ? "-" : "+") +
+         format_percent(step_before_ns > 0 ? std::abs(change) / step_before_ns : 0) + ")";
 }
 
 std::string steps_text(const StepSummary& steps) {

@@ -24,6 +24,9 @@ std::vector<TimeRow> host_rows(const TimeBreakdown& time);
 std::string gpu_attribution_text(const TimeBreakdown& time);
 std::string cost_text(const Finding& finding);  // "12.3 ms per step (34.1% of step)" or "1.20 MiB"
 std::string gain_text(const Finding& finding);  // empty when there is no estimate
+std::string list_text(const std::vector<std::string>& items);  // "input-wait*0; remove-sync:..."
+// A planned fix's effect: "-59.0 ms (-33.7%)".
+std::string fix_change_text(const PlannedFix& fix, double step_before_ns);
 std::string steps_text(const StepSummary& steps);
 std::string shorten(std::string_view name, std::size_t width);
 

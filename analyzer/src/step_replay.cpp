@@ -13,9 +13,10 @@ constexpr double kNotYet = -std::numeric_limits<double>::infinity();
 }  // namespace
 
 StepReplay::StepReplay(const AnalysisContext& context, ResolvedEdits& edits)
-    : trace_(&context.trace()), edits_(&edits), graph_(context) {}
+    : context_(&context), trace_(&context.trace()), edits_(&edits), graph_(context) {}
 
-ReplayedStep StepReplay::replay(const Step& step) {
+ReplayedStep StepReplay::replay(std::size_t index) {
+  const Step& step = context_->steps().steps[index];
   ReplayedStep result;
   result.measured_ns = static_cast<double>(step.end - step.start);
   if (!step.span || trace_->track(step.span->track).info().kind != trace::TrackKind::kHostThread) {
@@ -44,7 +45,10 @@ ReplayedStep StepReplay::replay(const Step& step) {
   const std::vector<double>& replayed = run(false);
   result.replayed_ns = replayed[end] - replayed[start];
   const std::vector<double>& predicted = run(true);
-  result.predicted_ns = predicted[end] - predicted[start];
+  // A step already shorter than its GPU work (the work spills into the next step) keeps its
+  // measured length as the bound.
+  result.predicted_ns = std::max(predicted[end] - predicted[start],
+                                 std::min(result.measured_ns, gpu_floor_ns(index)));
   result.replayed = true;
   return result;
 }
@@ -53,6 +57,7 @@ void StepReplay::scale_spans() {
   const std::size_t count = graph_.span_count();
   factor_.assign(count, 1);
   removed_.assign(count, 0);
+  in_graph_.assign(count, 0);
   open_.clear();
   std::uint32_t track = trace::kNoIndex;
   for (std::uint32_t span = 0; span < count; ++span) {
@@ -71,6 +76,8 @@ void StepReplay::scale_spans() {
     const double parent = open_.empty() ? 1 : factor_[open_.back()];
     factor_[span] = parent * edits_->host_factor(name);
     removed_[span] = edits_->removes_sync(name) ? 1 : 0;
+    const bool parent_in_graph = !open_.empty() && in_graph_[open_.back()] != 0;
+    in_graph_[span] = parent_in_graph || edits_->graph_region(name) ? 1 : 0;
     open_.push_back(span);
   }
 }
@@ -85,7 +92,10 @@ double StepReplay::edge_length(std::uint32_t e, bool edited) const {
     case EdgeKind::kHostOrder: {
       if (edge.owner == trace::kNoIndex) return measured;
       const double wait = edge.in_input_wait ? edits_->input_wait_factor() : 1;
-      return measured * factor_[edge.owner] * wait;
+      // A CUDA graph replays the region's GPU work without its host work; waits stay.
+      const bool replayed_by_graph =
+          in_graph_[edge.owner] != 0 && !edge.in_input_wait && !graph_.is_blocked_wait(edge);
+      return replayed_by_graph ? 0 : measured * factor_[edge.owner] * wait;
     }
     case EdgeKind::kGpuActivity:
       return measured * factor_[edge.owner];
@@ -94,7 +104,8 @@ double StepReplay::edge_length(std::uint32_t e, bool edited) const {
       const auto call = static_cast<double>(graph_.time(DependencyGraph::end_node(edge.owner)) -
                                             graph_.time(DependencyGraph::start_node(edge.owner)));
       const double own = std::min(measured, call);
-      return own * factor_[edge.owner] + (measured - own);
+      const double own_factor = in_graph_[edge.owner] != 0 ? 0 : factor_[edge.owner];
+      return own * own_factor + (measured - own);
     }
     case EdgeKind::kSyncReturn:
       return removed_[edge.owner] != 0 ? -1 : measured;
@@ -120,6 +131,24 @@ const std::vector<double>& StepReplay::run(bool edited) {
     }
   }
   return times_;
+}
+
+double StepReplay::gpu_floor_ns(std::size_t index) {
+  stream_busy_.assign(trace_->tracks().size(), 0);
+  double floor = 0;
+  for (std::uint32_t span = 0; span < graph_.span_count(); ++span) {
+    const trace::EventRef event = graph_.event(span);
+    if (trace_->track(event.track).info().kind != trace::TrackKind::kGpuStream ||
+        graph_.gpu_work_of(event.track, event.index) == GpuWork::kNone ||
+        context_->step_of_gpu_activity(event) != index) {
+      continue;
+    }
+    const auto measured = static_cast<double>(graph_.time(DependencyGraph::end_node(span)) -
+                                              graph_.time(DependencyGraph::start_node(span)));
+    stream_busy_[event.track] += measured * factor_[span];
+    floor = std::max(floor, stream_busy_[event.track]);
+  }
+  return floor;
 }
 
 std::string StepReplay::missing_dependencies(const Step& step) {

@@ -29,7 +29,8 @@ class StepReplay {
  public:
   StepReplay(const AnalysisContext& context, ResolvedEdits& edits);
 
-  ReplayedStep replay(const Step& step);
+  // Step `index` of the context's steps.
+  ReplayedStep replay(std::size_t index);
 
  private:
   // Per graph span, the share of its measured time it takes under the edits.
@@ -39,19 +40,27 @@ class StepReplay {
   double edge_length(std::uint32_t e, bool edited) const;
   // Replays the graph; returns the time of each node.
   const std::vector<double>& run(bool edited);
+  // The least time the step's GPU work takes under the edits: the busiest stream's activities of
+  // the step back to back. The replay pins the steps before and after a step at their measured
+  // times, so nothing else holds back a step whose host work an edit removes while its GPU work
+  // runs on asynchronously: in a run of such steps the GPU would set the pace.
+  double gpu_floor_ns(std::size_t index);
   // Why the graph cannot predict the step, or empty.
   std::string missing_dependencies(const Step& step);
 
+  const AnalysisContext* context_;
   const trace::Trace* trace_;
   ResolvedEdits* edits_;
   DependencyGraph graph_;
   std::vector<std::uint32_t> binding_;
   std::vector<trace::TimeNs> latest_;
-  std::vector<double> factor_;         // by graph span
-  std::vector<std::uint8_t> removed_;  // by graph span: a sync call that no longer waits
-  std::vector<std::uint8_t> ordered_;  // by node: in the topological order
-  std::vector<double> times_;          // by node, of the last run
-  std::vector<std::uint32_t> open_;    // scratch: the host spans open at a span's start
+  std::vector<double> factor_;          // by graph span
+  std::vector<std::uint8_t> removed_;   // by graph span: a sync call that no longer waits
+  std::vector<std::uint8_t> in_graph_;  // by graph span: host work replayed from a CUDA graph
+  std::vector<std::uint8_t> ordered_;   // by node: in the topological order
+  std::vector<double> times_;           // by node, of the last run
+  std::vector<double> stream_busy_;     // by track: scratch of gpu_floor_ns
+  std::vector<std::uint32_t> open_;     // scratch: the host spans open at a span's start
 };
 
 }  // namespace tscope::analyzer

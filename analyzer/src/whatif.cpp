@@ -24,8 +24,9 @@ WhatIfResult predict_steps(const AnalysisContext& context, std::span<const WhatI
   }
   StepReplay replay(context, resolved);
   std::vector<double> errors;
-  for (const Step& step : context.steps().steps) {
-    const ReplayedStep replayed = replay.replay(step);
+  for (std::size_t index = 0; index < context.steps().steps.size(); ++index) {
+    const Step& step = context.steps().steps[index];
+    const ReplayedStep replayed = replay.replay(index);
     result.steps.push_back({step.name, replayed.measured_ns, replayed.predicted_ns,
                             replayed.replayed_ns, replayed.replayed, replayed.why_not});
     if (!replayed.replayed) continue;

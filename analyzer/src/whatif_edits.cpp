@@ -1,5 +1,6 @@
 #include "whatif_edits.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -12,9 +13,9 @@ namespace tscope::analyzer {
 namespace {
 
 constexpr std::string_view kEditForms =
-    "expected NAME*F, op:NAME*F, kernel:NAME*F, input-wait*F or remove-sync:NAME (NAME a regular "
-    "expression found in names, F the share of the measured time the work takes, e.g. "
-    "kernel:sgemm*0.5)";
+    "expected NAME*F, op:NAME*F, kernel:NAME*F, input-wait*F, remove-sync:NAME or "
+    "graph-launch:NAME (NAME a regular expression found in names, F the share of the measured "
+    "time the work takes, e.g. kernel:sgemm*0.5)";
 
 [[noreturn]] void malformed(std::string_view text, std::string_view why) {
   throw AnalyzerError("--edit '" + std::string(text) + "': " + std::string(why) + "; " +
@@ -52,6 +53,10 @@ WhatIfEdit parse_edit(std::string_view text) {
     edit.target = EditTarget::kRemoveSync;
     edit.pattern = std::string(text);
     edit.factor = 0;
+  } else if (take_prefix("graph-launch:")) {
+    edit.target = EditTarget::kGraphLaunch;
+    edit.pattern = std::string(text);
+    edit.factor = 0;
   } else if (text.starts_with("input-wait*")) {
     edit.target = EditTarget::kInputWait;
     edit.factor = scaled(edit.text, text).second;
@@ -76,6 +81,33 @@ WhatIfEdit parse_edit(std::string_view text) {
     }
   }
   return edit;
+}
+
+std::string exact_names_pattern(std::span<const std::string> names) {
+  std::string pattern;
+  for (const std::string& name : names)
+    pattern += (pattern.empty() ? "" : "|") + NameRegex::exactly(name);
+  return pattern;
+}
+
+std::string step_names_pattern(const StepSet& steps) {
+  std::vector<std::string> patterns;
+  for (const Step& step : steps.steps) {
+    std::string pattern;
+    bool in_digits = false;
+    for (const char c : NameRegex::exactly(step.name)) {
+      const bool digit = c >= '0' && c <= '9';
+      if (digit && !in_digits) pattern += "\\d+";
+      if (!digit) pattern += c;
+      in_digits = digit;
+    }
+    if (std::find(patterns.begin(), patterns.end(), pattern) == patterns.end())
+      patterns.push_back(pattern);
+  }
+  std::string joined;
+  for (const std::string& pattern : patterns)
+    joined += (joined.empty() ? "" : "|") + pattern;
+  return joined;
 }
 
 ResolvedEdits::ResolvedEdits(const trace::Trace& trace, std::span<const WhatIfEdit> edits)
@@ -114,6 +146,7 @@ ResolvedEdits::NameEffect& ResolvedEdits::known(trace::StringId name) {
     if (edit.target == EditTarget::kSpan || edit.target == EditTarget::kKernel)
       effect.gpu_factor *= edit.factor;
     if (edit.target == EditTarget::kRemoveSync) effect.removes_sync = true;
+    if (edit.target == EditTarget::kGraphLaunch) effect.graph_region = true;
   }
   return effect;
 }
@@ -138,6 +171,8 @@ void ResolvedEdits::count_matches() {
         if (target == EditTarget::kInputWait) {
           changes = !gpu && host_activity_by_name.get(trace, category, name, &host_activity) ==
                                 HostActivity::kDataWait;
+        } else if (target == EditTarget::kGraphLaunch) {
+          changes = !gpu && pattern_found(e, name);
         } else if (target == EditTarget::kRemoveSync) {
           changes = !gpu && synchronizing_by_name.get(trace, category, name, &is_synchronizing) &&
                     pattern_found(e, name);

@@ -26,6 +26,8 @@ class ResolvedEdits {
   double gpu_factor(trace::StringId name) { return known(name).gpu_factor; }
   // Whether a synchronizing call of this name no longer waits for the GPU.
   bool removes_sync(trace::StringId name) { return known(name).removes_sync; }
+  // Whether host spans of this name run as one CUDA graph (their host work takes no time).
+  bool graph_region(trace::StringId name) { return known(name).graph_region; }
   // What the host's waits for input take, as a share of their measured time.
   double input_wait_factor() const { return input_wait_factor_; }
 
@@ -36,6 +38,7 @@ class ResolvedEdits {
     double host_factor = 1;
     double gpu_factor = 1;
     bool removes_sync = false;
+    bool graph_region = false;
     bool set = false;
   };
   NameEffect& known(trace::StringId name);

@@ -7,11 +7,13 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "process_memory.h"
 #include "training_trace.h"
 #include "tscope/analyzer/critical_path.h"
 #include "tscope/analyzer/report.h"
+#include "tscope/analyzer/whatif.h"
 
 namespace {
 
@@ -77,6 +79,28 @@ void BM_CriticalPath(benchmark::State& state) {
   state.counters["graph_edges"] = static_cast<double>(edges);
 }
 BENCHMARK(BM_CriticalPath)
+    ->Arg(1'000'000)
+    ->Arg(10'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(3);
+
+// The what-if replay without edits (every step's graph, binding dependencies and two replays, one
+// unedited and one edited) over a context built once: the figure a what-if costs beyond the load.
+// The critical path above builds the same graphs, so the ratio of the two is the replay's own cost.
+void BM_WhatIfReplay(benchmark::State& state) {
+  const LoadedTrace& loaded = trace_of(state.range(0));
+  const analyzer::AnalysisContext context(loaded.trace, {});
+  const std::vector<analyzer::WhatIfEdit> edits{analyzer::parse_edit("kernel:sgemm*0.5")};
+  std::size_t replayed = 0;
+  for (auto _ : state) {
+    const analyzer::WhatIfResult result = analyzer::predict_steps(context, edits);
+    replayed = result.replayed_steps;
+    benchmark::DoNotOptimize(replayed);
+  }
+  state.counters["replayed_steps"] = static_cast<double>(replayed);
+}
+BENCHMARK(BM_WhatIfReplay)
     ->Arg(1'000'000)
     ->Arg(10'000'000)
     ->Unit(benchmark::kMillisecond)

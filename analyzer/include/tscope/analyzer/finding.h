@@ -29,6 +29,14 @@ struct Metric {
   std::string unit;  // "ns", "bytes", "count", "ratio", ...
 };
 
+// Where a finding's estimated gain comes from.
+enum class GainBasis : std::uint8_t {
+  kEstimate,  // the analysis' own arithmetic: no fix the replay models, or no steps to replay
+  kReplay,    // the what-if replay of the finding's fix alone (whatif.h, fix_plan.h)
+};
+
+std::string_view to_string(GainBasis basis);
+
 struct Finding {
   std::string kind;  // stable identifier, listed in docs/analyzer.md
   Severity severity = Severity::kInfo;
@@ -41,6 +49,9 @@ struct Finding {
   int evidence_rank = -1;
   std::string explanation;
   std::string recommendation;
+  // The recommendation as what-if edits (whatif.h's forms), where the replay can model it.
+  std::vector<std::string> fix;
+  GainBasis gain_basis = GainBasis::kEstimate;
   std::vector<Metric> metrics;
 
   // The value of metric `name`; throws std::out_of_range when the finding has none.

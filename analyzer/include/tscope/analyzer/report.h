@@ -11,6 +11,7 @@
 #include "tscope/analyzer/analysis_context.h"
 #include "tscope/analyzer/critical_path.h"
 #include "tscope/analyzer/finding.h"
+#include "tscope/analyzer/fix_plan.h"
 #include "tscope/analyzer/op_breakdown.h"
 #include "tscope/analyzer/stream_stats.h"
 #include "tscope/analyzer/time_breakdown.h"
@@ -40,6 +41,8 @@ struct Report {
   std::optional<std::vector<StreamStats>> streams;  // GPU traces only
   std::optional<CriticalPath> critical_path;
   std::vector<Finding> findings;
+  // The findings' fixes replayed one after another (empty without step ranges or fixes).
+  FixPlan fix_plan;
 };
 
 // "time", "input", "copies", "fusion", "memory", "leaks", "launch", "roofline", "tensorcores",

@@ -21,6 +21,9 @@ enum class EditTarget : std::uint8_t {
   kKernel,     // GPU kernels, copies and memsets: `kernel:NAME*F`
   kInputWait,  // the host's waits for input batches: `input-wait*F`
   kRemoveSync,  // synchronizing calls that no longer wait for the GPU: `remove-sync:NAME`
+  // Host spans captured as one CUDA graph: the host work inside them (operators, launch calls)
+  // takes no time, while their waits for input and for the GPU stay: `graph-launch:NAME`.
+  kGraphLaunch,
 };
 
 struct WhatIfEdit {
@@ -33,6 +36,12 @@ struct WhatIfEdit {
 // Parses one edit (the forms above; NAME is a regular expression searched in names, F a factor
 // >= 0). Throws AnalyzerError naming the edit when it is malformed.
 WhatIfEdit parse_edit(std::string_view text);
+
+// A NAME for an edit that matches exactly these names, each taken literally.
+std::string exact_names_pattern(std::span<const std::string> names);
+// A NAME for an edit that matches the steps' names, with each run of digits in them matching any
+// number ("ProfilerStep#5" gives ^ProfilerStep#\d+$).
+std::string step_names_pattern(const StepSet& steps);
 
 // One step, as measured and as replayed.
 struct StepPrediction {

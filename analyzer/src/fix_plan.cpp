@@ -1,0 +1,77 @@
+#include "tscope/analyzer/fix_plan.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "tscope/analyzer/errors.h"
+#include "tscope/analyzer/whatif.h"
+
+namespace tscope::analyzer {
+namespace {
+
+constexpr double kLeastPlannedShare = 0.001;
+
+// The prediction for `edits`, or none when the replay cannot make one (an edit that matches
+// nothing in the steps' trace, no step replayed).
+std::optional<WhatIfResult> replayed(const AnalysisContext& context,
+                                     const std::vector<WhatIfEdit>& edits) {
+  try {
+    WhatIfResult result = predict_steps(context, edits);
+    if (result.replayed_steps == 0) return std::nullopt;
+    return result;
+  } catch (const AnalyzerError&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+FixPlan plan_fixes(const AnalysisContext& context, std::vector<Finding>& findings) {
+  FixPlan plan;
+  if (context.steps().whole_trace) return plan;
+  struct Candidate {
+    const Finding* finding;
+    std::vector<WhatIfEdit> edits;
+    double gain_ns;
+  };
+  std::vector<Candidate> candidates;
+  for (Finding& finding : findings) {
+    if (finding.fix.empty()) continue;
+    std::vector<WhatIfEdit> edits;
+    for (const std::string& text : finding.fix)
+      edits.push_back(parse_edit(text));
+    const std::optional<WhatIfResult> result = replayed(context, edits);
+    if (!result) continue;
+    finding.estimated_gain_ns_per_step =
+        std::max(0.0, result->measured_mean_ns - result->predicted_mean_ns);
+    finding.gain_basis = GainBasis::kReplay;
+    plan.replayed_steps = result->replayed_steps;
+    plan.measured_step_ns = result->measured_mean_ns;
+    // Below this share of the step a replayed saving is within the rounding of the replay.
+    if (finding.estimated_gain_ns_per_step > kLeastPlannedShare * result->measured_mean_ns)
+      candidates.push_back({&finding, std::move(edits), finding.estimated_gain_ns_per_step});
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.gain_ns > b.gain_ns; });
+  std::vector<WhatIfEdit> applied;
+  for (const Candidate& candidate : candidates) {
+    const auto same_fix = std::find_if(plan.fixes.begin(), plan.fixes.end(), [&](const auto& fix) {
+      return fix.edits == candidate.finding->fix;
+    });
+    if (same_fix != plan.fixes.end()) {
+      same_fix->kinds.push_back(candidate.finding->kind);
+      continue;
+    }
+    applied.insert(applied.end(), candidate.edits.begin(), candidate.edits.end());
+    const std::optional<WhatIfResult> result = replayed(context, applied);
+    if (!result) break;
+    plan.fixes.push_back({{candidate.finding->kind},
+                          candidate.finding->title,
+                          candidate.finding->fix,
+                          candidate.gain_ns,
+                          result->predicted_mean_ns});
+  }
+  return plan;
+}
+
+}  // namespace tscope::analyzer
