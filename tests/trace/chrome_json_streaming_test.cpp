@@ -15,6 +15,7 @@
 #include "test_data.h"
 #include "tscope/trace/chrome_json_input.h"
 #include "tscope/trace/chrome_json_reader.h"
+#include "tscope/trace/errors.h"
 
 namespace tscope::trace {
 namespace {
@@ -220,6 +221,113 @@ TEST(ChromeJsonStreamingTest, GzipTextsAroundTheInflateAheadLengthGiveTheTraceOf
     EXPECT_GT(expected.counts().spans, 0u);
   }
   std::filesystem::remove(file);
+}
+
+// Whitespace the JSON allows anywhere outside strings and tokens; runs of it far longer than a
+// window are skipped, not held, and change nothing of the trace.
+std::string blank_run(std::size_t length) {
+  std::string run;
+  run.reserve(length);
+  while (run.size() < length)
+    run += " \n\t\r"[run.size() % 4];
+  return run;
+}
+
+TEST(ChromeJsonStreamingTest, LongRunsOfWhitespaceWhereverJsonAllowsThemChangeNothing) {
+  const std::string a = R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2})";
+  const std::string b = R"({"ph":"X","name":"b","pid":1,"tid":1,"ts":5,"dur":2})";
+  const std::vector<std::string> parts = {"",
+                                          R"({"traceName":"run",)",
+                                          R"("traceEvents":[)",
+                                          a,
+                                          ",",
+                                          b,
+                                          R"(],"baseTimeNanoseconds":7)",
+                                          "}",
+                                          ""};
+  std::string plain;
+  for (const std::string& part : parts)
+    plain += part;
+  const Trace expected = read_chrome_json(ChromeJsonInput::from_bytes(plain, "plain.json"));
+  ASSERT_EQ(expected.counts().spans, 2u);
+  const std::string run = blank_run(std::size_t{3} << 20);
+  // Before the root, among the members before the events, before the first event, on either side
+  // of the comma between events, after the last, among the members after, after the root.
+  for (std::size_t gap = 0; gap + 1 < parts.size(); ++gap) {
+    std::string json;
+    for (std::size_t part = 0; part < parts.size(); ++part)
+      json += parts[part] + (part == gap ? run : "");
+    for (const std::size_t window : {std::size_t{1}, std::size_t{64} << 10, std::size_t{1} << 20}) {
+      const Trace trace = read_in_windows(ChromeJsonInput::from_bytes(json, "blank.json"), window);
+      EXPECT_TRUE(trace == expected) << "whitespace after part " << gap << ", window " << window;
+      EXPECT_EQ(trace.metadata().lost_bytes, 0u) << gap;
+    }
+  }
+}
+
+TEST(ChromeJsonStreamingTest, FileCutAfterALongRunOfWhitespaceCountsAllOfItLost) {
+  const std::string whole = R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1})";
+  const std::string cut = whole + "," + blank_run(std::size_t{3} << 20) + R"({"ph":"X","na)";
+  // Cut among the members after the events: lost from the array's end on.
+  const std::string object =
+      R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1})";
+  const std::string members_cut = object + "]," + blank_run(std::size_t{3} << 20) + R"("trace)";
+  for (const std::size_t window : {std::size_t{1}, std::size_t{1} << 20}) {
+    const Trace trace = read_in_windows(ChromeJsonInput::from_bytes(cut, "cut.json"), window);
+    EXPECT_EQ(trace.counts().spans, 1u);
+    EXPECT_EQ(trace.metadata().lost_bytes, cut.size() - whole.size()) << window;
+    const Trace members_trace =
+        read_in_windows(ChromeJsonInput::from_bytes(members_cut, "cut.json"), window);
+    EXPECT_EQ(members_trace.counts().spans, 1u);
+    EXPECT_EQ(members_trace.metadata().lost_bytes, members_cut.size() - object.size()) << window;
+  }
+}
+
+// The limit bounds what the reader holds while it looks for an event's end, so the events tested
+// against it are longer than what the reader reads ahead of its scan (a few windows).
+constexpr std::size_t kLongText = std::size_t{8} << 20;
+constexpr std::size_t kSmallLimit = std::size_t{64} << 10;
+
+TEST(ChromeJsonStreamingTest, AnEventLongerThanTheLimitIsAFormatErrorNamingWhereItStarts) {
+  ChromeJsonReadOptions options;
+  options.max_event_bytes = kSmallLimit;
+  const std::string small = R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1})";
+  const std::string large =
+      R"({"ph":"X","pid":1,"tid":1,"ts":3,"dur":1,"name":")" + std::string(kLongText, 'n') + "\"}";
+  const std::string json = "[" + small + ",\n  " + large + "]";
+  try {
+    read_chrome_json(ChromeJsonInput::from_bytes(json, "large.json"), options);
+    ADD_FAILURE() << "an event of 8 MiB loaded under a limit of 64 KiB";
+  } catch (const FormatError& error) {
+    EXPECT_EQ(error.offset(), json.find(large));
+    EXPECT_NE(std::string(error.what()).find("an event is longer than the limit of 65536 bytes"),
+              std::string::npos)
+        << error.what();
+  }
+  // Within the limit it loads.
+  options.max_event_bytes = large.size();
+  EXPECT_EQ(
+      read_chrome_json(ChromeJsonInput::from_bytes(json, "large.json"), options).counts().spans,
+      2u);
+}
+
+TEST(ChromeJsonStreamingTest, MembersAroundTheEventsLongerThanTheLimitAreAFormatError) {
+  ChromeJsonReadOptions options;
+  options.max_event_bytes = kSmallLimit;
+  const std::string member = R"("traceName":")" + std::string(kLongText, 'n') + "\"";
+  const std::string events =
+      R"("traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])";
+  for (const std::string& json :
+       {"{" + member + "," + events + "}", "{" + events + "," + member + "}"}) {
+    try {
+      read_chrome_json(ChromeJsonInput::from_bytes(json, "members.json"), options);
+      ADD_FAILURE() << "members of 8 MiB loaded under a limit of 64 KiB";
+    } catch (const FormatError& error) {
+      EXPECT_NE(std::string(error.what()).find("longer than the limit of 65536 bytes"),
+                std::string::npos)
+          << error.what();
+    }
+  }
 }
 
 }  // namespace

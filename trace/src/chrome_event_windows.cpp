@@ -20,6 +20,8 @@ namespace {
 
 // The text is read in chunks of this size; a window is handed out once it holds window_bytes.
 constexpr std::size_t kReadChunk = std::size_t{256} << 10;
+// Runs of whitespace shorter than this stay, so that ordinary indented text is never moved.
+constexpr std::size_t kLongBlankRun = kReadChunk;
 
 enum CharClass : std::uint8_t { kPlain, kSpace, kQuote, kOpen, kClose, kComma, kColon };
 
@@ -71,6 +73,21 @@ struct QuoteOrBracket {
 #endif
 };
 
+// Whitespace between events may run for gigabytes (a gzip of it is a few megabytes): the scan and
+// the cut of such runs skip sixteen bytes at a time too.
+struct NotBlank {
+  static bool matches(char c) { return !is_space(c); }
+#if defined(__SSE2__)
+  static int mask(__m128i block) {
+    const __m128i blank = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8(' ')),
+                                                    _mm_cmpeq_epi8(block, _mm_set1_epi8('\n'))),
+                                       _mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8('\t')),
+                                                    _mm_cmpeq_epi8(block, _mm_set1_epi8('\r'))));
+    return ~_mm_movemask_epi8(blank) & 0xffff;
+  }
+#endif
+};
+
 // The first index from `at` below `size` whose byte Bytes::matches, `size` when there is none.
 template <typename Bytes>
 std::size_t find_first(const char* text, std::size_t at, std::size_t size) {
@@ -85,6 +102,23 @@ std::size_t find_first(const char* text, std::size_t at, std::size_t size) {
   while (at < size && !Bytes::matches(text[at]))
     ++at;
   return at;
+}
+
+// The index after the last byte below `end` that Bytes::matches, 0 when there is none.
+template <typename Bytes>
+std::size_t find_last_end(const char* text, std::size_t end) {
+#if defined(__SSE2__)
+  constexpr std::size_t kBlock = 16;
+  for (; end >= kBlock; end -= kBlock) {
+    const int found =
+        Bytes::mask(_mm_loadu_si128(reinterpret_cast<const __m128i*>(text + end - kBlock)));
+    if (found != 0)
+      return end - static_cast<std::size_t>(std::countl_zero(static_cast<std::uint16_t>(found)));
+  }
+#endif
+  while (end > 0 && !Bytes::matches(text[end - 1]))
+    --end;
+  return end;
 }
 
 // Inside an event the scan goes 64 bytes at a time, as bit masks (bit i for byte i): which bytes
@@ -165,8 +199,9 @@ std::size_t ChromeEventWindows::scan_event_block(std::size_t at) {
   return at + kBlockBytes;
 }
 
-ChromeEventWindows::ChromeEventWindows(ChromeByteSource& source, std::size_t window_bytes)
-    : source_(source), window_bytes_(window_bytes) {}
+ChromeEventWindows::ChromeEventWindows(ChromeByteSource& source, std::size_t window_bytes,
+                                       std::size_t max_event_bytes)
+    : source_(source), window_bytes_(window_bytes), max_event_bytes_(max_event_bytes) {}
 
 bool ChromeEventWindows::read_more() {
   if (end_of_text_) return false;
@@ -191,9 +226,78 @@ bool ChromeEventWindows::fill() {
   return true;
 }
 
+void ChromeEventWindows::squeeze_blank_tail() {
+  if (scanned_ != pending_size_ || in_string_ || part_ == Part::kDone) return;
+  // Inside the event array only whitespace between events is cut: a window's offset is that of its
+  // first event, which lies before whatever would be cut inside the window.
+  if (part_ == Part::kEvents && (has_whole_event_ || depth_ != events_depth_)) return;
+  const std::size_t blank_begin = find_last_end<NotBlank>(pending_.data(), pending_size_);
+  const std::size_t run = pending_size_ - blank_begin;
+  if (run < kLongBlankRun) return;
+  // One blank byte stays, to keep the tokens on either side apart.
+  pending_base_ += run - 1;
+  pending_size_ = scanned_ = blank_begin + 1;
+}
+
+void ChromeEventWindows::check_held_text() const {
+  std::size_t begin = 0;
+  std::uint64_t offset = consumed_;
+  const char* what = nullptr;
+  switch (part_) {
+    case Part::kMembersBefore:
+      what = "the members before \"traceEvents\" are";
+      break;
+    case Part::kEvents:
+      begin = skip_separator(has_whole_event_ ? last_event_end_ : events_begin_);
+      offset = pending_base_ + begin;
+      what = "an event is";
+      break;
+    case Part::kMembersAfter:
+      begin = after_begin_;
+      what = "the members after \"traceEvents\" are";
+      break;
+    case Part::kBeforeRoot:
+    case Part::kDone:
+      return;
+  }
+  if (pending_size_ - begin <= max_event_bytes_) return;
+  throw FormatError(source_.source_name(), offset,
+                    std::string(what) + " longer than the limit of " +
+                        std::to_string(max_event_bytes_) + " bytes");
+}
+
+void ChromeEventWindows::drop_text_after_root() {
+  if (part_ != Part::kDone || root_end_ == 0 || pending_size_ == root_end_) return;
+  value_after_root_ = value_after_root_ ||
+                      !std::all_of(pending_.data() + root_end_, pending_.data() + pending_size_,
+                                   [](char c) { return is_space(c); });
+  pending_size_ = scanned_ = root_end_;
+}
+
+bool ChromeEventWindows::window_is_full() const {
+  // Text after the last whole event that is a window long already (a large event, or whitespace
+  // that only a window without whole events cuts short) goes to the next window.
+  return has_whole_event_ && (last_event_end_ - events_begin_ >= window_bytes_ ||
+                              pending_size_ - last_event_end_ >= window_bytes_);
+}
+
+std::size_t ChromeEventWindows::skip_separator(std::size_t at) const {
+  const auto skip_space = [&](std::size_t from) {
+    while (from < pending_size_ && is_space(pending_[from]))
+      ++from;
+    return from;
+  };
+  at = skip_space(at);
+  if (at < pending_size_ && pending_[at] == ',') at = skip_space(at + 1);
+  return at;
+}
+
 void ChromeEventWindows::scan_pending() {
   scan(scanned_);
   scanned_ = pending_size_;
+  squeeze_blank_tail();
+  drop_text_after_root();
+  check_held_text();
 }
 
 std::size_t ChromeEventWindows::probable_event_end(std::size_t from) const {
@@ -293,7 +397,8 @@ void ChromeEventWindows::scan(std::size_t from) {
     }
     switch (kind) {
       case kSpace:
-        break;
+        at = find_first<NotBlank>(text, at, size);
+        continue;
       case kQuote:
         in_string_ = true;
         string_start_ = at + 1;
@@ -308,6 +413,7 @@ void ChromeEventWindows::scan(std::size_t from) {
             part_ = Part::kEvents;
             events_depth_ = 1;
             events_begin_ = at + 1;
+            window_start_offset_ = pending_base_ + events_begin_;
           }
         } else if (part_ == Part::kMembersBefore && depth_ == 1 && c == '[' &&
                    value_is_trace_events_) {
@@ -316,6 +422,7 @@ void ChromeEventWindows::scan(std::size_t from) {
           events_depth_ = 2;
           before_.assign(text, at + 1);
           events_begin_ = at + 1;
+          window_start_offset_ = pending_base_ + events_begin_;
         } else {
           if (depth_ == 1) value_is_trace_events_ = false;
           ++depth_;
@@ -329,6 +436,7 @@ void ChromeEventWindows::scan(std::size_t from) {
         } else if (part_ == Part::kEvents && depth_ < events_depth_) {
           // The event text ends here; what follows belongs to the root object.
           events_end_ = at;
+          events_end_offset_ = pending_base_ + at;
           after_begin_ = at + 1;
           part_ = object_form_ ? Part::kMembersAfter : Part::kDone;
           if (part_ == Part::kDone) root_end_ = at + 1;
@@ -382,8 +490,7 @@ bool ChromeEventWindows::next(ChromeEventWindow& window) {
   bool speculative = part_ == Part::kEvents && !cut_exactly_ && cut_speculatively(end);
   if (!speculative) {
     scan_pending();
-    while (part_ == Part::kEvents && !end_of_text_ &&
-           (!has_whole_event_ || last_event_end_ - events_begin_ < window_bytes_)) {
+    while (part_ == Part::kEvents && !end_of_text_ && !window_is_full()) {
       fill();
     }
     // Before the first whole event the window is empty: it ends where the events begin.
@@ -407,12 +514,7 @@ bool ChromeEventWindows::next(ChromeEventWindow& window) {
   if (windows_done_) read_to_end();
 
   // Between windows only whitespace and the comma before the next event remain.
-  std::size_t begin = events_begin_;
-  while (begin < end && is_space(pending_[begin]))
-    ++begin;
-  if (begin < end && pending_[begin] == ',') ++begin;
-  while (begin < end && is_space(pending_[begin]))
-    ++begin;
+  const std::size_t begin = std::min(skip_separator(events_begin_), end);
   if (begin == end) return false;
   window.size = end - begin + 2;
   window.text.reserve(window.size + simdjson::SIMDJSON_PADDING);
@@ -431,6 +533,7 @@ bool ChromeEventWindows::next(ChromeEventWindow& window) {
     std::memmove(pending_.data(), pending_.data() + end, pending_size_ - end);
     pending_size_ -= end;
     pending_base_ += end;
+    window_start_offset_ = pending_base_;
     scanned_ -= std::min(scanned_, end);
     events_begin_ = 0;
     last_event_end_ = 0;
@@ -447,6 +550,7 @@ void ChromeEventWindows::put_back(const ChromeEventWindow& window) {
   std::memcpy(pending_.data(), events.data(), events.size());
   pending_size_ += events.size();
   pending_base_ -= events.size();
+  window_start_offset_ = pending_base_;
   // Its start is the end of the window before, so the scan starts there between events.
   depth_ = events_depth_;
   in_string_ = false;
@@ -464,16 +568,11 @@ void ChromeEventWindows::read_to_end() {
   }
   if (part_ == Part::kMembersAfter) {
     // The root object was cut off after its events: drop its unfinished end.
-    lost_bytes_ = consumed_ - (pending_base_ + events_end_);
+    lost_bytes_ = consumed_ - events_end_offset_;
     after_begin_ = after_end_ = 0;
   } else if (part_ == Part::kDone && root_end_ != 0) {
     after_end_ = root_end_ - 1;  // without the root's closing '}'
-    for (std::size_t at = root_end_; at < pending_size_; ++at) {
-      if (!is_space(pending_[at])) {
-        lost_bytes_ = pending_size_ - root_end_;
-        break;
-      }
-    }
+    if (value_after_root_) lost_bytes_ = consumed_ - (pending_base_ + root_end_);
   }
 }
 
@@ -485,7 +584,10 @@ void ChromeEventWindows::finish_at_end_of_text() {
     throw FormatError(source_.source_name(), consumed_,
                       "not valid JSON: the file ends inside its first event");
   }
-  if (!whole) lost_bytes_ = consumed_ - (pending_base_ + last_event_end_);
+  if (!whole) {
+    lost_bytes_ =
+        consumed_ - (has_whole_event_ ? pending_base_ + last_event_end_ : window_start_offset_);
+  }
   part_ = Part::kDone;
 }
 

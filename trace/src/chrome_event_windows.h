@@ -6,6 +6,12 @@
 // object form's other members) is kept apart for the top-level reader. Buffers are reused, so
 // memory stays at about one window whatever the file's size.
 //
+// What the text must hold at once is bounded whatever the input: a run of whitespace outside
+// strings (between events, before the root value, among the members around the event array) is
+// cut down to one byte as soon as it is scanned, a window is handed out early when the text after
+// its last whole event is a window long already, and an event or the members around the event
+// array that run past max_event_bytes without their end are refused.
+//
 // Inside the event array most windows are cut without the scan: at the first '}' past the
 // window's size that the text follows with ',' and '{', as one event's end and the next one's
 // start look. A string can hold those bytes too, or the array end before them; then the window is
@@ -37,10 +43,12 @@ struct ChromeEventWindow {
 
 class ChromeEventWindows {
  public:
-  ChromeEventWindows(ChromeByteSource& source, std::size_t window_bytes);
+  ChromeEventWindows(ChromeByteSource& source, std::size_t window_bytes,
+                     std::size_t max_event_bytes);
 
   // Fills `window` with the next events; false once the event array is exhausted. Throws
-  // FormatError when the text has no event array.
+  // FormatError when the text has no event array, or an event (or the members around the event
+  // array) runs past max_event_bytes without its end.
   bool next(ChromeEventWindow& window);
   // Takes back the last window, a speculative one that did not parse: the next call to next()
   // cuts that text again with the scan.
@@ -65,7 +73,21 @@ class ChromeEventWindows {
   bool read_more();
   // Reads a chunk and scans what was not scanned yet.
   bool fill();
+  // Scans what was not scanned yet, then drops what no window needs and refuses what is too long
+  // to hold.
   void scan_pending();
+  // Cuts a run of whitespace at the end of the scanned text, where no string or event is open,
+  // down to one byte; the text after it keeps its exact offsets.
+  void squeeze_blank_tail();
+  // Throws FormatError when more than max_event_bytes of the event being read, or of the members
+  // around the event array, are held without their end.
+  void check_held_text() const;
+  // Drops the text after the root value's end, noting whether it holds more than whitespace.
+  void drop_text_after_root();
+  // Whether the window being cut has enough whole events, or enough text after its last one.
+  bool window_is_full() const;
+  // From `at`, past whitespace and the one comma between two events.
+  std::size_t skip_separator(std::size_t at) const;
   void scan(std::size_t from);
   // The offset after the first '}' from `from` that ',' and '{' follow, 0 when there is none.
   std::size_t probable_event_end(std::size_t from) const;
@@ -80,9 +102,11 @@ class ChromeEventWindows {
 
   ChromeByteSource& source_;
   std::size_t window_bytes_;
+  std::size_t max_event_bytes_;
 
-  // Text read but not yet handed out, the first pending_size_ bytes of pending_; pending_[0] is
-  // the text's byte pending_base_. Mapped, as the reading thread fills it.
+  // Text read but not yet handed out, the first pending_size_ bytes of pending_; pending_[i] is
+  // the text's byte pending_base_ + i, exactly so after the last run of whitespace cut short (the
+  // offsets that errors name all lie there). Mapped, as the reading thread fills it.
   MappedArray<char> pending_;
   std::size_t pending_size_ = 0;
   std::uint64_t pending_base_ = 0;
@@ -117,8 +141,15 @@ class ChromeEventWindows {
   std::size_t after_end_ = 0;
   std::size_t root_end_ = 0;
 
+  // Text offsets where they must stay exact past whitespace cut short later: of pending_[0] when
+  // the window being cut started, and of the event array's end.
+  std::uint64_t window_start_offset_ = 0;
+  std::uint64_t events_end_offset_ = 0;
+
   std::string before_;
   std::uint64_t lost_bytes_ = 0;
+  // Whether the text after the root value's end held more than whitespace.
+  bool value_after_root_ = false;
 };
 
 }  // namespace tscope::trace::chrome_json

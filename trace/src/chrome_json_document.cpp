@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <new>
 
 #include "chrome_json_scanner.h"
 
@@ -70,6 +71,8 @@ JsonValue ChromeJsonDocument::parse(const char* text, std::size_t size) {
   tape_.clear(0);
   dom::element root;
   if (const auto error = parser_.parse(text, size, false).get(root); error != simdjson::SUCCESS) {
+    // Memory that runs out is not a fault of the text: it goes where other allocations' do.
+    if (error == simdjson::MEMALLOC) throw std::bad_alloc();
     error_ = simdjson::error_message(error);
     return {};
   }

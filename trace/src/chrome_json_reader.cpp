@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -681,12 +682,20 @@ Trace import_stream(ChromeByteSource source, const ChromeJsonReadOptions& option
     // malloc arena on every import where the reading thread's arena kept them). A small gzip
     // input is inflated here to learn its length, which also sizes its buffers to its text.
     const bool reading_thread = !source.text_ends_within(ChromeByteSource::kSmallText);
-    ChromeEventWindows windows(source, std::max<std::size_t>(options.window_bytes, 1));
+    ChromeEventWindows windows(source, std::max<std::size_t>(options.window_bytes, 1),
+                               options.max_event_bytes);
     return ChromeImporter(source_name).import(windows, options.progress, reading_thread);
   } catch (const FormatError&) {
     throw;
   } catch (const TraceError& error) {
     throw FormatError(source_name, 0, error.what());
+  } catch (const std::bad_alloc&) {
+    // The reading thread has stopped by now (the pipeline joined it while unwinding), so the
+    // offset it reached is this thread's to read. A process under a memory limit (ulimit -v, a
+    // container) hits it here on a trace too large for the limit: that is about this input.
+    throw FormatError(source_name, source.input_offset(),
+                      "out of memory reading the trace: its events need more memory than the "
+                      "process may use");
   }
 }
 

@@ -21,6 +21,12 @@ struct ChromeJsonReadOptions {
   // Events are parsed this much text at a time: large enough that a parse costs little per byte,
   // small enough that the window and its parsed document stay in the caches.
   std::size_t window_bytes = std::size_t{1} << 20;
+  // The most text of one event, or of the members before or after the object form's event array,
+  // that the reader holds while it looks for the end: one that runs longer is refused with a
+  // FormatError naming where it starts. Far above any event a profiler writes. Besides the model,
+  // the reader then holds a few times this and a few windows whatever the input (runs of
+  // whitespace it skips).
+  std::size_t max_event_bytes = std::size_t{16} << 20;
   // Told after each window.
   LoadProgressCallback progress;
 };
@@ -29,7 +35,7 @@ struct ChromeJsonReadOptions {
 // at a time, so memory holds the model and not the text. A file cut off inside the event array
 // loads the events before the cut and records the bytes it dropped in metadata().lost_bytes.
 // Throws IoError when the file cannot be read and FormatError (file, byte offset) when it is not
-// a Chrome trace.
+// a Chrome trace, or when the memory the process may use runs out while reading it.
 Trace read_chrome_json(const std::filesystem::path& path,
                        const ChromeJsonReadOptions& options = {});
 Trace read_chrome_json(const ChromeJsonInput& input, const ChromeJsonReadOptions& options = {});
