@@ -238,11 +238,21 @@ void report(std::ostream& out, const std::filesystem::path& output) {
   try {
     const trace::Trace recorded = trace::load_trace(output);
     const trace::TraceCounts counts = recorded.counts();
+    const trace::TraceMetadata& metadata = recorded.metadata();
     out << fmt::format(
         "tscope record: wrote {}: {} spans, {} instants, {} counter samples, {} memory events, "
         "{} dropped\n",
         output.string(), counts.spans, counts.instants, counts.counter_samples,
-        counts.memory_events, recorded.metadata().dropped_events);
+        counts.memory_events, metadata.dropped_events);
+    // A writer stopped by a full disk, a quota or the file size limit leaves the file ending in an
+    // unfinished chunk: what it held is lost, and a reader of the file must hear so.
+    if (metadata.lost_bytes > 0 || metadata.lost_records > 0) {
+      out << fmt::format(
+          "tscope record: the trace is cut short: its last {} bytes ({} records) are an "
+          "unfinished chunk and are lost, as the file could not grow (a full disk, a quota or "
+          "the file size limit, ulimit -f); the events above were written before the cut\n",
+          metadata.lost_bytes, metadata.lost_records);
+    }
   } catch (const trace::TraceError& error) {
     out << fmt::format("tscope record: the trace {} cannot be read back: {}\n", output.string(),
                        error.what());

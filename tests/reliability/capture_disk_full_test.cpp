@@ -71,6 +71,14 @@ TEST(CaptureDiskFull, RecordingEndsWithOneMessageAndTheProgramRunsToItsOwnExit) 
   ASSERT_LE(std::filesystem::file_size(path), kFileSizeLimit);
   const trace::Trace trace = trace::load_trace(path);
   EXPECT_GT(testing::spans_named(trace, "tick").size(), 0u);
+  // The record command's own summary names the bytes cut off, exactly when there are some.
+  const bool cut = trace.metadata().lost_bytes > 0 || trace.metadata().lost_records > 0;
+  EXPECT_EQ(occurrences(outcome.output, "the trace is cut short"), cut ? 1u : 0u) << outcome.output;
+  if (cut) {
+    EXPECT_NE(outcome.output.find(std::to_string(trace.metadata().lost_bytes) + " bytes"),
+              std::string::npos)
+        << outcome.output;
+  }
   std::filesystem::remove(path);
 }
 
