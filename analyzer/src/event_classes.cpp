@@ -1,7 +1,6 @@
 #include "event_classes.h"
 
-#include <array>
-
+#include "kernel_families.h"
 #include "trace_names.h"
 
 namespace tscope::analyzer {
@@ -85,8 +84,8 @@ HostActivity host_activity(Category category, std::string_view name) {
 GpuWork gpu_work(Category category, std::string_view name) {
   switch (category) {
     case Category::kKernel:
-      return contains_any(name, {"nccl", "rccl", "NCCL"}) ? GpuWork::kCommunication
-                                                          : GpuWork::kCompute;
+      return kernel_family(name) == KernelFamily::kCommunication ? GpuWork::kCommunication
+                                                                 : GpuWork::kCompute;
     case Category::kCommunication:
       return GpuWork::kCommunication;
     case Category::kMemcpy:
@@ -96,33 +95,6 @@ GpuWork gpu_work(Category category, std::string_view name) {
     default:
       return GpuWork::kNone;
   }
-}
-
-KernelFamily kernel_family(std::string_view name) {
-  // Checked in this order because PyTorch names nest: a softmax kernel may mention "reduce".
-  if (contains_any(name, {"softmax", "Softmax"})) return KernelFamily::kSoftmax;
-  if (contains_any(name, {"layer_norm", "batch_norm", "LayerNorm", "BatchNorm", "group_norm",
-                          "rms_norm", "bn_fw", "bn_bw"})) {
-    return KernelFamily::kNormalization;
-  }
-  if (contains_any(name, {"reduce_kernel", "Reduce", "reduction", "sum_kernel"})) {
-    return KernelFamily::kReduction;
-  }
-  if (contains_any(name, {"gemm", "Gemm", "gemv", "conv", "Conv", "cudnn", "cutlass", "sgemm",
-                          "wgrad", "dgrad", "nccl"})) {
-    return KernelFamily::kOther;
-  }
-  if (contains_any(name, {"elementwise", "Elementwise", "Functor", "pointwise", "add", "mul",
-                          "relu", "gelu", "dropout", "sigmoid", "tanh", "bias", "fill"})) {
-    return KernelFamily::kElementwise;
-  }
-  return KernelFamily::kOther;
-}
-
-std::string_view to_string(KernelFamily family) {
-  static constexpr std::array kNames{"elementwise", "reduction", "normalization", "softmax",
-                                     "other"};
-  return kNames[static_cast<std::size_t>(family)];
 }
 
 bool is_matrix_product_op(std::string_view name) {

@@ -37,18 +37,6 @@ bool is_runtime_call(trace::Category category);
 enum class LaunchApi : std::uint8_t { kKernel, kGraph, kCopyOrMemset, kNone };
 LaunchApi launch_api(std::string_view name);
 
-// Memory-bound kernel families worth fusing; kOther is everything else (GEMMs, convolutions).
-enum class KernelFamily : std::uint8_t {
-  kElementwise,
-  kReduction,
-  kNormalization,
-  kSoftmax,
-  kOther
-};
-
-KernelFamily kernel_family(std::string_view name);
-std::string_view to_string(KernelFamily family);
-
 // A matrix product or convolution op (our engine's matmul, conv2d and their gradients, PyTorch's
 // aten::mm, addmm, linear, ...): library GEMM work that elementwise fusion does not absorb.
 bool is_matrix_product_op(std::string_view name);

@@ -8,6 +8,7 @@
 
 #include "event_classes.h"
 #include "fused_alternatives.h"
+#include "kernel_families.h"
 #include "trace_names.h"
 #include "tscope/report/units.h"
 
@@ -171,7 +172,7 @@ void stream_chains(const AnalysisContext& context, std::uint32_t track_index,
   std::unordered_map<StringId, bool> fusable_names;
   const auto fusable = [&](StringId name) {
     const auto [slot, inserted] = fusable_names.try_emplace(name, false);
-    if (inserted) slot->second = kernel_family(trace.string(name)) != KernelFamily::kOther;
+    if (inserted) slot->second = is_fusable(kernel_family(trace.string(name)));
     return slot->second;
   };
   ChainOccurrence chain;
