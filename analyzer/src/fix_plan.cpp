@@ -16,7 +16,7 @@ constexpr double kLeastPlannedShare = 0.001;
 std::optional<WhatIfResult> replayed(const AnalysisContext& context,
                                      const std::vector<WhatIfEdit>& edits) {
   try {
-    WhatIfResult result = predict_steps(context, edits);
+    WhatIfResult result = predict_steps(context, edits, {.whole_trace_as_step = true});
     if (result.replayed_steps == 0) return std::nullopt;
     return result;
   } catch (const AnalyzerError&) {
@@ -28,7 +28,6 @@ std::optional<WhatIfResult> replayed(const AnalysisContext& context,
 
 FixPlan plan_fixes(const AnalysisContext& context, std::vector<Finding>& findings) {
   FixPlan plan;
-  if (context.steps().whole_trace) return plan;
   struct Candidate {
     const Finding* finding;
     std::vector<WhatIfEdit> edits;

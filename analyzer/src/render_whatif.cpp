@@ -64,8 +64,7 @@ std::string render_whatif_text(const WhatIfResult& result, std::span<const WhatI
 std::string render_whatif_json(const WhatIfResult& result, std::span<const WhatIfEdit> edits) {
   JsonWriter json(JsonLayout::kIndented);
   json.begin_object();
-  json.field("schema", "tscope.whatif");
-  json.field("version", 1);
+  json.field("schema", "tscope.whatif/1");
   json.key("edits");
   json.begin_array();
   for (std::size_t e = 0; e < edits.size(); ++e) {

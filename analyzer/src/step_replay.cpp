@@ -19,38 +19,60 @@ ReplayedStep StepReplay::replay(std::size_t index) {
   const Step& step = context_->steps().steps[index];
   ReplayedStep result;
   result.measured_ns = static_cast<double>(step.end - step.start);
-  if (!step.span || trace_->track(step.span->track).info().kind != trace::TrackKind::kHostThread) {
-    result.why_not = "it is no step range of a host thread";
+  if (step.span && trace_->track(step.span->track).info().kind != trace::TrackKind::kHostThread) {
+    result.why_not = "its step range is not on a host thread";
     return result;
   }
   graph_.build(step.start, step.end);
   graph_.find_binding_edges(binding_, latest_);
-  const std::uint32_t span = graph_.local_span(step.span->track, step.span->index);
-  if (span == trace::kNoIndex) {
-    result.why_not = "its step range is not in its dependency graph";
-    return result;
-  }
   ordered_.assign(graph_.node_count(), 0);
   for (const std::uint32_t node : graph_.topological_order())
     ordered_[node] = 1;
-  const std::uint32_t start = DependencyGraph::start_node(span);
-  const std::uint32_t end = DependencyGraph::end_node(span);
-  if (ordered_[start] == 0 || ordered_[end] == 0) {
-    result.why_not = "its timestamps order its dependencies in a cycle";
-    return result;
+  step_span_ = trace::kNoIndex;
+  if (step.span) {
+    step_span_ = graph_.local_span(step.span->track, step.span->index);
+    if (step_span_ == trace::kNoIndex) {
+      result.why_not = "its step range is not in its dependency graph";
+      return result;
+    }
+    if (ordered_[DependencyGraph::start_node(step_span_)] == 0 ||
+        ordered_[DependencyGraph::end_node(step_span_)] == 0) {
+      result.why_not = "its timestamps order its dependencies in a cycle";
+      return result;
+    }
   }
   result.why_not = missing_dependencies(step);
   if (!result.why_not.empty()) return result;
   scale_spans();
-  const std::vector<double>& replayed = run(false);
-  result.replayed_ns = replayed[end] - replayed[start];
-  const std::vector<double>& predicted = run(true);
+  result.replayed_ns = step_length(run(false), result.measured_ns);
   // A step already shorter than its GPU work (the work spills into the next step) keeps its
   // measured length as the bound.
-  result.predicted_ns = std::max(predicted[end] - predicted[start],
+  result.predicted_ns = std::max(step_length(run(true), result.measured_ns),
                                  std::min(result.measured_ns, gpu_floor_ns(index)));
   result.replayed = true;
   return result;
+}
+
+double StepReplay::step_length(const std::vector<double>& times, double measured_ns) {
+  if (step_span_ != trace::kNoIndex) {
+    return times[DependencyGraph::end_node(step_span_)] -
+           times[DependencyGraph::start_node(step_span_)];
+  }
+  // The whole trace as one step ends when the main thread's and the GPU's work last ends, then
+  // keeps the measured time after that (nothing recorded, or other threads).
+  double measured_last = kNotYet;
+  double replayed_last = kNotYet;
+  for (std::uint32_t span = 0; span < graph_.span_count(); ++span) {
+    const trace::EventRef event = graph_.event(span);
+    const bool gpu = trace_->track(event.track).info().kind == trace::TrackKind::kGpuStream;
+    const std::uint32_t end = DependencyGraph::end_node(span);
+    if ((!gpu && event.track != context_->main_thread()) || ordered_[end] == 0) continue;
+    if (gpu && graph_.gpu_work_of(event.track, event.index) == GpuWork::kNone) continue;
+    measured_last = std::max(measured_last, static_cast<double>(graph_.time(end)));
+    replayed_last = std::max(replayed_last, times[end]);
+  }
+  if (measured_last == kNotYet) return measured_ns;
+  return measured_ns + replayed_last - measured_last;
 }
 
 void StepReplay::scale_spans() {
@@ -153,13 +175,24 @@ double StepReplay::gpu_floor_ns(std::size_t index) {
 
 std::string StepReplay::missing_dependencies(const Step& step) {
   std::size_t unlinked = 0;
+  std::uint32_t track = trace::kNoIndex;
   for (std::uint32_t span = 0; span < graph_.span_count(); ++span) {
     const trace::EventRef event = graph_.event(span);
-    if (trace_->track(event.track).info().kind != trace::TrackKind::kGpuStream) continue;
+    if (trace_->track(event.track).info().kind != trace::TrackKind::kGpuStream ||
+        graph_.gpu_work_of(event.track, event.index) == GpuWork::kNone) {
+      continue;
+    }
+    // A stream's first activity in the graph may have been queued before the trace or the step
+    // began (no launch, nothing before it): it happens when it was measured to.
+    const bool first_of_stream = event.track != track;
+    track = event.track;
     const std::uint32_t start = DependencyGraph::start_node(span);
     const trace::TimeNs begins = graph_.time(start);
-    if (begins < step.start || begins >= step.end || binding_[start] != kNoEdge) continue;
-    if (graph_.gpu_work_of(event.track, event.index) != GpuWork::kNone) ++unlinked;
+    if (first_of_stream || begins < step.start || begins >= step.end ||
+        binding_[start] != kNoEdge) {
+      continue;
+    }
+    ++unlinked;
   }
   if (unlinked == 0) return {};
   return fmt::format(

@@ -32,7 +32,17 @@ class StepReplay {
   // Step `index` of the context's steps.
   ReplayedStep replay(std::size_t index);
 
+  // The graph of the last step replayed, and the times of its nodes with the edits (valid after a
+  // replay() that replayed its step); the step range is graph span step_span() (kNoIndex for the
+  // whole trace as one step).
+  const DependencyGraph& graph() const { return graph_; }
+  const std::vector<double>& predicted_times() const { return times_; }
+  std::uint32_t step_span() const { return step_span_; }
+
  private:
+  // The step's length in a replay that gave the nodes `times`: its step range's, or for the whole
+  // trace as one step, from its start to where the main thread's and GPU's work last ends.
+  double step_length(const std::vector<double>& times, double measured_ns);
   // Per graph span, the share of its measured time it takes under the edits.
   void scale_spans();
   // The length of edge `e` in the replay: its measured one where it bound its target, else its
@@ -59,8 +69,9 @@ class StepReplay {
   std::vector<std::uint8_t> in_graph_;  // by graph span: host work replayed from a CUDA graph
   std::vector<std::uint8_t> ordered_;   // by node: in the topological order
   std::vector<double> times_;           // by node, of the last run
-  std::vector<double> stream_busy_;     // by track: scratch of gpu_floor_ns
-  std::vector<std::uint32_t> open_;     // scratch: the host spans open at a span's start
+  std::uint32_t step_span_ = trace::kNoIndex;
+  std::vector<double> stream_busy_;  // by track: scratch of gpu_floor_ns
+  std::vector<std::uint32_t> open_;  // scratch: the host spans open at a span's start
 };
 
 }  // namespace tscope::analyzer

@@ -91,6 +91,8 @@ std::string exact_names_pattern(std::span<const std::string> names) {
 }
 
 std::string step_names_pattern(const StepSet& steps) {
+  // The whole trace as one step: every host span is in it.
+  if (steps.whole_trace) return ".";
   std::vector<std::string> patterns;
   for (const Step& step : steps.steps) {
     std::string pattern;

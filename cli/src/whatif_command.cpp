@@ -1,7 +1,8 @@
 // `tscope whatif TRACE [--edit EDIT ...]`: replays each step of a trace over its dependency graph
 // with the edits applied (ops or kernels made faster, the wait for input or a synchronization
 // removed) and prints each step's measured and predicted time. Without an edit it replays the run
-// as it was, which shows how closely the replay follows the trace.
+// as it was, which shows how closely the replay follows the trace. `-o` writes the simulated run as
+// a trace, to view, diff or export beside the recorded one.
 
 #include <iostream>
 #include <memory>
@@ -24,20 +25,29 @@ struct Settings {
   std::vector<std::string> edits;
   std::optional<std::string> steps;
   std::string format = "text";
+  std::string output;  // the simulated run, when given
   bool quiet = false;
 };
 
 void run_whatif(const Settings& settings) {
-  // Edits are checked before the trace is read: a typo should not cost a large trace's import.
+  // Edits and the output's format are checked before the trace is read: a typo should not cost a
+  // large trace's import.
   std::vector<analyzer::WhatIfEdit> edits;
   edits.reserve(settings.edits.size());
   for (const std::string& text : settings.edits)
     edits.push_back(analyzer::parse_edit(text));
+  if (!settings.output.empty()) trace::format_for_output(settings.output);
   const trace::Trace loaded = load_trace_with_progress(settings.paths.front(), settings.quiet);
   analyzer::AnalysisOptions options;
   options.step_filter = settings.steps;
   const analyzer::AnalysisContext context(loaded, options);
-  const analyzer::WhatIfResult result = analyzer::predict_steps(context, edits);
+  const analyzer::WhatIfResult result =
+      analyzer::predict_steps(context, edits, {.keep_simulated_trace = !settings.output.empty()});
+  if (result.simulated) {
+    trace::save_trace(*result.simulated, settings.output);
+    if (!settings.quiet)
+      std::cerr << "tscope whatif: wrote the simulated run to " << settings.output << "\n";
+  }
   std::cout << (settings.format == "json" ? analyzer::render_whatif_json(result, edits)
                                           : analyzer::render_whatif_text(result, edits));
 }
@@ -59,6 +69,9 @@ void add_whatif_command(CLI::App& app, CommandContext& context) {
                       "kernel:NAME*F, input-wait*F, remove-sync:NAME, graph-launch:NAME");
   command->add_option("--steps", settings->steps,
                       "Replay only steps whose name matches this regex");
+  command->add_option("-o,--output", settings->output,
+                      "Write the simulated run as a trace (.tsc, .json[.gz], .pftrace): the "
+                      "replayed steps at their predicted times, for view, diff and export");
   command->add_option("--format", settings->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}));
   add_quiet_flag(*command, settings->quiet);

@@ -49,15 +49,18 @@ TEST(FixPlanTest, InputBoundGainIsTheReplayedSavingOfRemovingTheWait) {
   EXPECT_DOUBLE_EQ(report.fix_plan.fixes[0].step_after_ns, 60 * kUs);
 }
 
-TEST(FixPlanTest, TraceWithoutStepsKeepsTheAnalysesEstimates) {
+TEST(FixPlanTest, TraceWithoutStepsIsReplayedAsOneStep) {
   testing::SyntheticTrace synthetic;
   synthetic.span(synthetic.main(), "loader wait", Category::kDataWait, 0, 40 * kUs);
   synthetic.span(synthetic.main(), "forward", Category::kCpuOp, 40 * kUs, 100 * kUs);
   const trace::Trace trace = synthetic.finish();
   const Report report = run_report(trace, {});
-  EXPECT_TRUE(report.fix_plan.fixes.empty());
-  for (const Finding& finding : report.findings)
-    EXPECT_EQ(finding.gain_basis, GainBasis::kEstimate) << finding.kind;
+  const Finding* input = find_kind(report.findings, "input_bound");
+  ASSERT_NE(input, nullptr);
+  EXPECT_EQ(input->gain_basis, GainBasis::kReplay);
+  EXPECT_DOUBLE_EQ(input->estimated_gain_ns_per_step, 40 * kUs);
+  ASSERT_EQ(report.fix_plan.fixes.size(), 1u);
+  EXPECT_DOUBLE_EQ(report.fix_plan.fixes[0].step_after_ns, 60 * kUs);
 }
 
 // The plan's invariants on a real trace: each fix leaves a step no longer than the one before it
@@ -94,6 +97,26 @@ TEST(FixPlanRealTraceTest, ResNet50V100LaunchAndHostBoundAreOneFixBeforeTheInput
   const std::vector<std::string>& first = report.fix_plan.fixes.front().kinds;
   EXPECT_NE(std::find(first.begin(), first.end(), "launch_bound"), first.end());
   EXPECT_NE(std::find(first.begin(), first.end(), "critical_path_host_bound"), first.end());
+}
+
+TEST(FixPlanRealTraceTest, AlexNetA100AsOneStep) {
+  TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/hta_critical_path_alexnet_a100.json.gz");
+  expect_plan_adds_up(trace);
+}
+
+TEST(FixPlanRealTraceTest, StepAnnotationsGp100AsOneStep) {
+  TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/hta_step_based_gpu_user_annotation_gp100.json.gz");
+  expect_plan_adds_up(trace);
+}
+
+TEST(FixPlanRealTraceTest, HipGraphReplayMi300xAsOneStep) {
+  TSCOPE_LOAD_SHARED_TRACE(trace, "kineto/tracelens_mi300x_vllm_piecewise_hipgraph_replay.json.gz");
+  expect_plan_adds_up(trace);
+}
+
+TEST(FixPlanRealTraceTest, NsightTwoH100AsOneStep) {
+  TSCOPE_LOAD_SHARED_TRACE(trace, "nsys/nsysai_h100x2_sp2_fa3_1s_window_nvtx.sqlite");
+  expect_plan_adds_up(trace);
 }
 
 TEST(FixPlanRealTraceTest, NcclRank0A100) {

@@ -97,6 +97,36 @@ TEST(WhatIfTest, RemovedInputWaitShortensTheStepByTheWait) {
   EXPECT_DOUBLE_EQ(predicted_step(trace, {"input-wait*0.5"}), 80 * kUs);
 }
 
+// The span of `track` named `name` in `trace`.
+trace::TimeNs duration_of(const trace::Trace& trace, std::uint32_t track, std::string_view name) {
+  const trace::SpanColumns& spans = trace.track(track).spans();
+  for (std::uint32_t i = 0; i < spans.size(); ++i) {
+    if (trace.string(spans.name[i]) == name) return spans.end(i) - spans.start[i];
+  }
+  ADD_FAILURE() << "no span " << name;
+  return 0;
+}
+
+TEST(WhatIfTest, SimulatedRunHoldsTheSpansAtTheirReplayedTimes) {
+  const trace::Trace trace = known_step();
+  const std::vector<WhatIfEdit> edits{parse_edit("kernel:sgemm|relu*0.5")};
+  const WhatIfResult result =
+      predict_steps(AnalysisContext(trace, {}), edits, {.keep_simulated_trace = true});
+  ASSERT_TRUE(result.simulated.has_value());
+  const trace::Trace& simulated = *result.simulated;
+  EXPECT_EQ(simulated.counts().spans, trace.counts().spans);
+  EXPECT_EQ(simulated.flows().size(), trace.flows().size());
+  const std::uint32_t main = 0;
+  const std::uint32_t gpu = 2;
+  EXPECT_EQ(duration_of(simulated, main, "step 1"), 77'500);
+  EXPECT_EQ(duration_of(simulated, gpu, "sgemm_128x64"), 17'500);
+  EXPECT_EQ(duration_of(simulated, main, "cudaStreamSynchronize"), 10'500);
+  EXPECT_EQ(simulated.metadata().values.at("whatif.edits"), "kernel:sgemm|relu*0.5");
+  // The simulated run is a trace like any other: its own replay is its steps.
+  const WhatIfResult again = predict_steps(AnalysisContext(simulated, {}), {});
+  EXPECT_DOUBLE_EQ(again.measured_mean_ns, 77.5 * kUs);
+}
+
 TEST(WhatIfTest, MalformedEditsAreRefusedWithTheirText) {
   for (const std::string text : {"sgemm", "sgemm*", "sgemm*fast", "sgemm*-1", "*0.5",
                                  "kernel:(*0.5", "input-wait", "remove-sync:"}) {
@@ -118,11 +148,18 @@ TEST(WhatIfTest, EditThatMatchesNothingIsRefused) {
   }
 }
 
-TEST(WhatIfTest, TraceWithoutStepRangesIsRefused) {
+TEST(WhatIfTest, TraceWithoutStepRangesIsRefusedUnlessReplayedAsOneStep) {
   testing::SyntheticTrace synthetic;
   synthetic.span(synthetic.main(), "forward", Category::kCpuOp, 0, 10 * kUs);
+  synthetic.span(synthetic.main(), "backward", Category::kCpuOp, 10 * kUs, 30 * kUs);
   const trace::Trace trace = synthetic.finish();
-  EXPECT_THROW(predict_steps(AnalysisContext(trace, {}), {}), AnalyzerError);
+  const AnalysisContext context(trace, {});
+  EXPECT_THROW(predict_steps(context, {}), AnalyzerError);
+  const std::vector<WhatIfEdit> edits{parse_edit("op:backward*0.5")};
+  const WhatIfResult result = predict_steps(context, edits, {.whole_trace_as_step = true});
+  ASSERT_EQ(result.replayed_steps, 1u);
+  EXPECT_DOUBLE_EQ(result.steps[0].replayed_ns, 30 * kUs);
+  EXPECT_DOUBLE_EQ(result.predicted_mean_ns, 20 * kUs);
 }
 
 // On every real trace of ../shared with step ranges, the replay without edits reproduces each step

@@ -31,8 +31,8 @@ struct FixPlan {
 };
 
 // Replaces the gain of each finding with a fix by its replayed saving (GainBasis::kReplay) and
-// returns the plan of the fixes that save time. The plan is empty, and every gain stays the
-// analysis' estimate, when the trace has no step ranges to replay.
+// returns the plan of the fixes that save time. A trace without step ranges is replayed as one
+// step, as `tscope analyze` counts it.
 FixPlan plan_fixes(const AnalysisContext& context, std::vector<Finding>& findings);
 
 }  // namespace tscope::analyzer

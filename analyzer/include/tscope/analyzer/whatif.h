@@ -5,6 +5,7 @@
 // to predict the step time that fix would give. Without edits the replay reproduces each step.
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,7 +41,7 @@ WhatIfEdit parse_edit(std::string_view text);
 // A NAME for an edit that matches exactly these names, each taken literally.
 std::string exact_names_pattern(std::span<const std::string> names);
 // A NAME for an edit that matches the steps' names, with each run of digits in them matching any
-// number ("ProfilerStep#5" gives ^ProfilerStep#\d+$).
+// number ("ProfilerStep#5" gives ^ProfilerStep#\d+$); for the whole trace as one step, any name.
 std::string step_names_pattern(const StepSet& steps);
 
 // One step, as measured and as replayed.
@@ -62,16 +63,28 @@ struct WhatIfResult {
   double predicted_mean_ns = 0;
   double replay_error_median = 0;  // |replayed - measured| / measured
   double replay_error_max = 0;
+  // The simulated run as a trace (when asked for): the replayed steps' spans at their predicted
+  // times, back to back; instants, counters and memory events left out.
+  std::optional<trace::Trace> simulated;
+};
+
+struct WhatIfOptions {
+  bool keep_simulated_trace = false;  // WhatIfResult::simulated
+  // A trace without step ranges is replayed as one step, from its start to where the main
+  // thread's and the GPU's work last ends; without this it is refused.
+  bool whole_trace_as_step = false;
 };
 
 // Replays every step of the context with `edits` applied together. Throws AnalyzerError when an
-// edit matches no event of the trace, or when the trace has no step ranges to replay.
-WhatIfResult predict_steps(const AnalysisContext& context, std::span<const WhatIfEdit> edits);
+// edit matches no event of the trace, or when the trace has no step ranges to replay (unless
+// options.whole_trace_as_step).
+WhatIfResult predict_steps(const AnalysisContext& context, std::span<const WhatIfEdit> edits,
+                           const WhatIfOptions& options = {});
 
 // The prediction for people: the edits, each step measured and predicted, the mean, and the steps
 // left out with the reason.
 std::string render_whatif_text(const WhatIfResult& result, std::span<const WhatIfEdit> edits);
-// The same as JSON for scripts and CI (schema "tscope.whatif", version 1).
+// The same as JSON for scripts and CI (schema "tscope.whatif/1").
 std::string render_whatif_json(const WhatIfResult& result, std::span<const WhatIfEdit> edits);
 
 }  // namespace tscope::analyzer

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The what-if checked against reality: for each planted problem of the training example whose fix
+# the replay models, records the run with the problem and the run with its fix, one after the
+# other on this machine, and prints the slow run's measured mean step, the replay's prediction for
+# it with the finding's edit, and the fixed run's measured mean step, with the error.
+#
+#   bash bench/analyzer/whatif_against_fix.sh BUILD_DIR [REPEATS]
+#
+# BUILD_DIR holds bin/train_fashion_mnist and bin/tscope; each case runs REPEATS times (default 3).
+set -euo pipefail
+build_dir=${1:?usage: whatif_against_fix.sh BUILD_DIR [REPEATS]}
+repeats=${2:-3}
+train="$build_dir/bin/train_fashion_mnist"
+tscope="$build_dir/bin/tscope"
+data_dir=${TSCOPE_FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+# The mean step of a trace's replayed steps, in ms, measured or with an edit applied.
+mean_step_ms() {
+  local trace=$1 field=$2
+  shift 2
+  "$tscope" whatif -q "$trace" --format json "$@" |
+    python3 -c "import json, sys; print(f'{json.load(sys.stdin)[\"$field\"] / 1e6:.3f}')"
+}
+
+# case name | threads | arguments with the problem | arguments with the fix | edit
+cases=(
+  "slow loader, MLP|1|--model mlp --steps 40 --workers 1 --decode-passes 200|--model mlp --steps 40 --workers 1|input-wait*0"
+  "slow loader, MLP|2|--model mlp --steps 40 --workers 1 --decode-passes 200|--model mlp --steps 40 --workers 1|input-wait*0"
+  "slow loader, CNN|1|--model cnn --steps 30 --workers 1 --decode-passes 20|--model cnn --steps 30 --workers 1|input-wait*0"
+  "slow loader, CNN|2|--model cnn --steps 30 --workers 1 --decode-passes 20|--model cnn --steps 30 --workers 1|input-wait*0"
+)
+
+printf '| case | threads | run | with problem (ms) | predicted (ms) | fixed, measured (ms) | error |\n'
+printf '|---|---:|---:|---:|---:|---:|---:|\n'
+for entry in "${cases[@]}"; do
+  IFS='|' read -r name threads problem fixed edit <<<"$entry"
+  for run in $(seq "$repeats"); do
+    # shellcheck disable=SC2086  # the arguments are words
+    TSCOPE_NUM_THREADS=$threads "$train" --data-dir "$data_dir" --epochs 1 --no-eval \
+      --trace "$scratch/problem.tsc" $problem >/dev/null
+    # shellcheck disable=SC2086
+    TSCOPE_NUM_THREADS=$threads "$train" --data-dir "$data_dir" --epochs 1 --no-eval \
+      --trace "$scratch/fixed.tsc" $fixed >/dev/null
+    with_problem=$(mean_step_ms "$scratch/problem.tsc" measured_mean_ns)
+    predicted=$(mean_step_ms "$scratch/problem.tsc" predicted_mean_ns --edit "$edit")
+    measured=$(mean_step_ms "$scratch/fixed.tsc" measured_mean_ns)
+    error=$(python3 -c "print(f'{100 * ($predicted - $measured) / $measured:+.1f}%')")
+    printf '| %s (`%s`) | %s | %s | %s | %s | %s | %s |\n' "$name" "$edit" "$threads" "$run" \
+      "$with_problem" "$predicted" "$measured" "$error"
+  done
+done
