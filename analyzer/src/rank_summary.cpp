@@ -46,8 +46,7 @@ RankSummary summarize_rank(const trace::Trace& trace, std::string source,
 
   const AnalysisContext context(trace, options);
   const StepSet& steps = context.steps();
-  summary.steps = {steps.steps.size(), steps.whole_trace, steps.mean_ns(),
-                   steps.min_ns(),     steps.max_ns(),    steps.stddev_ns()};
+  summary.steps = summarize_steps(steps);
   const auto slowest = std::max_element(
       steps.steps.begin(), steps.steps.end(),
       [](const Step& a, const Step& b) { return a.end - a.start < b.end - b.start; });

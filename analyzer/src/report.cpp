@@ -58,6 +58,11 @@ std::span<const std::string_view> analysis_names() {
   return kNames;
 }
 
+StepSummary summarize_steps(const StepSet& steps) {
+  return {steps.steps.size(), steps.whole_trace, steps.mean_ns(),
+          steps.min_ns(),     steps.max_ns(),    steps.stddev_ns()};
+}
+
 Report run_report(const trace::Trace& trace, const ReportOptions& options, std::string source) {
   for (const std::string& name : options.only) {
     if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
@@ -70,9 +75,7 @@ Report run_report(const trace::Trace& trace, const ReportOptions& options, std::
   const AnalysisContext context(trace, options.analysis);
   Report report;
   report.source = std::move(source);
-  const StepSet& steps = context.steps();
-  report.steps = {steps.steps.size(), steps.whole_trace, steps.mean_ns(),
-                  steps.min_ns(),     steps.max_ns(),    steps.stddev_ns()};
+  report.steps = summarize_steps(context.steps());
   if (selected(options, "time")) report.time = context.time_breakdown();
   if (selected(options, "breakdown")) report.breakdown = compute_op_breakdown(context);
   if (selected(options, "streams") && context.has_gpu())

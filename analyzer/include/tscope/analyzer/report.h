@@ -33,6 +33,8 @@ struct StepSummary {
   double stddev_ns = 0;
 };
 
+StepSummary summarize_steps(const StepSet& steps);
+
 struct Report {
   std::string source;  // what was analyzed, usually the file name
   StepSummary steps;
