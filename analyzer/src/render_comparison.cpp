@@ -16,6 +16,8 @@
 namespace tscope::analyzer {
 namespace {
 
+constexpr std::size_t kTextNameWidth = 80;
+
 // Bumped only when a field changes meaning or disappears; new fields keep the version. Version 2:
 // the steps, step selection, percentiles and per-name totals of `tscope analyze`, and the
 // contributions to the step-time difference.
@@ -139,8 +141,11 @@ std::string render_text(const Comparison& comparison, std::size_t top) {
 
   text += fmt::format("\n{}\n", kContributionsHeading);
   std::vector<ContributionRow> contributions{{"kind", "name", "before", "after", "change"}};
-  for (ContributionRow& row : contribution_rows(comparison, top))
+  // Kernel names run to hundreds of characters of template arguments: text cuts them.
+  for (ContributionRow& row : contribution_rows(comparison, top)) {
+    row.name = shorten(row.name, kTextNameWidth);
     contributions.push_back(std::move(row));
+  }
   std::array<std::size_t, 5> widths{};
   for (const ContributionRow& row : contributions) {
     widths[0] = std::max(widths[0], row.kind.size());
@@ -157,8 +162,10 @@ std::string render_text(const Comparison& comparison, std::size_t top) {
 
   text += fmt::format("\n{}\n", kNamesHeading);
   std::vector<NameRow> names{{"kind", "name", "calls/step", "time/step", "added/step", ""}};
-  for (NameRow& row : name_rows(comparison, top))
+  for (NameRow& row : name_rows(comparison, top)) {
+    row.name = shorten(row.name, kTextNameWidth);
     names.push_back(std::move(row));
+  }
   widths = {};
   for (const NameRow& row : names) {
     widths[0] = std::max(widths[0], row.kind.size());
