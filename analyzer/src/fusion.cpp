@@ -10,6 +10,7 @@
 #include "fused_alternatives.h"
 #include "kernel_families.h"
 #include "trace_names.h"
+#include "tscope/analyzer/whatif.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
@@ -320,6 +321,9 @@ std::vector<Finding> find_fusion_opportunities(const AnalysisContext& context) {
     std::vector<std::string_view> member_names;
     for (const StringId name : names)
       member_names.push_back(trace.string(name));
+    // The chain replaced by one span of the fused time at each of its runs.
+    const std::vector<std::string> chain(member_names.begin(), member_names.end());
+    finding.fix = {fuse_edit(chain, totals.run_ns > 0 ? totals.fused_ns / totals.run_ns : 1)};
     const std::string alternative = totals.from_dataflow
                                         ? fused_alternative(member_names, totals.fed_by_matmul)
                                         : std::string();

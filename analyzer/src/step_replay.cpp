@@ -80,6 +80,8 @@ void StepReplay::scale_spans() {
   factor_.assign(count, 1);
   removed_.assign(count, 0);
   in_graph_.assign(count, 0);
+  depth_.assign(count, 0);
+  fused_follower_.assign(count, 0);
   open_.clear();
   std::uint32_t track = trace::kNoIndex;
   for (std::uint32_t span = 0; span < count; ++span) {
@@ -100,7 +102,77 @@ void StepReplay::scale_spans() {
     removed_[span] = edits_->removes_sync(name) ? 1 : 0;
     const bool parent_in_graph = !open_.empty() && in_graph_[open_.back()] != 0;
     in_graph_[span] = parent_in_graph || edits_->graph_region(name) ? 1 : 0;
+    depth_[span] = static_cast<std::uint32_t>(open_.size());
     open_.push_back(span);
+  }
+  if (edits_->chain_count() > 0) fuse_chains();
+}
+
+void StepReplay::fuse_chains() {
+  // Each track's spans are a contiguous run of the graph's, in time order.
+  for (std::uint32_t first = 0; first < graph_.span_count();) {
+    const std::uint32_t track = graph_.event(first).track;
+    std::uint32_t last = first;
+    while (last < graph_.span_count() && graph_.event(last).track == track)
+      ++last;
+    const bool gpu = trace_->track(track).info().kind == trace::TrackKind::kGpuStream;
+    std::uint32_t depths = 1;
+    for (std::uint32_t span = first; span < last && !gpu; ++span)
+      depths = std::max(depths, depth_[span] + 1);
+    // A chain runs along a stream's GPU activities, or a host thread's spans at one depth.
+    for (std::uint32_t depth = 0; depth < depths; ++depth) {
+      sequence_.clear();
+      for (std::uint32_t span = first; span < last; ++span) {
+        const trace::EventRef event = graph_.event(span);
+        const bool member =
+            gpu ? graph_.gpu_work_of(track, event.index) != GpuWork::kNone : depth_[span] == depth;
+        if (member) sequence_.push_back(span);
+      }
+      names_.clear();
+      for (const std::uint32_t span : sequence_)
+        names_.push_back(trace_->track(track).spans().name[graph_.event(span).index]);
+      for (std::size_t chain = 0; chain < edits_->chain_count(); ++chain) {
+        edits_->for_each_run(chain, names_, [&](std::size_t at) {
+          fuse_run({sequence_.data() + at, edits_->chain_length(chain)},
+                   edits_->chain_factor(chain), gpu);
+        });
+      }
+    }
+    first = last;
+  }
+}
+
+void StepReplay::fuse_run(std::span<const std::uint32_t> members, double factor, bool gpu) {
+  const auto duration = [&](std::uint32_t span) {
+    return static_cast<double>(graph_.time(DependencyGraph::end_node(span)) -
+                               graph_.time(DependencyGraph::start_node(span)));
+  };
+  double summed = 0;
+  for (const std::uint32_t span : members)
+    summed += duration(span);
+  const double head = duration(members.front());
+  if (head <= 0) return;
+  // The first member becomes the fused span; a host op's children scale with it.
+  const auto scale_subtree = [&](std::uint32_t span, double by) {
+    const trace::TimeNs ends = graph_.time(DependencyGraph::end_node(span));
+    factor_[span] *= by;
+    for (std::uint32_t inner = span + 1; !gpu && inner < graph_.span_count() &&
+                                         graph_.event(inner).track == graph_.event(span).track &&
+                                         graph_.time(DependencyGraph::start_node(inner)) < ends;
+         ++inner) {
+      factor_[inner] *= by;
+    }
+  };
+  scale_subtree(members.front(), factor * summed / head);
+  for (const std::uint32_t span : members.subspan(1)) {
+    scale_subtree(span, 0);
+    fused_follower_[span] = 1;
+    if (!gpu) continue;
+    // The fused kernel is launched once: the later members' launch calls are gone.
+    if (const auto launch = context_->launch_of(graph_.event(span))) {
+      const std::uint32_t call = graph_.local_span(launch->track, launch->index);
+      if (call != trace::kNoIndex) factor_[call] = 0;
+    }
   }
 }
 
@@ -122,6 +194,8 @@ double StepReplay::edge_length(std::uint32_t e, bool edited) const {
     case EdgeKind::kGpuActivity:
       return measured * factor_[edge.owner];
     case EdgeKind::kLaunch: {
+      // A fused chain's later members start right after the first, launched with it.
+      if (fused_follower_[DependencyGraph::span_of(edge.to)] != 0) return -1;
       // The call's own time scales with it; the latency from its return to the GPU does not.
       const auto call = static_cast<double>(graph_.time(DependencyGraph::end_node(edge.owner)) -
                                             graph_.time(DependencyGraph::start_node(edge.owner)));
@@ -132,6 +206,7 @@ double StepReplay::edge_length(std::uint32_t e, bool edited) const {
     case EdgeKind::kSyncReturn:
       return removed_[edge.owner] != 0 ? -1 : measured;
     case EdgeKind::kStreamOrder:
+      return fused_follower_[edge.owner] != 0 ? 0 : measured;
     case EdgeKind::kEventWait:
       return measured;
   }

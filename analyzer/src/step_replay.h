@@ -7,6 +7,7 @@
 // latency the trace shows); the others keep only their own work, so they bind only once an edit
 // makes them the latest. Replaying without edits therefore reproduces the measured step.
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ class StepReplay {
   double step_length(const std::vector<double>& times, double measured_ns);
   // Per graph span, the share of its measured time it takes under the edits.
   void scale_spans();
+  // The `fuse:` edits: each run of a chain becomes its first member, taking the chain's factor of
+  // the run's summed time; the later members take none, and neither do their launch calls.
+  void fuse_chains();
+  void fuse_run(std::span<const std::uint32_t> members, double factor, bool gpu);
   // The length of edge `e` in the replay: its measured one where it bound its target, else its
   // own work; with `edited`, as the edits change it (negative: the edit removes the edge).
   double edge_length(std::uint32_t e, bool edited) const;
@@ -64,11 +69,15 @@ class StepReplay {
   DependencyGraph graph_;
   std::vector<std::uint32_t> binding_;
   std::vector<trace::TimeNs> latest_;
-  std::vector<double> factor_;          // by graph span
-  std::vector<std::uint8_t> removed_;   // by graph span: a sync call that no longer waits
-  std::vector<std::uint8_t> in_graph_;  // by graph span: host work replayed from a CUDA graph
-  std::vector<std::uint8_t> ordered_;   // by node: in the topological order
-  std::vector<double> times_;           // by node, of the last run
+  std::vector<double> factor_;                // by graph span
+  std::vector<std::uint8_t> removed_;         // by graph span: a sync call that no longer waits
+  std::vector<std::uint8_t> in_graph_;        // by graph span: host work replayed from a CUDA graph
+  std::vector<std::uint32_t> depth_;          // by graph span: nesting depth on its host thread
+  std::vector<std::uint8_t> fused_follower_;  // by graph span: a fused chain's later member
+  std::vector<std::uint32_t> sequence_;       // scratch of fuse_chains: one track's candidates
+  std::vector<trace::StringId> names_;        // and their names
+  std::vector<std::uint8_t> ordered_;         // by node: in the topological order
+  std::vector<double> times_;                 // by node, of the last run
   std::uint32_t step_span_ = trace::kNoIndex;
   std::vector<double> stream_busy_;  // by track: scratch of gpu_floor_ns
   std::vector<std::uint32_t> open_;  // scratch: the host spans open at a span's start

@@ -1,5 +1,7 @@
 #include "whatif_edits.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -13,13 +15,37 @@ namespace tscope::analyzer {
 namespace {
 
 constexpr std::string_view kEditForms =
-    "expected NAME*F, op:NAME*F, kernel:NAME*F, input-wait*F, remove-sync:NAME or "
-    "graph-launch:NAME (NAME a regular expression found in names, F the share of the measured "
-    "time the work takes, e.g. kernel:sgemm*0.5)";
+    "expected NAME*F, op:NAME*F, kernel:NAME*F, input-wait*F, remove-sync:NAME, "
+    "graph-launch:NAME or fuse:NAME1>NAME2>...*F (NAME a regular expression found in names, "
+    "'>' in it written '\\>', F the share of the measured time the work takes, e.g. "
+    "kernel:sgemm*0.5)";
 
 [[noreturn]] void malformed(std::string_view text, std::string_view why) {
   throw AnalyzerError("--edit '" + std::string(text) + "': " + std::string(why) + "; " +
                       std::string(kEditForms));
+}
+
+// Splits a chain at each '>' that no backslash escapes.
+std::vector<std::string> chain_members(std::string_view chain) {
+  std::vector<std::string> members(1);
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    if (chain[i] == '>' && (i == 0 || chain[i - 1] != '\\')) {
+      members.emplace_back();
+    } else {
+      members.back() += chain[i];
+    }
+  }
+  return members;
+}
+
+void check_pattern(std::string_view text, const std::string& pattern) {
+  if (pattern.empty()) malformed(text, "no name to match");
+  try {
+    NameRegex{pattern};
+  } catch (const NameRegexError& error) {
+    malformed(text,
+              "'" + pattern + "' is not a valid regular expression: " + std::string(error.what()));
+  }
 }
 
 // Splits "PATTERN*F" at its last '*', which may follow a '*' of the pattern itself.
@@ -57,6 +83,13 @@ WhatIfEdit parse_edit(std::string_view text) {
     edit.target = EditTarget::kGraphLaunch;
     edit.pattern = std::string(text);
     edit.factor = 0;
+  } else if (take_prefix("fuse:")) {
+    edit.target = EditTarget::kFuse;
+    const auto [chain, factor] = scaled(edit.text, text);
+    edit.pattern = std::string(chain);
+    edit.factor = factor;
+    edit.chain = chain_members(chain);
+    if (edit.chain.size() < 2) malformed(edit.text, "a chain names two members or more");
   } else if (text.starts_with("input-wait*")) {
     edit.target = EditTarget::kInputWait;
     edit.factor = scaled(edit.text, text).second;
@@ -71,16 +104,23 @@ WhatIfEdit parse_edit(std::string_view text) {
     edit.pattern = std::string(pattern);
     edit.factor = factor;
   }
-  if (edit.target != EditTarget::kInputWait) {
-    if (edit.pattern.empty()) malformed(edit.text, "no name to match");
-    try {
-      NameRegex{edit.pattern};
-    } catch (const NameRegexError& error) {
-      malformed(edit.text, "'" + edit.pattern +
-                               "' is not a valid regular expression: " + std::string(error.what()));
-    }
+  if (edit.target == EditTarget::kFuse) {
+    for (const std::string& member : edit.chain)
+      check_pattern(edit.text, member);
+  } else if (edit.target != EditTarget::kInputWait) {
+    check_pattern(edit.text, edit.pattern);
   }
   return edit;
+}
+
+std::string fuse_edit(std::span<const std::string> names, double factor) {
+  std::string edit = "fuse:";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    std::string member = NameRegex::exactly(names[i]);
+    // A '>' of the name is quoted already ("\\>"), so it never splits the chain.
+    edit += (i == 0 ? "" : ">") + member;
+  }
+  return edit + "*" + fmt::format("{:.4g}", factor);
 }
 
 std::string exact_names_pattern(std::span<const std::string> names) {
@@ -118,15 +158,31 @@ ResolvedEdits::ResolvedEdits(const trace::Trace& trace, std::span<const WhatIfEd
       by_name_(trace.strings().size()),
       found_by_name_(edits.size()),
       matches_(edits.size(), 0) {
-  for (const WhatIfEdit& edit : edits_) {
-    if (edit.target == EditTarget::kInputWait) {
+  for (std::size_t e = 0; e < edits_.size(); ++e) {
+    const WhatIfEdit& edit = edits_[e];
+    if (edit.target == EditTarget::kInputWait || edit.target == EditTarget::kFuse) {
       patterns_.emplace_back();
-      input_wait_factor_ *= edit.factor;
     } else {
       patterns_.emplace_back(NameRegex(edit.pattern));
     }
+    if (edit.target == EditTarget::kInputWait) input_wait_factor_ *= edit.factor;
+    if (edit.target == EditTarget::kFuse) {
+      FuseChain chain{e, edit.factor, {}, {}};
+      for (const std::string& member : edit.chain)
+        chain.members.emplace_back(member);
+      chain.found_by_name.resize(chain.members.size());
+      chains_.push_back(std::move(chain));
+    }
   }
   count_matches();
+}
+
+bool ResolvedEdits::chain_member(std::size_t chain, std::size_t member, trace::StringId name) {
+  FuseChain& fuse = chains_[chain];
+  std::vector<std::uint8_t>& found = fuse.found_by_name[member];
+  if (found.empty()) found.assign(trace_->strings().size(), 0);
+  if (found[name] == 0) found[name] = fuse.members[member].found_in(trace_->string(name)) ? 2 : 1;
+  return found[name] == 2;
 }
 
 bool ResolvedEdits::pattern_found(std::size_t e, trace::StringId name) {
@@ -142,7 +198,10 @@ ResolvedEdits::NameEffect& ResolvedEdits::known(trace::StringId name) {
   effect.set = true;
   for (std::size_t e = 0; e < edits_.size(); ++e) {
     const WhatIfEdit& edit = edits_[e];
-    if (edit.target == EditTarget::kInputWait || !pattern_found(e, name)) continue;
+    if (edit.target == EditTarget::kInputWait || edit.target == EditTarget::kFuse ||
+        !pattern_found(e, name)) {
+      continue;
+    }
     if (edit.target == EditTarget::kSpan || edit.target == EditTarget::kOp)
       effect.host_factor *= edit.factor;
     if (edit.target == EditTarget::kSpan || edit.target == EditTarget::kKernel)
@@ -183,6 +242,35 @@ void ResolvedEdits::count_matches() {
           changes = pattern_found(e, name);
         }
         matches_[e] += changes ? 1 : 0;
+      }
+    }
+  }
+  if (chains_.empty()) return;
+  // A chain's runs: on a stream among its GPU activities, on a host thread among its spans at one
+  // depth, each in time order.
+  std::vector<trace::StringId> names;
+  for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
+    const trace::Track& row = trace.track(track);
+    const trace::SpanColumns& spans = row.spans();
+    const auto count_runs = [&] {
+      for (std::size_t chain = 0; chain < chains_.size(); ++chain)
+        for_each_run(chain, names, [&](std::size_t) { ++matches_[chains_[chain].edit]; });
+    };
+    if (row.info().kind == trace::TrackKind::kGpuStream) {
+      names.clear();
+      for (std::uint32_t i = 0; i < spans.size(); ++i) {
+        if (gpu_work_by_name.get(trace, spans.category[i], spans.name[i], &gpu_work) !=
+            GpuWork::kNone) {
+          names.push_back(spans.name[i]);
+        }
+      }
+      count_runs();
+    } else if (row.info().kind == trace::TrackKind::kHostThread) {
+      for (std::size_t depth = 0; depth < row.depth_count(); ++depth) {
+        names.clear();
+        for (const std::uint32_t i : row.spans_at_depth(depth))
+          names.push_back(spans.name[i]);
+        count_runs();
       }
     }
   }

@@ -33,6 +33,35 @@ class ResolvedEdits {
 
   const std::vector<std::size_t>& matches() const { return matches_; }
 
+  // The `fuse:` edits in the order given.
+  struct FuseChain {
+    std::size_t edit = 0;
+    double factor = 1;
+    std::vector<NameRegex> members;
+    // Per member, per name: 0 not yet matched, 1 not found, 2 found.
+    std::vector<std::vector<std::uint8_t>> found_by_name;
+  };
+  std::size_t chain_count() const { return chains_.size(); }
+  double chain_factor(std::size_t chain) const { return chains_[chain].factor; }
+  std::size_t chain_length(std::size_t chain) const { return chains_[chain].members.size(); }
+  // Calls on_run(first) for each run of `names` (one track's spans in order) whose names match
+  // the chain's members in order, left to right; runs do not overlap.
+  template <typename OnRun>
+  void for_each_run(std::size_t chain, std::span<const trace::StringId> names, OnRun on_run) {
+    const std::size_t length = chain_length(chain);
+    for (std::size_t first = 0; first + length <= names.size();) {
+      std::size_t member = 0;
+      while (member < length && chain_member(chain, member, names[first + member]))
+        ++member;
+      if (member < length) {
+        ++first;
+        continue;
+      }
+      on_run(first);
+      first += length;
+    }
+  }
+
  private:
   struct NameEffect {
     double host_factor = 1;
@@ -42,6 +71,7 @@ class ResolvedEdits {
     bool set = false;
   };
   NameEffect& known(trace::StringId name);
+  bool chain_member(std::size_t chain, std::size_t member, trace::StringId name);
   // Whether edit `e`'s pattern is found in `name`, matched once per name.
   bool pattern_found(std::size_t e, trace::StringId name);
   void count_matches();
@@ -54,6 +84,7 @@ class ResolvedEdits {
   std::vector<std::vector<std::uint8_t>> found_by_name_;
   double input_wait_factor_ = 1;
   std::vector<std::size_t> matches_;
+  std::vector<FuseChain> chains_;
 };
 
 }  // namespace tscope::analyzer

@@ -13,6 +13,7 @@
 #include "shared_trace.h"
 #include "synthetic_trace.h"
 #include "tscope/analyzer/errors.h"
+#include "tscope/report/name_regex.h"
 
 namespace tscope::analyzer {
 namespace {
@@ -86,6 +87,31 @@ TEST(WhatIfTest, SlowerLaunchCallsDelayTheKernelsTheyLaunch) {
   EXPECT_DOUBLE_EQ(predicted_step(known_step(), {"op:cudaLaunchKernel*2"}), 102 * kUs);
 }
 
+TEST(WhatIfTest, FusedChainTakesItsShareOfTheRunAndItsLaterLaunchesGo) {
+  // sgemm (35 µs) then relu (10 µs) as one kernel of half their time, 22.5 µs from 5 µs; relu's
+  // launch call is gone from B. The sync returns 5 µs after the fused kernel, at 32.5 µs.
+  const trace::Trace trace = known_step();
+  const std::vector<WhatIfEdit> edits{parse_edit("fuse:^sgemm_128x64$>^relu_kernel$*0.5")};
+  const WhatIfResult result = predict_steps(AnalysisContext(trace, {}), edits);
+  EXPECT_EQ(result.matches, std::vector<std::size_t>{1});
+  EXPECT_DOUBLE_EQ(result.predicted_mean_ns, 77.5 * kUs);
+  // The fused kernel's own time, not the chain's, sets the step: fusing at the chain's full time
+  // changes nothing on the path.
+  EXPECT_DOUBLE_EQ(predicted_step(known_step(), {"fuse:sgemm>relu*1"}), 100 * kUs);
+}
+
+TEST(WhatIfTest, FuseEditsNameTheirChainAndSplitOnlyAtUnquotedArrows) {
+  const WhatIfEdit edit = parse_edit("fuse:add>kernel<4\\>>mul*0.3");
+  EXPECT_EQ(edit.target, EditTarget::kFuse);
+  EXPECT_EQ(edit.chain, (std::vector<std::string>{"add", "kernel<4\\>", "mul"}));
+  EXPECT_DOUBLE_EQ(edit.factor, 0.3);
+  const std::vector<std::string> names{"void k<1>", "relu"};
+  const WhatIfEdit made = parse_edit(fuse_edit(names, 0.25));
+  ASSERT_EQ(made.chain.size(), 2u);
+  EXPECT_TRUE(tscope::NameRegex(made.chain[0]).matches("void k<1>"));
+  EXPECT_DOUBLE_EQ(made.factor, 0.25);
+}
+
 TEST(WhatIfTest, RemovedInputWaitShortensTheStepByTheWait) {
   testing::SyntheticTrace synthetic;
   synthetic.step("step 1", 0, 100 * kUs, 32);
@@ -128,8 +154,9 @@ TEST(WhatIfTest, SimulatedRunHoldsTheSpansAtTheirReplayedTimes) {
 }
 
 TEST(WhatIfTest, MalformedEditsAreRefusedWithTheirText) {
-  for (const std::string text : {"sgemm", "sgemm*", "sgemm*fast", "sgemm*-1", "*0.5",
-                                 "kernel:(*0.5", "input-wait", "remove-sync:"}) {
+  for (const std::string text :
+       {"sgemm", "sgemm*", "sgemm*fast", "sgemm*-1", "*0.5", "kernel:(*0.5", "input-wait",
+        "remove-sync:", "fuse:add*0.5", "fuse:add>(*0.5", "fuse:add>relu"}) {
     try {
       parse_edit(text);
       ADD_FAILURE() << "accepted '" << text << "'";

@@ -25,19 +25,26 @@ enum class EditTarget : std::uint8_t {
   // Host spans captured as one CUDA graph: the host work inside them (operators, launch calls)
   // takes no time, while their waits for input and for the GPU stay: `graph-launch:NAME`.
   kGraphLaunch,
+  // Runs of consecutive spans on one track (a stream's GPU activities, a host thread's ops at one
+  // depth) named NAME1, NAME2, ... in order, replaced by one that takes F of their summed time:
+  // the later members and their launches take no time. `fuse:NAME1>NAME2>...*F`.
+  kFuse,
 };
 
 struct WhatIfEdit {
   std::string text;  // as the user wrote it
   EditTarget target = EditTarget::kSpan;
-  std::string pattern;  // a regular expression found in names; empty for kInputWait
-  double factor = 1;    // the time the matched work takes, as a share of the measured
+  std::string pattern;             // a regular expression found in names; empty for kInputWait
+  double factor = 1;               // the time the matched work takes, as a share of the measured
+  std::vector<std::string> chain;  // kFuse: one regular expression per member, in order
 };
 
 // Parses one edit (the forms above; NAME is a regular expression searched in names, F a factor
 // >= 0). Throws AnalyzerError naming the edit when it is malformed.
 WhatIfEdit parse_edit(std::string_view text);
 
+// The `fuse:` edit of a chain of exactly these names whose fused form takes `factor` of their time.
+std::string fuse_edit(std::span<const std::string> names, double factor);
 // A NAME for an edit that matches exactly these names, each taken literally.
 std::string exact_names_pattern(std::span<const std::string> names);
 // A NAME for an edit that matches the steps' names, with each run of digits in them matching any
