@@ -13,7 +13,15 @@ std::string_view to_string(Severity severity) {
 }
 
 std::string_view to_string(GainBasis basis) {
-  return basis == GainBasis::kReplay ? "replay" : "estimate";
+  switch (basis) {
+    case GainBasis::kReplay:
+      return "replay";
+    case GainBasis::kNone:
+      return "none";
+    case GainBasis::kEstimate:
+      break;
+  }
+  return "estimate";
 }
 
 double Finding::metric(std::string_view name) const {

@@ -29,7 +29,7 @@ std::optional<WhatIfResult> replayed(const AnalysisContext& context,
 FixPlan plan_fixes(const AnalysisContext& context, std::vector<Finding>& findings) {
   FixPlan plan;
   struct Candidate {
-    const Finding* finding;
+    Finding* finding;
     std::vector<WhatIfEdit> edits;
     double gain_ns;
   };
@@ -50,6 +50,16 @@ FixPlan plan_fixes(const AnalysisContext& context, std::vector<Finding>& finding
     if (finding.estimated_gain_ns_per_step > kLeastPlannedShare * result->measured_mean_ns)
       candidates.push_back({&finding, std::move(edits), finding.estimated_gain_ns_per_step});
   }
+  // Where the replay models the trace, a gain that no replayed fix backs is not claimed: the
+  // analyses' own estimates overlap one another and need not add up.
+  if (plan.replayed_steps > 0 || replayed(context, {})) {
+    for (Finding& finding : findings) {
+      if (finding.gain_basis == GainBasis::kReplay || finding.estimated_gain_ns_per_step <= 0)
+        continue;
+      finding.estimated_gain_ns_per_step = 0;
+      finding.gain_basis = GainBasis::kNone;
+    }
+  }
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate& a, const Candidate& b) { return a.gain_ns > b.gain_ns; });
   std::vector<WhatIfEdit> applied;
@@ -58,7 +68,10 @@ FixPlan plan_fixes(const AnalysisContext& context, std::vector<Finding>& finding
       return fix.edits == candidate.finding->fix;
     });
     if (same_fix != plan.fixes.end()) {
+      // Symptoms of one cause: the saving is the first finding's, claimed once.
       same_fix->kinds.push_back(candidate.finding->kind);
+      candidate.finding->gain_counted_under = same_fix->kinds.front();
+      candidate.finding->estimated_gain_ns_per_step = 0;
       continue;
     }
     applied.insert(applied.end(), candidate.edits.begin(), candidate.edits.end());

@@ -108,6 +108,7 @@ void write_finding(JsonWriter& json, const Finding& finding) {
   json.field("time_per_step_ns", finding.estimated_gain_ns_per_step);
   json.field("bytes", finding.estimated_gain_bytes);
   json.field("basis", to_string(finding.gain_basis));
+  if (!finding.gain_counted_under.empty()) json.field("counted_under", finding.gain_counted_under);
   json.end_object();
   json.field("fix", finding.fix);
   json.key("evidence");

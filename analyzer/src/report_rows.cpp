@@ -7,6 +7,9 @@
 
 namespace tscope::analyzer {
 
+// A fix's edits can name dozens of kernels; the JSON holds them whole.
+constexpr std::size_t kFixWidth = 120;
+
 std::vector<TimeRow> gpu_rows(const TimeBreakdown& time) {
   return {{"GPU compute kernels", time.gpu_compute_ns},
           {"GPU communication", time.gpu_communication_ns},
@@ -47,9 +50,15 @@ std::string cost_text(const Finding& finding) {
 }
 
 std::string gain_text(const Finding& finding) {
+  if (finding.gain_basis == GainBasis::kNone && finding.estimated_gain_bytes == 0)
+    return "none claimed: no fix of it is modelled by the replay";
+  if (!finding.gain_counted_under.empty()) {
+    return "counted under " + finding.gain_counted_under + ", whose fix is the same (" +
+           shorten(list_text(finding.fix), kFixWidth) + ")";
+  }
   if (finding.gain_basis == GainBasis::kReplay) {
     return format_duration(finding.estimated_gain_ns_per_step) +
-           " per step, replayed with its fix (" + list_text(finding.fix) + ")";
+           " per step, replayed with its fix (" + shorten(list_text(finding.fix), kFixWidth) + ")";
   }
   if (finding.estimated_gain_ns_per_step > 0) {
     return "about " + format_duration(finding.estimated_gain_ns_per_step) + " per step";

@@ -1,16 +1,20 @@
 #include "tscope/analyzer/roofline.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "gpu_spans.h"
 #include "trace_names.h"
 #include "tscope/analyzer/device_peaks.h"
 #include "tscope/analyzer/matrix_kernels.h"
 #include "tscope/analyzer/op_work.h"
+#include "tscope/analyzer/whatif.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
@@ -193,6 +197,16 @@ Finding group_finding(const AnalysisContext& context, const OpGroup& group,
                   " per step above its roofline";
   finding.cost = {gap_ns, share, 0};
   finding.estimated_gain_ns_per_step = gap_ns;
+  // On a GPU the group's kernels at their roofline; a CPU group's ops share their names with
+  // other shapes, which no edit by name can single out.
+  if (!group.kernel_ns.empty() && group.time_ns > 0) {
+    std::vector<std::string> kernels;
+    for (const auto& [name, ns] : group.kernel_ns)
+      kernels.emplace_back(trace.string(name));
+    std::sort(kernels.begin(), kernels.end());
+    finding.fix = {"kernel:" + exact_names_pattern(kernels) + "*" +
+                   fmt::format("{:.4g}", group.attainable_ns / group.time_ns)};
+  }
   finding.evidence = group.evidence;
   std::string kernel_text;
   const auto [kernel, kernel_ns] = main_kernel(group.kernel_ns);

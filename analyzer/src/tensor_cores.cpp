@@ -1,13 +1,17 @@
 #include "tscope/analyzer/tensor_cores.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "gpu_spans.h"
 #include "trace_names.h"
 #include "tscope/analyzer/device_peaks.h"
 #include "tscope/analyzer/matrix_kernels.h"
+#include "tscope/analyzer/whatif.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
@@ -155,6 +159,12 @@ std::vector<Finding> find_tensor_core_use(const AnalysisContext& context) {
     const double autocast_gain_ns =
         half_flops > 0 ? scalar_ns * (1 - peaks.fp32_flops / half_flops) : 0;
     finding.estimated_gain_ns_per_step = gain_ns;
+    std::vector<std::string> scalar_kernels;
+    for (const auto& [name, ns] : time.scalar_kernel_ns)
+      scalar_kernels.emplace_back(trace.string(name));
+    std::sort(scalar_kernels.begin(), scalar_kernels.end());
+    finding.fix = {"kernel:" + exact_names_pattern(scalar_kernels) + "*" +
+                   fmt::format("{:.4g}", peaks.fp32_flops / fix.target_flops)};
     finding.severity = severity_for_share(step_ns > 0 ? gain_ns / step_ns : 0);
     finding.metrics.push_back({"fix_gain_ns_per_step", gain_ns, "ns"});
     finding.metrics.push_back({"autocast_gain_ns_per_step", autocast_gain_ns, "ns"});

@@ -31,8 +31,10 @@ struct Metric {
 
 // Where a finding's estimated gain comes from.
 enum class GainBasis : std::uint8_t {
-  kEstimate,  // the analysis' own arithmetic: no fix the replay models, or no steps to replay
+  kEstimate,  // the analysis' own arithmetic: the analysis run alone, or a trace the replay
+              // cannot model
   kReplay,    // the what-if replay of the finding's fix alone (whatif.h, fix_plan.h)
+  kNone,      // no fix the replay models: no time gain claimed (bytes gains stand)
 };
 
 std::string_view to_string(GainBasis basis);
@@ -52,6 +54,9 @@ struct Finding {
   // The recommendation as what-if edits (whatif.h's forms), where the replay can model it.
   std::vector<std::string> fix;
   GainBasis gain_basis = GainBasis::kEstimate;
+  // The kind of the finding whose gain this one's fix shares (the same edits): the saving is
+  // claimed once, there, and this finding's gain is 0. Empty otherwise.
+  std::string gain_counted_under;
   std::vector<Metric> metrics;
 
   // The value of metric `name`; throws std::out_of_range when the finding has none.

@@ -30,9 +30,10 @@ struct FixPlan {
   std::vector<PlannedFix> fixes;
 };
 
-// Replaces the gain of each finding with a fix by its replayed saving (GainBasis::kReplay) and
-// returns the plan of the fixes that save time. A trace without step ranges is replayed as one
-// step, as `tscope analyze` counts it.
+// Replaces the gain of each finding with a fix by its replayed saving (GainBasis::kReplay), and
+// where the replay models the trace, claims no time gain for the findings without a fix it
+// models (GainBasis::kNone); returns the plan of the fixes that save time. A trace without step
+// ranges is replayed as one step, as `tscope analyze` counts it.
 FixPlan plan_fixes(const AnalysisContext& context, std::vector<Finding>& findings);
 
 }  // namespace tscope::analyzer
