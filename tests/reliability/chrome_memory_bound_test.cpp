@@ -15,71 +15,27 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <new>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "limited_tscope_run.h"
 #include "sanitizer_build.h"
-#include "scratch_folder.h"
 #include "tscope/trace/chrome_json_reader.h"
 #include "tscope/trace/errors.h"
-#include "tscope_process.h"
 
 namespace tscope {
 namespace {
 
-constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+using testing::expect_bad_input;
+using testing::expect_bounded;
+using testing::kLimitedAddressSpace;
+using testing::LimitedRun;
+using testing::run_info_limited;
+using testing::write_scratch;
+
 constexpr std::uint64_t kInflatedBytes = std::uint64_t{1} << 30;
-// Below the inflated text, so that a reader holding it fails; far above what tscope needs.
-constexpr std::uint64_t kAddressSpace = 768 * kMiB;
-// What the README promises: memory that holds the events, not the text.
-constexpr std::uint64_t kPeakResident = 256 * kMiB;
-
-struct LimitedRun {
-  int exit_code = -1;
-  std::string output;
-  std::uint64_t peak_resident_bytes = 0;
-};
-
-// Runs `tscope info path` with its address space limited to kAddressSpace.
-LimitedRun run_info_limited(const std::filesystem::path& path) {
-  const std::string program = testing::built_program("tscope").string();
-  const std::string command = "info";
-  const std::string file = path.string();
-  // Built before fork: the child only sets its limit, redirects and execs.
-  std::vector<char*> argv = {const_cast<char*>(program.c_str()), const_cast<char*>(command.c_str()),
-                             const_cast<char*>(file.c_str()), nullptr};
-  int pipe_ends[2];
-  if (pipe(pipe_ends) != 0) {
-    ADD_FAILURE() << "pipe failed";
-    return {};
-  }
-  const pid_t child = fork();
-  if (child == 0) {
-    const rlimit limit{kAddressSpace, kAddressSpace};
-    setrlimit(RLIMIT_AS, &limit);
-    dup2(pipe_ends[1], STDOUT_FILENO);
-    dup2(pipe_ends[1], STDERR_FILENO);
-    close(pipe_ends[0]);
-    close(pipe_ends[1]);
-    execv(program.c_str(), argv.data());
-    _exit(127);
-  }
-  close(pipe_ends[1]);
-  LimitedRun run;
-  char buffer[4096];
-  for (ssize_t got; (got = read(pipe_ends[0], buffer, sizeof buffer)) > 0;)
-    run.output.append(buffer, static_cast<std::size_t>(got));
-  close(pipe_ends[0]);
-  int status = 0;
-  rusage usage{};
-  wait4(child, &status, 0, &usage);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.peak_resident_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
-  return run;
-}
 
 void append_le32(std::string& out, std::uint32_t value) {
   for (int shift = 0; shift < 32; shift += 8)
@@ -128,19 +84,8 @@ std::string repeated_byte_gzip(std::string_view head, char byte, std::uint64_t c
   return gzip;
 }
 
-std::filesystem::path write_scratch(const std::string& name, const std::string& bytes) {
-  const std::filesystem::path path = testing::scratch_path(name);
-  std::ofstream(path, std::ios::binary)
-      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  return path;
-}
-
 constexpr std::string_view kEventA = R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2})";
 constexpr std::string_view kEventB = R"({"ph":"X","name":"b","pid":1,"tid":1,"ts":5,"dur":2})";
-
-void expect_bounded(const LimitedRun& run) {
-  EXPECT_LT(run.peak_resident_bytes, kPeakResident) << run.output;
-}
 
 TEST(ChromeMemoryBound, AGigabyteOfWhitespaceWhereverJsonAllowsItIsSkipped) {
   if (testing::sanitizer_build()) GTEST_SKIP() << "sanitizers reserve terabytes of address space";
@@ -186,11 +131,7 @@ TEST(ChromeMemoryBound, AnEventOrMemberHoldingA1GiBStringIsBadInputNamingItsOffs
                           "the members before \"traceEvents\" are longer than the limit"}}) {
     const auto path = write_scratch(
         "string.json.gz", repeated_byte_gzip(hostile.head, 'n', kInflatedBytes, hostile.tail));
-    const LimitedRun run = run_info_limited(path);
-    EXPECT_EQ(run.exit_code, 2) << run.output;
-    EXPECT_NE(run.output.find(path.string() + ": "), std::string::npos) << run.output;
-    EXPECT_NE(run.output.find(hostile.message), std::string::npos) << run.output;
-    expect_bounded(run);
+    expect_bad_input(run_info_limited(path), path, hostile.message);
     std::filesystem::remove(path);
   }
 }
@@ -201,12 +142,10 @@ TEST(ChromeMemoryBound, ArraysNested100000DeepAreBadInputNamingTheirOffset) {
   const auto path = write_scratch(
       "nested.json", head + std::string(100'000, '[') + std::string(100'000, ']') + "]}");
   const LimitedRun run = run_info_limited(path);
-  EXPECT_EQ(run.exit_code, 2) << run.output;
+  expect_bad_input(run, path, "too deep");
   EXPECT_NE(run.output.find(path.string() + ": at byte " + std::to_string(head.size())),
             std::string::npos)
       << run.output;
-  EXPECT_NE(run.output.find("too deep"), std::string::npos) << run.output;
-  expect_bounded(run);
   std::filesystem::remove(path);
 }
 
@@ -219,7 +158,7 @@ TEST(ChromeMemoryBound, MemoryRunningOutWhileReadingIsAFormatErrorNamingTheFile)
                                                R"(","pid":1,"tid":1,"ts":1,"dur":2}])"));
   const pid_t child = fork();
   if (child == 0) {
-    const rlimit limit{kAddressSpace, kAddressSpace};
+    const rlimit limit{kLimitedAddressSpace, kLimitedAddressSpace};
     setrlimit(RLIMIT_AS, &limit);
     trace::ChromeJsonReadOptions options;
     options.max_event_bytes = 4 * kInflatedBytes;

@@ -53,13 +53,12 @@ inline Bytes file_header(std::uint32_t version = kTscVersion) {
   return header;
 }
 
-// Appends one chunk of `type` around `payload`, with correct sizes and checksum.
-inline void append_chunk(Bytes& file, std::uint8_t type, const Bytes& payload) {
-  Bytes compressed(ZSTD_compressBound(payload.size()));
-  compressed.resize(
-      ZSTD_compress(compressed.data(), compressed.size(), payload.data(), payload.size(), 1));
+// Appends one chunk of `type` whose header claims `uncompressed_size` around the zstd frame
+// `compressed`, with a correct checksum: what the frame holds is up to the caller.
+inline void append_framed_chunk(Bytes& file, std::uint8_t type, std::uint32_t uncompressed_size,
+                                std::span<const std::uint8_t> compressed) {
   Bytes header{type, 0, 0, 0};
-  put_le32(header, static_cast<std::uint32_t>(payload.size()));
+  put_le32(header, uncompressed_size);
   put_le32(header, static_cast<std::uint32_t>(compressed.size()));
   uLong crc = crc32_z(0L, Z_NULL, 0);
   crc = crc32_z(crc, header.data(), header.size());
@@ -67,6 +66,14 @@ inline void append_chunk(Bytes& file, std::uint8_t type, const Bytes& payload) {
   put_le32(header, static_cast<std::uint32_t>(crc));
   file.insert(file.end(), header.begin(), header.end());
   file.insert(file.end(), compressed.begin(), compressed.end());
+}
+
+// Appends one chunk of `type` around `payload`, with correct sizes and checksum.
+inline void append_chunk(Bytes& file, std::uint8_t type, const Bytes& payload) {
+  Bytes compressed(ZSTD_compressBound(payload.size()));
+  compressed.resize(
+      ZSTD_compress(compressed.data(), compressed.size(), payload.data(), payload.size(), 1));
+  append_framed_chunk(file, type, static_cast<std::uint32_t>(payload.size()), compressed);
 }
 
 // The .tsc file a fuzzer input stands for. Its first byte picks the mode. 0: the rest is a raw

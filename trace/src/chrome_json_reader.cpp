@@ -691,11 +691,8 @@ Trace import_stream(ChromeByteSource source, const ChromeJsonReadOptions& option
     throw FormatError(source_name, 0, error.what());
   } catch (const std::bad_alloc&) {
     // The reading thread has stopped by now (the pipeline joined it while unwinding), so the
-    // offset it reached is this thread's to read. A process under a memory limit (ulimit -v, a
-    // container) hits it here on a trace too large for the limit: that is about this input.
-    throw FormatError(source_name, source.input_offset(),
-                      "out of memory reading the trace: its events need more memory than the "
-                      "process may use");
+    // offset it reached is this thread's to read.
+    throw out_of_memory_reading(source_name, source.input_offset());
   }
 }
 

@@ -11,4 +11,10 @@ FormatError::FormatError(const std::filesystem::path& path, std::uint64_t offset
       path_(path),
       offset_(offset) {}
 
+FormatError out_of_memory_reading(const std::filesystem::path& path, std::uint64_t offset) {
+  return FormatError(path, offset,
+                     "out of memory reading the trace: its events need more memory than the "
+                     "process may use");
+}
+
 }  // namespace tscope::trace

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstring>
 #include <map>
+#include <new>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -70,6 +71,12 @@ MemoryKind memory_kind_of(std::int64_t kind) {
   }
 }
 
+// The longest string or blob any value the reader queries may hold, far beyond any name an export
+// holds (a demangled C++ template kernel runs to a few KiB). SQLite refuses a longer value before
+// it loads it, so a hostile value costs no memory; unlimited, it would load a value of up to 1 GB
+// and the string table would copy it.
+constexpr int kMaxValueBytes = 16 << 20;
+
 // NVTX_EVENTS.eventType values that carry a range or a mark.
 constexpr std::int64_t kNvtxMark = 34;
 constexpr std::int64_t kNvtxPushPopRange = 59;
@@ -89,18 +96,29 @@ class Statement {
   Statement& operator=(const Statement&) = delete;
 
   bool step() {
+    ++row_;
     const int status = sqlite3_step(statement_);
     if (status == SQLITE_ROW) return true;
     if (status == SQLITE_DONE) return false;
-    throw FormatError(path_, 0,
-                      "sqlite: " + std::string(sqlite3_errmsg(sqlite3_db_handle(statement_))) +
-                          " while reading \"" + sql_ + "\"");
+    if (status == SQLITE_NOMEM) throw std::bad_alloc();
+    const std::string where = " in row " + std::to_string(row_) + " of \"" + sql_ + "\"";
+    if (status == SQLITE_TOOBIG) {
+      throw FormatError(path_, 0,
+                        "a value longer than the reader's limit of " +
+                            std::to_string(kMaxValueBytes) + " bytes" + where);
+    }
+    throw FormatError(
+        path_, 0, "sqlite: " + std::string(sqlite3_errmsg(sqlite3_db_handle(statement_))) + where);
   }
   bool is_null(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
   std::int64_t integer(int column) const { return sqlite3_column_int64(statement_, column); }
   std::string_view text(int column) const {
     const auto* bytes = sqlite3_column_text(statement_, column);
-    if (bytes == nullptr) return {};
+    // Null for a NULL value, and also when converting a blob or number to text ran out of memory.
+    if (bytes == nullptr) {
+      if (sqlite3_errcode(sqlite3_db_handle(statement_)) == SQLITE_NOMEM) throw std::bad_alloc();
+      return {};
+    }
     return {reinterpret_cast<const char*>(bytes),
             static_cast<std::size_t>(sqlite3_column_bytes(statement_, column))};
   }
@@ -108,6 +126,7 @@ class Statement {
  private:
   sqlite3_stmt* statement_ = nullptr;
   std::string sql_;
+  std::uint64_t row_ = 0;
   const std::filesystem::path& path_;
 };
 
@@ -120,6 +139,7 @@ class NsysImporter {
       sqlite3_close(database_);
       throw IoError(path, "cannot open as SQLite: " + message);
     }
+    sqlite3_limit(database_, SQLITE_LIMIT_LENGTH, kMaxValueBytes);
   }
   ~NsysImporter() { sqlite3_close(database_); }
   NsysImporter(const NsysImporter&) = delete;
@@ -370,6 +390,9 @@ Trace read_nsys_sqlite(const std::filesystem::path& path) {
   } catch (const TraceError& error) {
     // The model refused a value of the export (a time beyond +-2^62 ns, an end before its start).
     throw FormatError(path, 0, error.what());
+  } catch (const std::bad_alloc&) {
+    // SQLite gives no byte offset of the row it read.
+    throw out_of_memory_reading(path, 0);
   }
 }
 

@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <fstream>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "byte_codec.h"
+#include "tsc_input.h"
 #include "tsc_layout.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/trace_builder.h"
@@ -355,7 +356,7 @@ class ChunkDecoder {
     std::string_view name;
     void (ChunkDecoder::*decode)(ByteReader&);
   };
-  // One entry per ChunkType, in its order from kStrings; read_tsc has checked the type byte.
+  // One entry per ChunkType, in its order from kStrings; read_chunk has checked the type byte.
   static const std::array<ChunkKind, tsc::kLastChunkType> kChunkKinds;
 
   static const ChunkKind& chunk_kind(ChunkType type) {
@@ -394,109 +395,134 @@ bool looks_like_tsc(std::span<const std::uint8_t> bytes) {
   return bytes.size() >= sizeof kTscMagic && is_header_prefix(bytes);
 }
 
-TscReadResult read_tsc(std::span<const std::uint8_t> bytes, const std::filesystem::path& path) {
-  ChunkDecoder decoder;
-  TscReadResult result;
-  if (bytes.size() < tsc::kFileHeaderSize) {
-    if (!is_header_prefix(bytes)) throw FormatError(path, 0, "not a .tsc file (bad magic)");
-    result.lost_bytes = bytes.size();
-    result.trace = decoder.finish(result.lost_bytes);
-    return result;
-  }
-  if (!looks_like_tsc(bytes)) throw FormatError(path, 0, "not a .tsc file (bad magic)");
-  const std::uint32_t version = tsc::load_u32(bytes.data() + 8);
+namespace {
+
+void check_file_header(std::span<const std::uint8_t> header, const std::filesystem::path& path) {
+  if (!looks_like_tsc(header)) throw FormatError(path, 0, "not a .tsc file (bad magic)");
+  const std::uint32_t version = tsc::load_u32(header.data() + 8);
   if (version != kTscVersion) {
     throw FormatError(path, 8,
                       "unsupported .tsc version " + std::to_string(version) +
                           " (this build reads version " + std::to_string(kTscVersion) + ")");
   }
-  if (tsc::load_u32(bytes.data() + 12) != 0) throw FormatError(path, 12, "unknown header flags");
+  if (tsc::load_u32(header.data() + 12) != 0) throw FormatError(path, 12, "unknown header flags");
+}
 
-  std::vector<std::uint8_t> payload;
-  std::size_t offset = tsc::kFileHeaderSize;
-  while (offset < bytes.size()) {
-    const std::size_t remaining = bytes.size() - offset;
-    if (remaining < tsc::kChunkHeaderSize) break;
-    const std::uint8_t* header = bytes.data() + offset;
-    const std::uint8_t type = header[0];
-    if (type == 0 || type > tsc::kLastChunkType) {
-      throw FormatError(path, offset, "unknown chunk type " + std::to_string(type));
-    }
-    if (header[1] != 0 || header[2] != 0 || header[3] != 0) {
-      throw FormatError(path, offset + 1, "reserved chunk header bytes are not zero");
-    }
-    const std::uint32_t uncompressed_size = tsc::load_u32(header + 4);
-    const std::uint32_t compressed_size = tsc::load_u32(header + 8);
-    if (uncompressed_size > tsc::kMaxChunkPayload) {
-      throw FormatError(path, offset + 4,
-                        "chunk claims " + std::to_string(uncompressed_size) +
-                            " uncompressed bytes, more than the format allows");
-    }
-    if (compressed_size > ZSTD_compressBound(tsc::kMaxChunkPayload)) {
-      throw FormatError(path, offset + 8,
-                        "chunk claims " + std::to_string(compressed_size) +
-                            " compressed bytes, more than the format allows");
-    }
-    // A chunk that runs past the end is the cut-off tail of an interrupted write.
-    if (compressed_size > remaining - tsc::kChunkHeaderSize) break;
-    const std::span<const std::uint8_t> compressed(header + tsc::kChunkHeaderSize, compressed_size);
-    const std::uint32_t expected = tsc::load_u32(header + 12);
-    const std::uint32_t actual =
-        tsc::chunk_checksum({header, tsc::kChunkChecksummedHeaderBytes}, compressed);
-    if (actual != expected) {
-      throw FormatError(path, offset + 12,
-                        "chunk checksum mismatch (stored " + std::to_string(expected) +
-                            ", computed " + std::to_string(actual) + ")");
-    }
-    const unsigned long long declared =
-        ZSTD_getFrameContentSize(compressed.data(), compressed.size());
-    if (declared != uncompressed_size) {
-      throw FormatError(path, offset + tsc::kChunkHeaderSize,
-                        "compressed payload does not declare the chunk's uncompressed size");
-    }
-    payload.resize(uncompressed_size);
-    const std::size_t decompressed =
-        ZSTD_decompress(payload.data(), payload.size(), compressed.data(), compressed.size());
-    if (ZSTD_isError(decompressed) || decompressed != uncompressed_size) {
-      throw FormatError(path, offset + tsc::kChunkHeaderSize,
-                        std::string("cannot decompress chunk: ") +
-                            (ZSTD_isError(decompressed) ? ZSTD_getErrorName(decompressed)
-                                                        : "size differs from its header"));
-    }
-    ByteReader in(payload);
-    const auto chunk_type = static_cast<ChunkType>(type);
-    try {
-      decoder.decode(chunk_type, in);
-      if (in.remaining() != 0) in.fail("unread bytes after the chunk's content");
-    } catch (const codec::PayloadError& error) {
-      throw FormatError(path, offset,
-                        std::string(ChunkDecoder::chunk_name(chunk_type)) +
-                            " chunk, payload byte " + std::to_string(error.offset()) + ": " +
-                            error.what());
-    } catch (const TraceError& error) {
-      throw FormatError(
-          path, offset,
-          std::string(ChunkDecoder::chunk_name(chunk_type)) + " chunk: " + error.what());
-    }
-    offset += tsc::kChunkHeaderSize + compressed_size;
-    ++result.chunks_read;
+// Reads the chunk at `offset` into `decoder` and returns its size, header included, or 0 when it
+// runs past the end of the input (the cut-off tail of an interrupted write).
+std::uint64_t read_chunk(TscInput& input, std::uint64_t offset, ChunkDecoder& decoder,
+                         std::vector<std::uint8_t>& payload, const std::filesystem::path& path) {
+  const std::uint64_t remaining = input.size() - offset;
+  if (remaining < tsc::kChunkHeaderSize) return 0;
+  std::array<std::uint8_t, tsc::kChunkHeaderSize> header{};
+  std::ranges::copy(input.bytes_at(offset, tsc::kChunkHeaderSize), header.begin());
+  const std::uint8_t type = header[0];
+  if (type == 0 || type > tsc::kLastChunkType) {
+    throw FormatError(path, offset, "unknown chunk type " + std::to_string(type));
   }
-  result.lost_bytes = bytes.size() - offset;
+  if (header[1] != 0 || header[2] != 0 || header[3] != 0) {
+    throw FormatError(path, offset + 1, "reserved chunk header bytes are not zero");
+  }
+  const std::uint32_t uncompressed_size = tsc::load_u32(header.data() + 4);
+  const std::uint32_t compressed_size = tsc::load_u32(header.data() + 8);
+  if (uncompressed_size > tsc::kMaxChunkPayload) {
+    throw FormatError(path, offset + 4,
+                      "chunk claims " + std::to_string(uncompressed_size) +
+                          " uncompressed bytes, more than the format allows");
+  }
+  if (compressed_size > ZSTD_compressBound(tsc::kMaxChunkPayload)) {
+    throw FormatError(path, offset + 8,
+                      "chunk claims " + std::to_string(compressed_size) +
+                          " compressed bytes, more than the format allows");
+  }
+  if (compressed_size > remaining - tsc::kChunkHeaderSize) return 0;
+  const std::span<const std::uint8_t> compressed =
+      input.bytes_at(offset + tsc::kChunkHeaderSize, compressed_size);
+  const std::uint32_t expected = tsc::load_u32(header.data() + 12);
+  const std::uint32_t actual =
+      tsc::chunk_checksum({header.data(), tsc::kChunkChecksummedHeaderBytes}, compressed);
+  if (actual != expected) {
+    throw FormatError(path, offset + 12,
+                      "chunk checksum mismatch (stored " + std::to_string(expected) +
+                          ", computed " + std::to_string(actual) + ")");
+  }
+  const unsigned long long declared =
+      ZSTD_getFrameContentSize(compressed.data(), compressed.size());
+  if (declared != uncompressed_size) {
+    throw FormatError(path, offset + tsc::kChunkHeaderSize,
+                      "compressed payload does not declare the chunk's uncompressed size");
+  }
+  payload.resize(uncompressed_size);
+  const std::size_t decompressed =
+      ZSTD_decompress(payload.data(), payload.size(), compressed.data(), compressed.size());
+  if (ZSTD_isError(decompressed) || decompressed != uncompressed_size) {
+    throw FormatError(path, offset + tsc::kChunkHeaderSize,
+                      std::string("cannot decompress chunk: ") +
+                          (ZSTD_isError(decompressed) ? ZSTD_getErrorName(decompressed)
+                                                      : "size differs from its header"));
+  }
+  ByteReader in(payload);
+  const auto chunk_type = static_cast<ChunkType>(type);
   try {
-    result.trace = decoder.finish(result.lost_bytes);
+    decoder.decode(chunk_type, in);
+    if (in.remaining() != 0) in.fail("unread bytes after the chunk's content");
+  } catch (const codec::PayloadError& error) {
+    throw FormatError(path, offset,
+                      std::string(ChunkDecoder::chunk_name(chunk_type)) + " chunk, payload byte " +
+                          std::to_string(error.offset()) + ": " + error.what());
   } catch (const TraceError& error) {
-    throw FormatError(path, offset, error.what());
+    throw FormatError(
+        path, offset,
+        std::string(ChunkDecoder::chunk_name(chunk_type)) + " chunk: " + error.what());
+  }
+  return tsc::kChunkHeaderSize + compressed_size;
+}
+
+TscReadResult read_tsc_input(TscInput& input, const std::filesystem::path& path) {
+  ChunkDecoder decoder;
+  TscReadResult result;
+  if (input.size() < tsc::kFileHeaderSize) {
+    const auto bytes = input.bytes_at(0, static_cast<std::size_t>(input.size()));
+    if (!is_header_prefix(bytes)) throw FormatError(path, 0, "not a .tsc file (bad magic)");
+    result.lost_bytes = bytes.size();
+    result.trace = decoder.finish(result.lost_bytes);
+    return result;
+  }
+  check_file_header(input.bytes_at(0, tsc::kFileHeaderSize), path);
+  // One buffer for every chunk's payload: at most the format's 64 MiB, whatever the file's size.
+  std::vector<std::uint8_t> payload;
+  std::uint64_t offset = tsc::kFileHeaderSize;
+  try {
+    while (offset < input.size()) {
+      const std::uint64_t chunk_size = read_chunk(input, offset, decoder, payload, path);
+      if (chunk_size == 0) break;
+      offset += chunk_size;
+      ++result.chunks_read;
+    }
+    payload = {};
+    result.lost_bytes = input.size() - offset;
+    try {
+      result.trace = decoder.finish(result.lost_bytes);
+    } catch (const TraceError& error) {
+      throw FormatError(path, offset, error.what());
+    }
+  } catch (const std::bad_alloc&) {
+    // The events of the chunks before `offset` filled the memory the process may use.
+    throw out_of_memory_reading(path, offset);
   }
   return result;
 }
 
+}  // namespace
+
+TscReadResult read_tsc(std::span<const std::uint8_t> bytes, const std::filesystem::path& path) {
+  TscBytesInput input(bytes);
+  return read_tsc_input(input, path);
+}
+
 TscReadResult read_tsc(const std::filesystem::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw IoError(path, "cannot open for reading");
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)),
-                                  std::istreambuf_iterator<char>());
-  if (file.bad()) throw IoError(path, "read failed");
-  return read_tsc(bytes, path);
+  TscFileInput input(path);
+  return read_tsc_input(input, path);
 }
 
 }  // namespace tscope::trace

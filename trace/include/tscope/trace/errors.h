@@ -38,4 +38,10 @@ class FormatError : public TraceError {
   std::uint64_t offset_;
 };
 
+// What a reader throws when memory runs out (std::bad_alloc) while it reads `path`, `offset` bytes
+// in. Under a limit on the process (ulimit -v, a container) that happens on an input too large or
+// too hostile for the limit: a fact about the input, reported as bad input naming the file and the
+// offset reached, not as tscope's own failure.
+FormatError out_of_memory_reading(const std::filesystem::path& path, std::uint64_t offset);
+
 }  // namespace tscope::trace

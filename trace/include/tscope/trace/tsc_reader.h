@@ -1,7 +1,9 @@
 #pragma once
 // Loads a native .tsc file into a Trace. A file cut off at any byte (a crashed recorder) loads
 // every whole chunk before the cut and reports what was lost; any other damage throws FormatError
-// naming the file and byte offset. Allocations are bounded by the input size.
+// naming the file and byte offset. A file is read a chunk at a time: beyond the trace it builds,
+// the reader holds one chunk and its decoded columns, whatever the file's size, and memory running
+// out (under ulimit -v) is a FormatError naming the file and the chunk's offset.
 
 #include <cstdint>
 #include <filesystem>
