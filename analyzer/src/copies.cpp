@@ -1,7 +1,9 @@
 #include "tscope/analyzer/copies.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "event_classes.h"
@@ -62,6 +64,30 @@ FindingCost per_step(const AnalysisContext& context, double total_ns) {
   return {total_ns / context.step_count(), total_ns / context.steps().total_ns(), 0};
 }
 
+// Time summed per GPU or per process, of which a finding costs the largest: several GPUs or
+// processes run side by side, and their times summed against one step could pass the step.
+class LargestOwner {
+ public:
+  // The owner of GPU work: its process and device.
+  void add_gpu(const trace::Trace& trace, EventRef event, double ns) {
+    const trace::TrackInfo& info = trace.track(event.track).info();
+    totals_[{info.process, info.device}] += ns;
+  }
+  // The owner of host work: its process.
+  void add_host(const trace::Trace& trace, EventRef event, double ns) {
+    totals_[{trace.track(event.track).info().process, -1}] += ns;
+  }
+  double largest() const {
+    double most = 0;
+    for (const auto& [owner, ns] : totals_)
+      most = std::max(most, ns);
+    return most;
+  }
+
+ private:
+  std::map<std::pair<std::uint32_t, std::int32_t>, double> totals_;
+};
+
 std::vector<CopyFacts> copies_in_steps(const AnalysisContext& context) {
   const trace::Trace& trace = context.trace();
   std::vector<CopyFacts> copies;
@@ -95,6 +121,7 @@ Finding pageable_copies(const AnalysisContext& context, const std::vector<CopyFa
   Finding finding;
   finding.kind = "pageable_copy";
   double copy_ns = 0;
+  LargestOwner device_copy_ns;
   double bytes = 0;
   double count = 0;
   double followed_by_sync = 0;
@@ -103,11 +130,12 @@ Finding pageable_copies(const AnalysisContext& context, const std::vector<CopyFa
     ++count;
     bytes += static_cast<double>(copy.info.bytes);
     copy_ns += static_cast<double>(copy.copy_ns);
+    device_copy_ns.add_gpu(context.trace(), copy.copy, static_cast<double>(copy.copy_ns));
     if (copy.waiting_sync) ++followed_by_sync;
     if (finding.evidence.size() < kMaxEvidence) finding.evidence.push_back(copy.copy);
   }
   if (count == 0) return finding;
-  finding.cost = per_step(context, copy_ns);
+  finding.cost = per_step(context, device_copy_ns.largest());
   finding.severity = std::max(Severity::kLow, severity_for_share(finding.cost.share_of_step));
   finding.title =
       std::to_string(static_cast<long>(count)) + " copies from or to pageable host memory";
@@ -137,7 +165,7 @@ Finding synchronous_copies(const AnalysisContext& context, const std::vector<Cop
   Finding finding;
   finding.kind = "synchronous_copy";
   double count = 0;
-  double blocked_ns = 0;
+  LargestOwner blocked_ns;
   double followed_by_sync = 0;
   std::vector<EventRef> waiting_calls;
   for (const CopyFacts& copy : copies) {
@@ -145,7 +173,8 @@ Finding synchronous_copies(const AnalysisContext& context, const std::vector<Cop
     if (copy.blocking_call) waiting_calls.push_back(*context.launch_of(copy.copy));
     if (copy.waiting_sync) waiting_calls.push_back(*copy.waiting_sync);
     ++count;
-    blocked_ns += static_cast<double>(copy.host_wait_ns);
+    blocked_ns.add_host(context.trace(), waiting_calls.back(),
+                        static_cast<double>(copy.host_wait_ns));
     if (copy.waiting_sync) ++followed_by_sync;
     if (finding.evidence.size() + 2 <= kMaxEvidence) {
       finding.evidence.push_back(copy.copy);
@@ -153,7 +182,7 @@ Finding synchronous_copies(const AnalysisContext& context, const std::vector<Cop
     }
   }
   if (count == 0) return finding;
-  finding.cost = per_step(context, blocked_ns);
+  finding.cost = per_step(context, blocked_ns.largest());
   finding.severity = std::max(Severity::kLow, severity_for_share(finding.cost.share_of_step));
   finding.title = std::to_string(static_cast<long>(count)) + " copies the host waits for";
   finding.estimated_gain_ns_per_step = finding.cost.time_per_step_ns;
@@ -179,7 +208,7 @@ Finding synchronization_stalls(const AnalysisContext& context) {
   Finding finding;
   finding.kind = "sync_stall";
   double count = 0;
-  double stall_ns = 0;
+  LargestOwner stall_ns;
   std::vector<EventRef> stalling_calls;
   for (std::uint32_t track_index = 0; track_index < trace.tracks().size(); ++track_index) {
     const trace::Track& track = trace.track(track_index);
@@ -197,13 +226,13 @@ Finding synchronization_stalls(const AnalysisContext& context) {
       const TimeNs stall = next->start - std::max(last.end, spans.start[i]);
       if (stall <= 0) continue;
       ++count;
-      stall_ns += static_cast<double>(stall);
       stalling_calls.push_back({EventKind::kSpan, track_index, i});
+      stall_ns.add_host(trace, stalling_calls.back(), static_cast<double>(stall));
       if (finding.evidence.size() < kMaxEvidence) finding.evidence.push_back(stalling_calls.back());
     }
   }
   if (count == 0) return finding;
-  finding.cost = per_step(context, stall_ns);
+  finding.cost = per_step(context, stall_ns.largest());
   finding.severity = severity_for_share(finding.cost.share_of_step);
   finding.title = std::to_string(static_cast<long>(count)) + " synchronizations leave the GPU idle";
   finding.estimated_gain_ns_per_step = finding.cost.time_per_step_ns;
