@@ -1,6 +1,7 @@
 #include "tscope/analyzer/copies.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <string>
 #include <utility>
@@ -9,11 +10,18 @@
 #include "event_classes.h"
 #include "gpu_spans.h"
 #include "trace_names.h"
+#include "tscope/analyzer/analysis.h"
 #include "tscope/analyzer/whatif.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
+
+constexpr std::string_view kPageableCopy = "pageable_copy";
+constexpr std::string_view kSynchronousCopy = "synchronous_copy";
+constexpr std::string_view kSyncStall = "sync_stall";
+constexpr std::string_view kGpuGap = "gpu_gap";
+constexpr std::array kFindingKinds{kPageableCopy, kSynchronousCopy, kSyncStall, kGpuGap};
 
 constexpr std::size_t kMaxEvidence = 40;
 // How far past a copy's launch to look for the call that waits for it.
@@ -119,7 +127,7 @@ bool is_pageable(const trace::CopyInfo& copy) {
 
 Finding pageable_copies(const AnalysisContext& context, const std::vector<CopyFacts>& copies) {
   Finding finding;
-  finding.kind = "pageable_copy";
+  finding.kind = kPageableCopy;
   double copy_ns = 0;
   LargestOwner device_copy_ns;
   double bytes = 0;
@@ -163,7 +171,7 @@ Finding pageable_copies(const AnalysisContext& context, const std::vector<CopyFa
 
 Finding synchronous_copies(const AnalysisContext& context, const std::vector<CopyFacts>& copies) {
   Finding finding;
-  finding.kind = "synchronous_copy";
+  finding.kind = kSynchronousCopy;
   double count = 0;
   LargestOwner blocked_ns;
   double followed_by_sync = 0;
@@ -206,7 +214,7 @@ Finding synchronization_stalls(const AnalysisContext& context) {
   const trace::Trace& trace = context.trace();
   const std::vector<BusyInterval>& busy = context.gpu_busy();
   Finding finding;
-  finding.kind = "sync_stall";
+  finding.kind = kSyncStall;
   double count = 0;
   LargestOwner stall_ns;
   std::vector<EventRef> stalling_calls;
@@ -253,7 +261,7 @@ Finding gpu_gaps(const AnalysisContext& context) {
   const std::vector<BusyInterval>& busy = context.gpu_busy();
   const StepSet& steps = context.steps();
   Finding finding;
-  finding.kind = "gpu_gap";
+  finding.kind = kGpuGap;
   double count = 0;
   double gap_ns = 0;
   for (std::size_t i = 1; i < busy.size(); ++i) {
@@ -295,5 +303,8 @@ std::vector<Finding> find_copy_and_sync_problems(const AnalysisContext& context)
   }
   return findings;
 }
+
+extern constinit const Analysis kCopiesAnalysis{
+    "copies", kFindingKinds, {}, &findings_of<&find_copy_and_sync_problems>};
 
 }  // namespace tscope::analyzer

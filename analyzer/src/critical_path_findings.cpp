@@ -24,7 +24,7 @@ Finding host_bound(const AnalysisContext& context, const CriticalPath& path) {
   const double gpu_busy_ns =
       time.gpu_compute_ns + time.gpu_communication_ns + time.gpu_copy_ns + time.gpu_memset_ns;
   Finding finding;
-  finding.kind = "critical_path_host_bound";
+  finding.kind = kCriticalPathHostBound;
   finding.severity = severity_for_share(share);
   finding.title = "The critical path runs through the host: " + format_percent(share) +
                   " of the step is host ops, launches and API calls on it";
@@ -61,7 +61,7 @@ Finding dominated(const CriticalPath& path, const PathEntry& entry) {
   const double share = entry.path_ns / path.step_ns;
   const bool gpu = entry.part == PathPart::kKernel || entry.part == PathPart::kCopy;
   Finding finding;
-  finding.kind = "critical_path_dominated";
+  finding.kind = kCriticalPathDominated;
   // A large share of the path is where speed-ups pay, not a fault in itself: at most medium.
   finding.severity = std::min(severity_for_share(share), Severity::kMedium);
   finding.title = std::string(gpu ? "Kernel " : "Op ") + "'" + entry.name + "' is " +

@@ -1,6 +1,7 @@
 #include "tscope/analyzer/fusion.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -10,11 +11,15 @@
 #include "fused_alternatives.h"
 #include "kernel_families.h"
 #include "trace_names.h"
+#include "tscope/analyzer/analysis.h"
 #include "tscope/analyzer/whatif.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
+
+constexpr std::string_view kFusion = "fusion";
+constexpr std::array kFindingKinds{kFusion};
 
 // Below this many flops per byte moved an op is bound by memory bandwidth on any current CPU or
 // GPU (their machine balance is well above it), so fusing it saves its memory traffic.
@@ -293,7 +298,7 @@ std::vector<Finding> find_fusion_opportunities(const AnalysisContext& context) {
     const double saving = (totals.run_ns - totals.fused_ns + totals.gap_ns) / step_count;
     if (saving <= 0) continue;
     Finding finding;
-    finding.kind = "fusion";
+    finding.kind = kFusion;
     const double share = step_ns > 0 ? saving / step_ns : 0;
     finding.severity = severity_for_share(share);
     const double per_step = static_cast<double>(totals.occurrences) / step_count;
@@ -341,5 +346,8 @@ std::vector<Finding> find_fusion_opportunities(const AnalysisContext& context) {
   if (findings.size() > kTopChains) findings.resize(kTopChains);
   return findings;
 }
+
+extern constinit const Analysis kFusionAnalysis{
+    "fusion", kFindingKinds, {}, &findings_of<&find_fusion_opportunities>};
 
 }  // namespace tscope::analyzer

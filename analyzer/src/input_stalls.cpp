@@ -1,6 +1,7 @@
 #include "tscope/analyzer/input_stalls.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
 #include <string>
@@ -9,11 +10,15 @@
 #include "interval_sweep.h"
 #include "span_window.h"
 #include "trace_names.h"
+#include "tscope/analyzer/analysis.h"
 #include "tscope/analyzer/time_breakdown.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
+
+constexpr std::string_view kInputBound = "input_bound";
+constexpr std::array kFindingKinds{kInputBound};
 
 constexpr std::size_t kMaxEvidence = 20;
 
@@ -131,7 +136,7 @@ std::vector<Finding> find_input_stalls(const AnalysisContext& context) {
   if (severity == Severity::kInfo) return {};
 
   Finding finding;
-  finding.kind = "input_bound";
+  finding.kind = kInputBound;
   finding.severity = severity;
   finding.title = "Steps wait for input " + format_percent(share) + " of the time";
   finding.cost = {input_per_step, share, 0};
@@ -194,5 +199,8 @@ std::vector<Finding> find_input_stalls(const AnalysisContext& context) {
   }
   return {finding};
 }
+
+extern constinit const Analysis kInputAnalysis{
+    "input", kFindingKinds, {}, &findings_of<&find_input_stalls>};
 
 }  // namespace tscope::analyzer

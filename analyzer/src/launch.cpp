@@ -1,16 +1,21 @@
 #include "tscope/analyzer/launch.h"
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include "event_classes.h"
 #include "trace_names.h"
+#include "tscope/analyzer/analysis.h"
 #include "tscope/analyzer/time_breakdown.h"
 #include "tscope/analyzer/whatif.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
+
+constexpr std::string_view kLaunchBound = "launch_bound";
+constexpr std::array kFindingKinds{kLaunchBound};
 
 constexpr std::size_t kMaxEvidence = 20;
 // Most kernels shorter than their launch call mean the host, not the GPU, sets the pace.
@@ -110,7 +115,7 @@ std::vector<Finding> find_launch_bound(const AnalysisContext& context) {
     return {};
 
   Finding finding;
-  finding.kind = "launch_bound";
+  finding.kind = kLaunchBound;
   finding.severity = severity;
   finding.title = "The GPU waits for kernel launches " + format_percent(host_wait_share) +
                   " of the step; " + format_percent(short_share) +
@@ -166,5 +171,8 @@ std::vector<Finding> find_launch_bound(const AnalysisContext& context) {
       "step's launches at once, or less host work per operator.";
   return {finding};
 }
+
+extern constinit const Analysis kLaunchAnalysis{
+    "launch", kFindingKinds, {}, &findings_of<&find_launch_bound>};
 
 }  // namespace tscope::analyzer

@@ -1,6 +1,7 @@
 #include "tscope/analyzer/leaks.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <map>
 #include <optional>
@@ -10,10 +11,15 @@
 #include "linear_fit.h"
 #include "memory_replay.h"
 #include "trace_names.h"
+#include "tscope/analyzer/analysis.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
+
+constexpr std::string_view kLeak = "leak";
+constexpr std::string_view kUnfreedAtEnd = "unfreed_at_end";
+constexpr std::array kFindingKinds{kLeak, kUnfreedAtEnd};
 
 using SiteKey = std::pair<trace::StringId, trace::StringId>;
 
@@ -80,7 +86,7 @@ std::optional<Finding> unfreed_at_end(const trace::Trace& trace, const StepSet& 
   std::sort(sites.begin(), sites.end(),
             [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
   Finding finding;
-  finding.kind = "unfreed_at_end";
+  finding.kind = kUnfreedAtEnd;
   finding.severity = Severity::kInfo;
   finding.cost.bytes = bytes;
   finding.title = std::to_string(blocks) + " blocks (" + format_bytes(static_cast<double>(bytes)) +
@@ -159,7 +165,7 @@ std::vector<Finding> find_leaks(const AnalysisContext& context) {
             [](const SiteGrowth& a, const SiteGrowth& b) { return a.fit.slope > b.fit.slope; });
 
   Finding finding;
-  finding.kind = "leak";
+  finding.kind = kLeak;
   const double growth = fit.slope * static_cast<double>(retained.size() - 1);
   finding.severity = growth >= 0.1 * retained.front() ? Severity::kHigh : Severity::kMedium;
   finding.cost.bytes = static_cast<std::uint64_t>(fit.slope);
@@ -204,5 +210,8 @@ std::vector<Finding> find_leaks(const AnalysisContext& context) {
   findings.insert(findings.begin(), std::move(finding));
   return findings;
 }
+
+extern constinit const Analysis kLeaksAnalysis{
+    "leaks", kFindingKinds, {}, &findings_of<&find_leaks>};
 
 }  // namespace tscope::analyzer

@@ -1,6 +1,7 @@
 #include "tscope/analyzer/memory.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <string>
@@ -11,10 +12,15 @@
 #include "oom_events.h"
 #include "trace_names.h"
 #include "tscope/analyzer/allocation_category.h"
+#include "tscope/analyzer/analysis.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
+
+constexpr std::string_view kOom = "oom";
+constexpr std::string_view kMemoryPeak = "memory_peak";
+constexpr std::array kFindingKinds{kOom, kMemoryPeak};
 
 constexpr std::size_t kTopSites = 5;
 
@@ -205,7 +211,7 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
   const MemoryState state = summarize(trace, replay, steps);
 
   Finding finding;
-  finding.kind = oom ? "oom" : "memory_peak";
+  finding.kind = oom ? kOom : kMemoryPeak;
   finding.severity = oom ? Severity::kHigh : Severity::kInfo;
   finding.cost.bytes = state.live;
   if (oom) finding.evidence.push_back(oom->ref);
@@ -347,5 +353,8 @@ std::vector<Finding> find_memory_pressure(const AnalysisContext& context) {
   }
   return {finding};
 }
+
+extern constinit const Analysis kMemoryAnalysis{
+    "memory", kFindingKinds, {}, &findings_of<&find_memory_pressure>};
 
 }  // namespace tscope::analyzer

@@ -16,7 +16,7 @@
 namespace tscope::analyzer {
 namespace {
 
-constexpr std::size_t kTextNameWidth = 80;
+constexpr std::size_t kDiffNameWidth = 80;
 
 // Bumped only when a field changes meaning or disappears; new fields keep the version. Version 2:
 // the steps, step selection, percentiles and per-name totals of `tscope analyze`, and the
@@ -124,14 +124,6 @@ std::vector<NameRow> name_rows(const Comparison& comparison, std::size_t top) {
   return rows;
 }
 
-// Table cells cannot hold '|'.
-std::string markdown_cell(std::string_view text) {
-  std::string out;
-  for (const char c : text)
-    out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
-}
-
 }  // namespace
 
 std::string render_text(const Comparison& comparison, std::size_t top) {
@@ -143,7 +135,7 @@ std::string render_text(const Comparison& comparison, std::size_t top) {
   std::vector<ContributionRow> contributions{{"kind", "name", "before", "after", "change"}};
   // Kernel names run to hundreds of characters of template arguments: text cuts them.
   for (ContributionRow& row : contribution_rows(comparison, top)) {
-    row.name = shorten(row.name, kTextNameWidth);
+    row.name = shorten(row.name, kDiffNameWidth);
     contributions.push_back(std::move(row));
   }
   std::array<std::size_t, 5> widths{};
@@ -163,7 +155,7 @@ std::string render_text(const Comparison& comparison, std::size_t top) {
   text += fmt::format("\n{}\n", kNamesHeading);
   std::vector<NameRow> names{{"kind", "name", "calls/step", "time/step", "added/step", ""}};
   for (NameRow& row : name_rows(comparison, top)) {
-    row.name = shorten(row.name, kTextNameWidth);
+    row.name = shorten(row.name, kDiffNameWidth);
     names.push_back(std::move(row));
   }
   widths = {};

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <array>
 
-#include "render_critical_path.h"
+#include "render_section.h"
 #include "report_rows.h"
 #include "svg_chart.h"
 #include "tscope/analyzer/render.h"
@@ -46,16 +46,6 @@ std::string page_start(const std::string& title, const std::string& subtitle) {
          html_escape(subtitle) + "</p>\n";
 }
 
-std::string figure(std::string_view id, const std::string& svg, const std::string& caption) {
-  return "<figure class=\"chart\" data-chart=\"" + std::string(id) + "\">" + svg + "<figcaption>" +
-         html_escape(caption) + "</figcaption></figure>\n";
-}
-
-std::string section(std::string_view id, std::string_view heading, const std::string& body) {
-  return "<section id=\"" + std::string(id) + "\"><h2>" + std::string(heading) + "</h2>\n" + body +
-         "</section>\n";
-}
-
 std::string fix_plan_section(const FixPlan& plan) {
   if (plan.fixes.empty()) return {};
   std::string body = "<p>Each fix replayed after the ones above it, over " +
@@ -72,11 +62,11 @@ std::string fix_plan_section(const FixPlan& plan) {
             html_escape(list_text(fix.edits)) + "</code></td></tr>\n";
     before = fix.step_after_ns;
   }
-  return section("fix-plan", "Fix plan", body + "</table>\n");
+  return html_section("fix-plan", "Fix plan", body + "</table>\n");
 }
 
 std::string findings_section(const std::vector<Finding>& findings) {
-  if (findings.empty()) return section("findings", "Findings", "<p>No findings.</p>\n");
+  if (findings.empty()) return html_section("findings", "Findings", "<p>No findings.</p>\n");
   std::string body =
       "<table><tr><th>Severity</th><th>Finding</th><th>Cost</th><th>Gain</th></tr>\n";
   for (const Finding& finding : findings) {
@@ -89,7 +79,7 @@ std::string findings_section(const std::vector<Finding>& findings) {
             html_escape(cost_text(finding)) + "</td><td>" + html_escape(gain_text(finding)) +
             "</td></tr>\n";
   }
-  return section("findings", "Findings", body + "</table>\n");
+  return html_section("findings", "Findings", body + "</table>\n");
 }
 
 // The breakdown rows of each time as stacked series: the GPU's split when there is a GPU, else
@@ -122,9 +112,9 @@ std::string steps_section(const Report& report, const ReportCharts& charts) {
     times.push_back(step.time);
   }
   std::string caption;
-  if (times.empty() && report.time) {
+  if (times.empty() && report.time() != nullptr) {
     names.push_back(report.steps.whole_trace ? "whole trace" : "mean step");
-    times.push_back(*report.time);
+    times.push_back(*report.time());
     caption = report.steps.whole_trace
                   ? "The trace has no step ranges: the whole trace as one step."
                   : "The mean step.";
@@ -133,10 +123,10 @@ std::string steps_section(const Report& report, const ReportCharts& charts) {
               " steps" + (charts.steps.size() < charts.step_count ? ", spread over the run." : ".");
   }
   if (times.empty()) return {};
-  return section(
+  return html_section(
       "step-breakdown", "Step time breakdown",
-      figure("steps", stacked_bar_chart(names, breakdown_series(times), &format_duration),
-             caption));
+      html_figure("steps", stacked_bar_chart(names, breakdown_series(times), &format_duration),
+                  caption));
 }
 
 std::string memory_section(const ReportCharts& charts) {
@@ -152,12 +142,12 @@ std::string memory_section(const ReportCharts& charts) {
       format_duration(charts.memory_peak.time_ns) + " from the first memory event";
   if (!markers.empty())
     caption += "; " + std::to_string(markers.size()) + " out-of-memory event(s)";
-  return section(
+  return html_section(
       "memory", "Memory in use",
-      figure("memory",
-             line_chart(points, &format_duration, &format_bytes,
-                        {charts.memory_peak.time_ns, charts.memory_peak.live_bytes}, markers),
-             caption + "."));
+      html_figure("memory",
+                  line_chart(points, &format_duration, &format_bytes,
+                             {charts.memory_peak.time_ns, charts.memory_peak.live_bytes}, markers),
+                  caption + "."));
 }
 
 // Colours of the lines of several streams or ranks.
@@ -185,12 +175,13 @@ std::string queue_section(const ReportCharts& charts) {
       longest = std::max(longest, sample.length);
     }
   }
-  return section("queue-length", "Launch queue length per stream",
-                 figure("queue", multi_line_chart(lines, &format_duration, &count_text),
-                        "Kernels launched but not yet started on each stream, the most within "
-                        "each time bucket (longest " +
-                            count_text(longest) + "; CUDA blocks the launching thread at " +
-                            count_text(kFullLaunchQueue) + ")."));
+  return html_section(
+      "queue-length", "Launch queue length per stream",
+      html_figure("queue", multi_line_chart(lines, &format_duration, &count_text),
+                  "Kernels launched but not yet started on each stream, the most within "
+                  "each time bucket (longest " +
+                      count_text(longest) + "; CUDA blocks the launching thread at " +
+                      count_text(kFullLaunchQueue) + ")."));
 }
 
 // The ops of the roofline findings on the device's roofline.
@@ -208,24 +199,12 @@ std::string roofline_section(const std::vector<Finding>& findings) {
     list += "<li>" + html_escape(finding.title) + "</li>";
   }
   if (points.empty() || peak_flops <= 0 || bandwidth <= 0) return {};
-  return section("roofline", "Roofline",
-                 figure("roofline", roofline_chart(points, peak_flops, bandwidth),
-                        "The ops furthest below the device's roofline: arithmetic intensity "
-                        "(FLOP per byte, across) against achieved FLOP/s (up), both logarithmic.") +
-                     "<ol class=\"roofline\">" + list + "</ol>\n");
-}
-
-std::string top_section(std::string_view id, std::string_view heading,
-                        const std::vector<NameStats>& entries, const std::string& color) {
-  if (entries.empty()) return {};
-  std::vector<BarRow> rows;
-  for (const NameStats& entry : entries) {
-    rows.push_back({entry.name, entry.total_ns,
-                    format_duration(entry.total_ns) + " (" + std::to_string(entry.count) + "x)"});
-  }
-  return section(id, heading,
-                 figure(id, horizontal_bar_chart(rows, color),
-                        "Total time within the analyzed steps; hover a bar for the full name."));
+  return html_section(
+      "roofline", "Roofline",
+      html_figure("roofline", roofline_chart(points, peak_flops, bandwidth),
+                  "The ops furthest below the device's roofline: arithmetic intensity "
+                  "(FLOP per byte, across) against achieved FLOP/s (up), both logarithmic.") +
+          "<ol class=\"roofline\">" + list + "</ol>\n");
 }
 
 }  // namespace
@@ -238,16 +217,8 @@ std::string render_html(const Report& report, const ReportCharts& charts) {
   page += memory_section(charts);
   page += queue_section(charts);
   page += roofline_section(report.findings);
-  if (report.critical_path) {
-    page += section("critical-path", "Critical path",
-                    figure("critical-path", critical_path_chart(*report.critical_path),
-                           critical_path_caption(*report.critical_path)) +
-                        critical_path_tables(*report.critical_path));
-  }
-  if (report.breakdown) {
-    page += top_section("top-kernels", "Top GPU kernels", report.breakdown->kernels, "#2e86c1");
-    page += top_section("top-ops", "Top operators", report.breakdown->ops, "#e67e22");
-  }
+  for (const Section& section : report.sections)
+    page += section_html(section);
   return page + "</body></html>\n";
 }
 
@@ -274,21 +245,23 @@ std::string render_html(const MultiRankReport& report) {
                              format_duration(rank.steps.max_ns) + ")"});
   }
   if (!names.empty()) {
-    page += section("rank-steps", "Step time per rank",
-                    figure("rank-steps", horizontal_bar_chart(step_rows, "#2e86c1"),
-                           "Mean step time of each rank; the slowest sets the pace.") +
-                        figure("rank-breakdown",
-                               stacked_bar_chart(names, breakdown_series(times), &format_duration),
-                               "Where each rank's mean step goes."));
+    page += html_section(
+        "rank-steps", "Step time per rank",
+        html_figure("rank-steps", horizontal_bar_chart(step_rows, "#2e86c1"),
+                    "Mean step time of each rank; the slowest sets the pace.") +
+            html_figure("rank-breakdown",
+                        stacked_bar_chart(names, breakdown_series(times), &format_duration),
+                        "Where each rank's mean step goes."));
   }
   if (!step_lines.empty()) {
-    page += section(
+    page += html_section(
         "rank-step-times", "Step times per rank",
-        figure("rank-step-times", multi_line_chart(step_lines, &step_number_text, &format_duration),
-               "Each step's duration on each rank, by step number (up to " +
-                   std::to_string(kSampledSteps) +
-                   " steps spread over the run): a rank above the others is slow in "
-                   "those steps, all ranks together point at the run."));
+        html_figure("rank-step-times",
+                    multi_line_chart(step_lines, &step_number_text, &format_duration),
+                    "Each step's duration on each rank, by step number (up to " +
+                        std::to_string(kSampledSteps) +
+                        " steps spread over the run): a rank above the others is slow in "
+                        "those steps, all ranks together point at the run."));
   }
   return page + "</body></html>\n";
 }

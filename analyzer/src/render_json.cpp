@@ -1,4 +1,6 @@
-#include "render_critical_path.h"
+#include "render_section.h"
+#include "time_section.h"
+#include "tscope/analyzer/analysis.h"
 #include "tscope/analyzer/render.h"
 #include "tscope/report/json_writer.h"
 
@@ -8,89 +10,6 @@ namespace {
 // Bumped only when a field changes meaning or disappears; new fields keep the version.
 constexpr std::string_view kSchema = "tscope.analyze/2";
 constexpr std::string_view kRanksSchema = "tscope.analyze.ranks/1";
-
-void write_name_stats(JsonWriter& json, const std::vector<NameStats>& entries) {
-  json.begin_array();
-  for (const NameStats& entry : entries) {
-    json.begin_object();
-    json.field("name", entry.name);
-    json.field("count", entry.count);
-    json.field("total_ns", entry.total_ns);
-    json.field("mean_ns", entry.mean_ns);
-    json.field("p50_ns", entry.p50_ns);
-    json.field("p95_ns", entry.p95_ns);
-    json.end_object();
-  }
-  json.end_array();
-}
-
-void write_fields(JsonWriter& json,
-                  std::initializer_list<std::pair<std::string_view, double>> fields) {
-  json.begin_object();
-  for (const auto& [name, value] : fields) {
-    json.field(name, value);
-  }
-  json.end_object();
-}
-
-void write_time(JsonWriter& json, const TimeBreakdown& time) {
-  json.begin_object();
-  json.field("step_ns", time.step_ns);
-  json.key("gpu");
-  if (time.has_gpu) {
-    write_fields(json, {{"compute_ns", time.gpu_compute_ns},
-                        {"communication_ns", time.gpu_communication_ns},
-                        {"copy_ns", time.gpu_copy_ns},
-                        {"memset_ns", time.gpu_memset_ns},
-                        {"idle_host_wait_ns", time.gpu_idle_host_wait_ns},
-                        {"idle_kernel_wait_ns", time.gpu_idle_kernel_wait_ns},
-                        {"idle_other_ns", time.gpu_idle_other_ns},
-                        {"window_ns", time.gpu_window_ns},
-                        {"by_overlap_ns", time.gpu_by_overlap_ns},
-                        {"by_overlap_events", time.gpu_by_overlap_events}});
-  } else {
-    json.null();
-  }
-  json.key("host");
-  write_fields(json, {{"data_wait_ns", time.host_data_wait_ns},
-                      {"sync_ns", time.host_sync_ns},
-                      {"optimizer_ns", time.host_optimizer_ns},
-                      {"ops_ns", time.host_ops_ns},
-                      {"other_ns", time.host_other_ns}});
-  json.end_object();
-}
-
-void write_streams(JsonWriter& json, const std::vector<StreamStats>& streams) {
-  json.begin_array();
-  for (const StreamStats& stream : streams) {
-    json.begin_object();
-    json.key("name");
-    json.value(stream.name);
-    json.key("track");
-    json.value(static_cast<std::uint64_t>(stream.track));
-    json.key("activities");
-    json.value(static_cast<std::uint64_t>(stream.activities));
-    json.key("idle");
-    write_fields(json, {{"host_wait_ns", stream.idle.host_wait_ns},
-                        {"kernel_wait_ns", stream.idle.kernel_wait_ns},
-                        {"other_ns", stream.idle.other_ns},
-                        {"host_wait_count", static_cast<double>(stream.idle.host_wait_count)},
-                        {"kernel_wait_count", static_cast<double>(stream.idle.kernel_wait_count)},
-                        {"other_count", static_cast<double>(stream.idle.other_count)},
-                        {"intervals", static_cast<double>(stream.idle.intervals.count)},
-                        {"interval_p50_ns", stream.idle.intervals.p50_ns},
-                        {"interval_p95_ns", stream.idle.intervals.p95_ns},
-                        {"interval_max_ns", stream.idle.intervals.max_ns}});
-    json.key("queue");
-    write_fields(json, {{"samples", static_cast<double>(stream.queue.samples)},
-                        {"sample_mean", stream.queue.sample_mean},
-                        {"time_mean", stream.queue.time_mean},
-                        {"max", stream.queue.max},
-                        {"full_ns", stream.queue.full_ns}});
-    json.end_object();
-  }
-  json.end_array();
-}
 
 void write_finding(JsonWriter& json, const Finding& finding) {
   json.begin_object();
@@ -179,21 +98,17 @@ std::string render_json(const Report& report) {
   json.field("max_ns", report.steps.max_ns);
   json.field("stddev_ns", report.steps.stddev_ns);
   json.end_object();
-  json.optional_field("time", report.time,
-                      [&](const TimeBreakdown& time) { write_time(json, time); });
-  json.optional_field("breakdown", report.breakdown, [&](const OpBreakdown& breakdown) {
-    json.begin_object();
-    json.key("ops");
-    write_name_stats(json, breakdown.ops);
-    json.key("kernels");
-    write_name_stats(json, breakdown.kernels);
-    json.end_object();
-  });
-  json.optional_field("streams", report.streams, [&](const std::vector<StreamStats>& streams) {
-    write_streams(json, streams);
-  });
-  json.optional_field("critical_path", report.critical_path,
-                      [&](const CriticalPath& path) { write_critical_path_json(json, path); });
+  // Every section an analysis may return has its field, null where it did not.
+  for (const Analysis* analysis : analyses()) {
+    for (const std::string_view key : analysis->section_keys) {
+      json.key(key);
+      if (const Section* section = report.section(key)) {
+        write_section_json(json, *section);
+      } else {
+        json.null();
+      }
+    }
+  }
   write_fix_plan(json, report.fix_plan);
   write_findings(json, report.findings);
   json.end_object();
@@ -215,9 +130,9 @@ std::string render_json(const MultiRankReport& report) {
   json.field("matched_by_seq", report.matched_by_seq);
   json.field("unmatched_collectives", static_cast<std::uint64_t>(report.unmatched_collectives));
   json.key("step_time");
-  write_fields(json, {{"min_ns", report.step_time.min_ns},
-                      {"median_ns", report.step_time.median_ns},
-                      {"max_ns", report.step_time.max_ns}});
+  write_number_object(json, {{"min_ns", report.step_time.min_ns},
+                             {"median_ns", report.step_time.median_ns},
+                             {"max_ns", report.step_time.max_ns}});
   json.object_array("ranks", report.ranks, [&](const RankReport& rank) {
     json.field("rank", static_cast<std::int64_t>(rank.rank));
     json.field("source", rank.source);
@@ -244,7 +159,7 @@ std::string render_json(const MultiRankReport& report) {
     json.field("overlapped_ns", rank.overlap.overlapped_ns);
     json.end_object();
     json.key("time");
-    write_time(json, rank.time);
+    write_time_json(json, rank.time);
   });
   json.object_array("collectives", report.collectives, [&](const MatchedCollective& collective) {
     json.field("group", collective.group);

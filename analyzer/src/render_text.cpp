@@ -1,14 +1,10 @@
-#include <cstdio>
-
-#include "render_critical_path.h"
+#include "render_section.h"
 #include "report_rows.h"
 #include "tscope/analyzer/render.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
-
-constexpr std::size_t kNameWidth = 60;
 
 std::string upper(std::string_view text) {
   std::string out(text);
@@ -17,41 +13,13 @@ std::string upper(std::string_view text) {
   return out;
 }
 
-void append_line(std::string& out, const char* format, auto... values) {
-  char line[512];
-  std::snprintf(line, sizeof line, format, values...);
-  out += line;
-}
-
-void append_time_rows(std::string& out, const std::vector<TimeRow>& rows, double step_ns) {
-  for (const TimeRow& row : rows) {
-    append_line(out, "  %-36s %12s  %6s\n", std::string(row.label).c_str(),
-                format_duration(row.ns).c_str(),
-                format_percent(step_ns > 0 ? row.ns / step_ns : 0).c_str());
-  }
-}
-
-void append_stats(std::string& out, const char* heading, const std::vector<NameStats>& entries) {
-  if (entries.empty()) return;
-  out += "\n";
-  out += heading;
-  append_line(out, "\n  %-60s %8s %11s %11s %11s %11s\n", "name", "count", "total", "mean", "p50",
-              "p95");
-  for (const NameStats& entry : entries) {
-    append_line(out, "  %-60s %8llu %11s %11s %11s %11s\n", shorten(entry.name, kNameWidth).c_str(),
-                static_cast<unsigned long long>(entry.count),
-                format_duration(entry.total_ns).c_str(), format_duration(entry.mean_ns).c_str(),
-                format_duration(entry.p50_ns).c_str(), format_duration(entry.p95_ns).c_str());
-  }
-}
-
 void append_findings(std::string& out, const std::vector<Finding>& findings) {
   std::size_t shown = 0;
   for (const Finding& finding : findings) {
     if (finding.severity == Severity::kInfo) continue;
     ++shown;
-    append_line(out, "%zu. [%s] %s\n", shown, upper(to_string(finding.severity)).c_str(),
-                finding.title.c_str());
+    out += formatted("%zu. [%s] %s\n", shown, upper(to_string(finding.severity)).c_str(),
+                     finding.title.c_str());
     out += "   cost: " + cost_text(finding) + "\n";
     if (const std::string gain = gain_text(finding); !gain.empty())
       out += "   gain: " + gain + "\n";
@@ -78,9 +46,10 @@ void append_fix_plan(std::string& out, const FixPlan& plan) {
   double before = plan.measured_step_ns;
   for (std::size_t i = 0; i < plan.fixes.size(); ++i) {
     const PlannedFix& fix = plan.fixes[i];
-    append_line(out, "  %zu. %-20s step %10s  %-22s %s\n", i + 1, list_text(fix.kinds).c_str(),
-                format_duration(fix.step_after_ns).c_str(), fix_change_text(fix, before).c_str(),
-                shorten(list_text(fix.edits), kNameWidth).c_str());
+    out +=
+        formatted("  %zu. %-20s step %10s  %-22s %s\n", i + 1, list_text(fix.kinds).c_str(),
+                  format_duration(fix.step_after_ns).c_str(), fix_change_text(fix, before).c_str(),
+                  shorten(list_text(fix.edits), kTextNameWidth).c_str());
     before = fix.step_after_ns;
   }
   out += "\n";
@@ -96,34 +65,8 @@ std::string render_text(const Report& report) {
   append_fix_plan(out, report.fix_plan);
   append_findings(out, report.findings);
 
-  if (report.time) {
-    out += "\nWhere the time goes (mean step " + format_duration(report.time->step_ns) + ")\n";
-    if (report.time->has_gpu) append_time_rows(out, gpu_rows(*report.time), report.time->step_ns);
-    append_time_rows(out, host_rows(*report.time), report.time->step_ns);
-    if (report.time->has_gpu) out += "  " + gpu_attribution_text(*report.time) + "\n";
-  }
-  if (report.streams && !report.streams->empty()) {
-    out += "\nGPU streams (idle per step by cause; idle intervals; launch queue)\n";
-    append_line(out, "  %-24s %8s %10s %10s %10s %7s %9s %9s %9s %7s %9s %9s\n", "stream", "work",
-                "host wait", "kern wait", "other", "gaps", "gap p50", "gap p95", "gap max", "queue",
-                "mean", "full");
-    for (const StreamStats& stream : *report.streams) {
-      append_line(out, "  %-24s %8zu %10s %10s %10s %7zu %9s %9s %9s %7.0f %9.1f %9s\n",
-                  shorten(stream.name, 24).c_str(), stream.activities,
-                  format_duration(stream.idle.host_wait_ns).c_str(),
-                  format_duration(stream.idle.kernel_wait_ns).c_str(),
-                  format_duration(stream.idle.other_ns).c_str(), stream.idle.intervals.count,
-                  format_duration(stream.idle.intervals.p50_ns).c_str(),
-                  format_duration(stream.idle.intervals.p95_ns).c_str(),
-                  format_duration(stream.idle.intervals.max_ns).c_str(), stream.queue.max,
-                  stream.queue.time_mean, format_duration(stream.queue.full_ns).c_str());
-    }
-  }
-  if (report.critical_path) out += critical_path_text(*report.critical_path);
-  if (report.breakdown) {
-    append_stats(out, "Top operators by total time", report.breakdown->ops);
-    append_stats(out, "Top kernels by total time", report.breakdown->kernels);
-  }
+  for (const Section& section : report.sections)
+    out += section_text(section);
   return out;
 }
 
@@ -136,27 +79,27 @@ std::string render_text(const MultiRankReport& report) {
   append_findings(out, report.findings);
 
   out += "\nRanks\n";
-  append_line(out, "  %-5s %6s %11s %11s %8s %11s %8s %-22s %s\n", "rank", "steps", "mean step",
-              "wait/step", "last at", "collectives", "overlap", "clock offset", "trace");
+  out += formatted("  %-5s %6s %11s %11s %8s %11s %8s %-22s %s\n", "rank", "steps", "mean step",
+                   "wait/step", "last at", "collectives", "overlap", "clock offset", "trace");
   for (const RankReport& rank : report.ranks) {
-    append_line(out, "  %-5d %6zu %11s %11s %8zu %11zu %8s %-22s %s\n", rank.rank, rank.steps.count,
-                format_duration(rank.steps.mean_ns).c_str(),
-                format_duration(rank.wait_ns_per_step).c_str(), rank.last_arrivals,
-                rank.collectives, format_percent(rank.overlap.share()).c_str(),
-                clock_text(rank).c_str(), rank.source.c_str());
+    out += formatted("  %-5d %6zu %11s %11s %8zu %11zu %8s %-22s %s\n", rank.rank, rank.steps.count,
+                     format_duration(rank.steps.mean_ns).c_str(),
+                     format_duration(rank.wait_ns_per_step).c_str(), rank.last_arrivals,
+                     rank.collectives, format_percent(rank.overlap.share()).c_str(),
+                     clock_text(rank).c_str(), rank.source.c_str());
   }
   if (!report.collective_groups.empty()) {
     out += "\nCollectives by group and op\n";
-    append_line(out, "  %-12s %-15s %6s %11s %11s %13s %12s\n", "group", "op", "count", "mean skew",
-                "max skew", "mean transfer", "bus bw");
+    out += formatted("  %-12s %-15s %6s %11s %11s %13s %12s\n", "group", "op", "count", "mean skew",
+                     "max skew", "mean transfer", "bus bw");
     for (const CollectiveGroupStats& group : report.collective_groups) {
-      append_line(out, "  %-12s %-15s %6zu %11s %11s %13s %12s\n",
-                  shorten(group.group.empty() ? "-" : group.group, 12).c_str(),
-                  std::string(to_string(group.op)).c_str(), group.count,
-                  format_duration(group.mean_skew_ns).c_str(),
-                  format_duration(group.max_skew_ns).c_str(),
-                  format_duration(group.mean_transfer_ns).c_str(),
-                  bandwidth_text(group.mean_bus_bandwidth).c_str());
+      out += formatted("  %-12s %-15s %6zu %11s %11s %13s %12s\n",
+                       shorten(group.group.empty() ? "-" : group.group, 12).c_str(),
+                       std::string(to_string(group.op)).c_str(), group.count,
+                       format_duration(group.mean_skew_ns).c_str(),
+                       format_duration(group.max_skew_ns).c_str(),
+                       format_duration(group.mean_transfer_ns).c_str(),
+                       bandwidth_text(group.mean_bus_bandwidth).c_str());
     }
   }
   return out;

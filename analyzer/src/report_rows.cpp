@@ -41,6 +41,19 @@ std::string gpu_attribution_text(const TimeBreakdown& time) {
   return text;
 }
 
+std::string markdown_cell(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
 std::string cost_text(const Finding& finding) {
   if (finding.cost.bytes != 0 && finding.cost.time_per_step_ns == 0) {
     return format_bytes(static_cast<double>(finding.cost.bytes));

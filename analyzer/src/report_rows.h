@@ -2,6 +2,7 @@
 // The pieces the text and Markdown renderers share: the labelled rows of the time breakdown, a
 // finding's cost and gain in words, and names cut to a readable width.
 
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -11,6 +12,21 @@
 #include "tscope/analyzer/report.h"
 
 namespace tscope::analyzer {
+
+// How wide names are cut: in a column of the text report, in a Markdown table cell.
+inline constexpr std::size_t kTextNameWidth = 60;
+inline constexpr std::size_t kMarkdownNameWidth = 80;
+
+// printf into a string, for the text report's fixed-width columns.
+template <typename... Values>
+std::string formatted(const char* format, Values... values) {
+  char text[512];
+  std::snprintf(text, sizeof text, format, values...);
+  return text;
+}
+
+// Markdown table cells cannot hold '|' or newlines.
+std::string markdown_cell(std::string_view text);
 
 struct TimeRow {
   std::string_view label;

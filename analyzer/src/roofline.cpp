@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "gpu_spans.h"
 #include "trace_names.h"
+#include "tscope/analyzer/analysis.h"
 #include "tscope/analyzer/device_peaks.h"
 #include "tscope/analyzer/matrix_kernels.h"
 #include "tscope/analyzer/op_work.h"
@@ -19,6 +21,10 @@
 
 namespace tscope::analyzer {
 namespace {
+
+constexpr std::string_view kRooflineGap = "roofline_gap";
+constexpr std::string_view kRooflineUnavailable = "roofline_unavailable";
+constexpr std::array kFindingKinds{kRooflineGap, kRooflineUnavailable};
 
 constexpr std::size_t kMaxFindings = 5;
 constexpr std::size_t kMaxEvidence = 10;
@@ -146,7 +152,7 @@ Peak gpu_peak(const DevicePeaks& device, std::string_view kernel) {
 
 Finding unavailable(std::string title, std::string explanation, std::string recommendation) {
   Finding finding;
-  finding.kind = "roofline_unavailable";
+  finding.kind = kRooflineUnavailable;
   finding.severity = Severity::kInfo;
   finding.title = std::move(title);
   finding.explanation = std::move(explanation);
@@ -190,7 +196,7 @@ Finding group_finding(const AnalysisContext& context, const OpGroup& group,
   const bool memory_bound = group.bytes / bandwidth > group.flops / group.peak_flops;
 
   Finding finding;
-  finding.kind = "roofline_gap";
+  finding.kind = kRooflineGap;
   finding.severity = severity_for_share(share);
   finding.title = group.label + " reaches " + format_percent(of_peak) + " of the " + device_name +
                   "'s " + group.peak_name + " peak; " + format_duration(gap_ns) +
@@ -350,5 +356,8 @@ std::vector<Finding> find_roofline_gaps(const AnalysisContext& context) {
   }
   return findings;
 }
+
+extern constinit const Analysis kRooflineAnalysis{
+    "roofline", kFindingKinds, {}, &findings_of<&find_roofline_gaps>};
 
 }  // namespace tscope::analyzer

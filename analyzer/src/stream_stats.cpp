@@ -1,13 +1,18 @@
 #include "tscope/analyzer/stream_stats.h"
 
 #include <algorithm>
+#include <array>
 
 #include "launch_queue.h"
 #include "stream_idle.h"
+#include "tscope/analyzer/analysis.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
 namespace {
+
+constexpr std::string_view kLaunchQueueFull = "launch_queue_full";
+constexpr std::array kFindingKinds{kLaunchQueueFull};
 
 constexpr std::size_t kMaxEvidence = 20;
 
@@ -50,7 +55,7 @@ std::vector<Finding> find_full_launch_queue(const AnalysisContext& context) {
   const double step_ns = context.steps().mean_ns();
   const double share = step_ns > 0 ? full_ns / step_ns : 0;
   Finding finding;
-  finding.kind = "launch_queue_full";
+  finding.kind = kLaunchQueueFull;
   finding.severity = severity_for_share(share);
   finding.title = "The host is blocked on a full launch queue " + format_percent(share) +
                   " of the step (" + worst_stream + ")";
@@ -76,5 +81,8 @@ std::vector<Finding> find_full_launch_queue(const AnalysisContext& context) {
       "as much.";
   return {finding};
 }
+
+extern constinit const Analysis kQueueAnalysis{
+    "queue", kFindingKinds, {}, &findings_of<&find_full_launch_queue>};
 
 }  // namespace tscope::analyzer

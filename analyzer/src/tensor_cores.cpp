@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "gpu_spans.h"
 #include "trace_names.h"
+#include "tscope/analyzer/analysis.h"
 #include "tscope/analyzer/device_peaks.h"
 #include "tscope/analyzer/matrix_kernels.h"
 #include "tscope/analyzer/whatif.h"
@@ -16,6 +18,9 @@
 
 namespace tscope::analyzer {
 namespace {
+
+constexpr std::string_view kTensorCores = "tensor_cores";
+constexpr std::array kFindingKinds{kTensorCores};
 
 constexpr std::size_t kMaxEvidence = 10;
 constexpr std::size_t kNamedKernels = 3;
@@ -113,7 +118,7 @@ std::vector<Finding> find_tensor_core_use(const AnalysisContext& context) {
   const auto device = trace_device(trace);
 
   Finding finding;
-  finding.kind = "tensor_cores";
+  finding.kind = kTensorCores;
   finding.cost = {scalar_ns, cost_share, 0};
   finding.title = format_percent(scalar_share) +
                   " of GEMM and convolution time runs without Tensor Cores (FP32 SIMT kernels), " +
@@ -186,5 +191,8 @@ std::vector<Finding> find_tensor_core_use(const AnalysisContext& context) {
   }
   return {finding};
 }
+
+extern constinit const Analysis kTensorCoresAnalysis{
+    "tensorcores", kFindingKinds, {}, &findings_of<&find_tensor_core_use>};
 
 }  // namespace tscope::analyzer

@@ -14,6 +14,7 @@
 #include "command.h"
 #include "cpu_peak.h"
 #include "progress_line.h"
+#include "tscope/analyzer/analysis.h"
 #include "tscope/analyzer/errors.h"
 #include "tscope/analyzer/multirank.h"
 #include "tscope/analyzer/render.h"
@@ -107,8 +108,8 @@ void add_analyze_command(CLI::App& app, CommandContext& context) {
   command->add_option("--steps", settings->steps,
                       "Analyze only steps whose name matches this regex");
   std::string names;
-  for (const std::string_view name : analyzer::analysis_names())
-    names += (names.empty() ? "" : ",") + std::string(name);
+  for (const analyzer::Analysis* analysis : analyzer::analyses())
+    names += (names.empty() ? "" : ",") + std::string(analysis->name);
   command->add_option("--only", settings->only, "Run only these analyses: " + names)
       ->delimiter(',');
   command->add_option("--jobs", settings->jobs, "Ranks reduced at a time (default: one per core)");

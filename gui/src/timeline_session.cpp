@@ -74,8 +74,8 @@ const TimelineFrame& TimelineSession::build_frame() {
   request.origin = origin_;
   request.selection = selection_ ? &*selection_ : nullptr;
   request.selection_flows = &selection_flows_;
-  if (critical_path_shown_ && report_ && report_->critical_path)
-    request.critical_path = &report_->critical_path->segments;
+  if (critical_path_shown_ && report_ && report_->critical_path())
+    request.critical_path = &report_->critical_path()->segments;
   build_timeline_frame(request, frame_);
   return frame_;
 }

@@ -248,15 +248,15 @@ TEST(CriticalPathTest, Gp100WholeTracePathCoversIt) {
 TEST(CriticalPathTest, ReportCarriesThePathAndItsFindings) {
   const trace::Trace trace = known_path_trace();
   const Report report = run_report(trace, {});
-  ASSERT_TRUE(report.critical_path);
-  EXPECT_EQ(report.critical_path->step_ns, 100 * kUs);
+  ASSERT_TRUE(report.critical_path());
+  EXPECT_EQ(report.critical_path()->step_ns, 100 * kUs);
   // The report keeps the sums, not the stretches, unless asked (the viewer asks).
-  EXPECT_TRUE(report.critical_path->segments.empty());
-  EXPECT_EQ(report.critical_path->parts,
+  EXPECT_TRUE(report.critical_path()->segments.empty());
+  EXPECT_EQ(report.critical_path()->parts,
             compute_critical_path(AnalysisContext(trace, with_segments())).parts);
   ReportOptions only_time;
   only_time.only = {"time"};
-  EXPECT_FALSE(run_report(trace, only_time).critical_path);
+  EXPECT_FALSE(run_report(trace, only_time).critical_path());
 }
 
 }  // namespace

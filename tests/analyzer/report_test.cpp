@@ -64,8 +64,8 @@ TEST(ReportTest, OnlyRunsTheSelectedAnalyses) {
   ReportOptions options;
   options.only = {"copies"};
   const Report report = run_report(trace, options);
-  EXPECT_FALSE(report.time);
-  EXPECT_FALSE(report.breakdown);
+  EXPECT_FALSE(report.time());
+  EXPECT_FALSE(report.breakdown());
   ASSERT_FALSE(report.findings.empty());
   for (const Finding& finding : report.findings) {
     EXPECT_TRUE(finding.kind == "pageable_copy" || finding.kind == "synchronous_copy" ||
@@ -102,12 +102,12 @@ TEST(ReportTest, CleanCpuOnlyRunHasNothingAboveLow) {
   const Report report = run_report(trace.finish(), {});
   for (const Finding& finding : report.findings)
     EXPECT_LE(finding.severity, Severity::kLow) << finding.title;
-  ASSERT_TRUE(report.time);
-  EXPECT_FALSE(report.time->has_gpu);
-  EXPECT_DOUBLE_EQ(report.time->host_data_wait_ns, kMs / 20.0);
-  EXPECT_DOUBLE_EQ(report.time->host_ops_ns, 7.9 * kMs);
-  EXPECT_DOUBLE_EQ(report.time->host_optimizer_ns, 1.0 * kMs);
-  EXPECT_DOUBLE_EQ(report.time->host_other_ns, 1.05 * kMs);
+  ASSERT_TRUE(report.time());
+  EXPECT_FALSE(report.time()->has_gpu);
+  EXPECT_DOUBLE_EQ(report.time()->host_data_wait_ns, kMs / 20.0);
+  EXPECT_DOUBLE_EQ(report.time()->host_ops_ns, 7.9 * kMs);
+  EXPECT_DOUBLE_EQ(report.time()->host_optimizer_ns, 1.0 * kMs);
+  EXPECT_DOUBLE_EQ(report.time()->host_other_ns, 1.05 * kMs);
 }
 
 }  // namespace

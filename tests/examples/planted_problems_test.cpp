@@ -194,8 +194,8 @@ TEST_F(PlantedProblems, CriticalPathOfACpuRunIsAllHostAndNoFinding) {
   // wait of some 25 ms for a batch made input wait two thirds of the path in a CI rehearsal.
   const trace::Trace trace = train("--model mlp --steps 40 --workers 1");
   const analyzer::Report report = analyzer::run_report(trace, {});
-  ASSERT_TRUE(report.critical_path);
-  const analyzer::CriticalPath& path = *report.critical_path;
+  ASSERT_TRUE(report.critical_path());
+  const analyzer::CriticalPath& path = *report.critical_path();
   using analyzer::PathPart;
   for (const PathPart gpu_part : {PathPart::kLaunch, PathPart::kRuntime, PathPart::kSync,
                                   PathPart::kKernel, PathPart::kCopy, PathPart::kGpuWait}) {

@@ -28,8 +28,8 @@ void expect_finite_share(double value, const std::string& what) {
 // Every number of the report finite, every part of the step no longer than the step, every share
 // of a step within 0..1, and no "nan", "inf" or share above 100% in the text, Markdown and JSON.
 void expect_sane(const analyzer::Report& report) {
-  if (report.time) {
-    const analyzer::TimeBreakdown& time = *report.time;
+  if (report.time()) {
+    const analyzer::TimeBreakdown& time = *report.time();
     EXPECT_TRUE(std::isfinite(time.step_ns) && time.step_ns >= 0) << time.step_ns;
     for (const double part :
          {time.gpu_compute_ns, time.gpu_communication_ns, time.gpu_copy_ns, time.gpu_memset_ns,

@@ -20,7 +20,7 @@ void draw_findings_section(TimelineSession& session, const std::string& cross_ra
     ImGui::TextWrapped("Analysis failed: %s", session.report_error().c_str());
     return;
   }
-  if (const auto& path = session.report()->critical_path) {
+  if (const analyzer::CriticalPath* path = session.report()->critical_path()) {
     bool shown = session.critical_path_shown();
     if (ImGui::Checkbox("Highlight the critical path", &shown)) session.show_critical_path(shown);
     if (ImGui::IsItemHovered()) {

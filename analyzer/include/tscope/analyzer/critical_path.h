@@ -89,6 +89,9 @@ CriticalPath compute_critical_path(const AnalysisContext& context);
 
 // Kinds `critical_path_host_bound` (a GPU trace whose path runs mostly through host ops and
 // launches) and `critical_path_dominated` (one op or kernel is a large share of the path).
+inline constexpr std::string_view kCriticalPathHostBound = "critical_path_host_bound";
+inline constexpr std::string_view kCriticalPathDominated = "critical_path_dominated";
+inline constexpr std::array kCriticalPathKinds{kCriticalPathHostBound, kCriticalPathDominated};
 std::vector<Finding> find_critical_path_problems(const AnalysisContext& context,
                                                  const CriticalPath& path);
 

@@ -1,12 +1,16 @@
-#include "render_critical_path.h"
+// The `critpath` analysis: each step's critical path through the dependency graph, the ops on
+// it and the slack of those off it, and the findings drawn from it (critical_path_findings.cpp).
 
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <limits>
 
+#include "render_section.h"
 #include "report_rows.h"
 #include "svg_chart.h"
+#include "tscope/analyzer/analysis.h"
+#include "tscope/analyzer/report.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
@@ -19,12 +23,6 @@ constexpr std::array<std::string_view, kPathPartCount> kPartColors{"#e67e22", "#
 
 std::string part_name(PathPart part) {
   return std::string(to_string(part));
-}
-
-std::string line(const char* format, auto... values) {
-  char text[512];
-  std::snprintf(text, sizeof text, format, values...);
-  return text;
 }
 
 std::string slack_text(double slack_ns) {
@@ -44,31 +42,30 @@ std::string entry_table(const std::vector<Entry>& entries, const std::string& he
   return out + "</table>\n";
 }
 
-}  // namespace
-
 std::string critical_path_text(const CriticalPath& path) {
   std::string out = "\nCritical path (mean step " + format_duration(path.step_ns) + ")\n";
   for (std::size_t p = 0; p < kPathPartCount; ++p) {
     if (path.parts[p] <= 0) continue;
     const auto part = static_cast<PathPart>(p);
-    out += line("  %-36s %12s  %6s\n", part_name(part).c_str(),
-                format_duration(path.parts[p]).c_str(), format_percent(path.share(part)).c_str());
+    out +=
+        formatted("  %-36s %12s  %6s\n", part_name(part).c_str(),
+                  format_duration(path.parts[p]).c_str(), format_percent(path.share(part)).c_str());
   }
   if (!path.on_path.empty()) {
-    out += line("  %-60s %-13s %11s %7s\n", "on the path (would shorten the step)", "part",
-                "per step", "share");
+    out += formatted("  %-60s %-13s %11s %7s\n", "on the path (would shorten the step)", "part",
+                     "per step", "share");
     for (const PathEntry& entry : path.on_path) {
-      out += line("  %-60s %-13s %11s %7s\n", shorten(entry.name, 60).c_str(),
-                  part_name(entry.part).c_str(), format_duration(entry.path_ns).c_str(),
-                  format_percent(path.step_ns > 0 ? entry.path_ns / path.step_ns : 0).c_str());
+      out += formatted("  %-60s %-13s %11s %7s\n", shorten(entry.name, kTextNameWidth).c_str(),
+                       part_name(entry.part).c_str(), format_duration(entry.path_ns).c_str(),
+                       format_percent(path.step_ns > 0 ? entry.path_ns / path.step_ns : 0).c_str());
     }
   }
   if (!path.off_path.empty()) {
-    out += line("  %-60s %-13s %11s %11s\n", "off the path", "part", "per step", "min slack");
+    out += formatted("  %-60s %-13s %11s %11s\n", "off the path", "part", "per step", "min slack");
     for (const SlackEntry& entry : path.off_path) {
-      out += line("  %-60s %-13s %11s %11s\n", shorten(entry.name, 60).c_str(),
-                  part_name(entry.part).c_str(), format_duration(entry.total_ns).c_str(),
-                  slack_text(entry.min_slack_ns).c_str());
+      out += formatted("  %-60s %-13s %11s %11s\n", shorten(entry.name, kTextNameWidth).c_str(),
+                       part_name(entry.part).c_str(), format_duration(entry.total_ns).c_str(),
+                       slack_text(entry.min_slack_ns).c_str());
     }
   }
   return out;
@@ -86,16 +83,17 @@ std::string critical_path_markdown(const CriticalPath& path) {
   if (!path.on_path.empty()) {
     out += "\n| on the path | part | per step | share |\n|---|---|---:|---:|\n";
     for (const PathEntry& entry : path.on_path) {
-      out += "| `" + shorten(entry.name, 80) + "` | " + part_name(entry.part) + " | " +
-             format_duration(entry.path_ns) + " | " +
+      out += "| `" + shorten(entry.name, kMarkdownNameWidth) + "` | " + part_name(entry.part) +
+             " | " + format_duration(entry.path_ns) + " | " +
              format_percent(path.step_ns > 0 ? entry.path_ns / path.step_ns : 0) + " |\n";
     }
   }
   if (!path.off_path.empty()) {
     out += "\n| off the path | part | per step | min slack |\n|---|---|---:|---:|\n";
     for (const SlackEntry& entry : path.off_path) {
-      out += "| `" + shorten(entry.name, 80) + "` | " + part_name(entry.part) + " | " +
-             format_duration(entry.total_ns) + " | " + slack_text(entry.min_slack_ns) + " |\n";
+      out += "| `" + shorten(entry.name, kMarkdownNameWidth) + "` | " + part_name(entry.part) +
+             " | " + format_duration(entry.total_ns) + " | " + slack_text(entry.min_slack_ns) +
+             " |\n";
     }
   }
   return out;
@@ -171,5 +169,40 @@ std::string critical_path_tables(const CriticalPath& path) {
                               slack_text(entry.min_slack_ns);
                      });
 }
+
+class CriticalPathSection final : public DataSection<CriticalPath> {
+ public:
+  using DataSection::DataSection;
+
+  std::string text() const override { return critical_path_text(data()); }
+  std::string markdown() const override { return critical_path_markdown(data()); }
+  void json(JsonWriter& json) const override { write_critical_path_json(json, data()); }
+  std::string html() const override {
+    return html_section(
+        "critical-path", "Critical path",
+        html_figure("critical-path", critical_path_chart(data()), critical_path_caption(data())) +
+            critical_path_tables(data()));
+  }
+};
+
+// The section and the findings come from one computation of the path.
+AnalysisOutput run_critical_path(const AnalysisContext& context) {
+  CriticalPath path = compute_critical_path(context);
+  AnalysisOutput output;
+  output.findings = find_critical_path_problems(context, path);
+  output.sections.push_back({std::string(kCriticalPathSection),
+                             "Critical path",
+                             {},
+                             {},
+                             std::make_shared<CriticalPathSection>(std::move(path))});
+  return output;
+}
+
+constexpr std::array kSectionKeys{kCriticalPathSection};
+
+}  // namespace
+
+extern constinit const Analysis kCriticalPathAnalysis{"critpath", kCriticalPathKinds, kSectionKeys,
+                                                      &run_critical_path};
 
 }  // namespace tscope::analyzer
