@@ -46,9 +46,9 @@ FixPlan plan_fixes(const AnalysisContext& context, std::vector<Finding>& finding
     finding.gain_basis = GainBasis::kReplay;
     plan.replayed_steps = result->replayed_steps;
     plan.measured_step_ns = result->measured_mean_ns;
-    // Below this share of the step a replayed saving is within the rounding of the replay.
-    if (finding.estimated_gain_ns_per_step > kLeastPlannedShare * result->measured_mean_ns)
-      candidates.push_back({&finding, std::move(edits), finding.estimated_gain_ns_per_step});
+    // Every fix joins the plan: one that saves nothing alone may save much once another is in
+    // (Tensor Cores once a CUDA graph lets the GPU set the pace).
+    candidates.push_back({&finding, std::move(edits), finding.estimated_gain_ns_per_step});
   }
   // Where the replay models the trace, a gain that no replayed fix backs is not claimed: the
   // analyses' own estimates overlap one another and need not add up.
@@ -63,25 +63,35 @@ FixPlan plan_fixes(const AnalysisContext& context, std::vector<Finding>& finding
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate& a, const Candidate& b) { return a.gain_ns > b.gain_ns; });
   std::vector<WhatIfEdit> applied;
+  std::vector<const Finding*> applied_by;  // per fix applied, the finding it came from first
+  double step_before = plan.measured_step_ns;
   for (const Candidate& candidate : candidates) {
-    const auto same_fix = std::find_if(plan.fixes.begin(), plan.fixes.end(), [&](const auto& fix) {
-      return fix.edits == candidate.finding->fix;
+    const auto same_fix = std::find_if(applied_by.begin(), applied_by.end(), [&](const auto* by) {
+      return by->fix == candidate.finding->fix;
     });
-    if (same_fix != plan.fixes.end()) {
+    if (same_fix != applied_by.end()) {
       // Symptoms of one cause: the saving is the first finding's, claimed once.
-      same_fix->kinds.push_back(candidate.finding->kind);
-      candidate.finding->gain_counted_under = same_fix->kinds.front();
+      candidate.finding->gain_counted_under = (*same_fix)->kind;
       candidate.finding->estimated_gain_ns_per_step = 0;
+      for (PlannedFix& fix : plan.fixes) {
+        if (fix.edits == candidate.finding->fix) fix.kinds.push_back(candidate.finding->kind);
+      }
       continue;
     }
+    applied_by.push_back(candidate.finding);
     applied.insert(applied.end(), candidate.edits.begin(), candidate.edits.end());
     const std::optional<WhatIfResult> result = replayed(context, applied);
     if (!result) break;
+    // Below this share of the step a saving is within the rounding of the replay: a fix that
+    // saves no more alone or after the ones before it is left out of the plan.
+    const double least = kLeastPlannedShare * plan.measured_step_ns;
+    if (candidate.gain_ns <= least && step_before - result->predicted_mean_ns <= least) continue;
     plan.fixes.push_back({{candidate.finding->kind},
                           candidate.finding->title,
                           candidate.finding->fix,
                           candidate.gain_ns,
                           result->predicted_mean_ns});
+    step_before = result->predicted_mean_ns;
   }
   return plan;
 }
