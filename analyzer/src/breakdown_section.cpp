@@ -60,6 +60,7 @@ std::string stats_html(std::string_view id, std::string_view heading,
                        const std::vector<NameStats>& entries, const std::string& color) {
   if (entries.empty()) return {};
   std::vector<BarRow> rows;
+  rows.reserve(entries.size());
   for (const NameStats& entry : entries) {
     rows.push_back({entry.name, entry.total_ns,
                     format_duration(entry.total_ns) + " (" + std::to_string(entry.count) + "x)"});

@@ -37,6 +37,7 @@ FixPlan plan_fixes(const AnalysisContext& context, std::vector<Finding>& finding
   for (Finding& finding : findings) {
     if (finding.fix.empty()) continue;
     std::vector<WhatIfEdit> edits;
+    edits.reserve(finding.fix.size());
     for (const std::string& text : finding.fix)
       edits.push_back(parse_edit(text));
     const std::optional<WhatIfResult> result = replayed(context, edits);

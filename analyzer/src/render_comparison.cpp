@@ -119,6 +119,7 @@ std::vector<NameRow> name_rows(const Comparison& comparison, std::size_t top) {
     }
   }
   std::vector<NameRow> rows;
+  rows.reserve(shown.size());
   for (const NameChange* change : shown)
     rows.push_back(name_row(*change));
   return rows;

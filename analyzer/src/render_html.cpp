@@ -71,13 +71,25 @@ std::string findings_section(const std::vector<Finding>& findings) {
       "<table><tr><th>Severity</th><th>Finding</th><th>Cost</th><th>Gain</th></tr>\n";
   for (const Finding& finding : findings) {
     const std::string severity(to_string(finding.severity));
-    body += "<tr class=\"finding\" data-kind=\"" + html_escape(finding.kind) +
-            "\"><td><span class=\"severity " + severity + "\">" + severity + "</span></td><td>" +
-            html_escape(finding.title) + "<details><summary>" + html_escape(finding.kind) +
-            "</summary><p>" + html_escape(finding.explanation) + "</p><p><b>What to do:</b> " +
-            html_escape(finding.recommendation) + "</p></details></td><td>" +
-            html_escape(cost_text(finding)) + "</td><td>" + html_escape(gain_text(finding)) +
-            "</td></tr>\n";
+    body += "<tr class=\"finding\" data-kind=\"";
+    body += html_escape(finding.kind);
+    body += "\"><td><span class=\"severity ";
+    body += severity;
+    body += "\">";
+    body += severity;
+    body += "</span></td><td>";
+    body += html_escape(finding.title);
+    body += "<details><summary>";
+    body += html_escape(finding.kind);
+    body += "</summary><p>";
+    body += html_escape(finding.explanation);
+    body += "</p><p><b>What to do:</b> ";
+    body += html_escape(finding.recommendation);
+    body += "</p></details></td><td>";
+    body += html_escape(cost_text(finding));
+    body += "</td><td>";
+    body += html_escape(gain_text(finding));
+    body += "</td></tr>\n";
   }
   return html_section("findings", "Findings", body + "</table>\n");
 }
@@ -113,7 +125,7 @@ std::string steps_section(const Report& report, const ReportCharts& charts) {
   }
   std::string caption;
   if (times.empty() && report.time() != nullptr) {
-    names.push_back(report.steps.whole_trace ? "whole trace" : "mean step");
+    names.emplace_back(report.steps.whole_trace ? "whole trace" : "mean step");
     times.push_back(*report.time());
     caption = report.steps.whole_trace
                   ? "The trace has no step ranges: the whole trace as one step."
@@ -132,9 +144,11 @@ std::string steps_section(const Report& report, const ReportCharts& charts) {
 std::string memory_section(const ReportCharts& charts) {
   if (charts.memory.empty()) return {};
   std::vector<ChartPoint> points;
+  points.reserve(charts.memory.size());
   for (const MemorySample& sample : charts.memory)
     points.push_back({sample.time_ns, sample.live_bytes});
   std::vector<ChartMarker> markers;
+  markers.reserve(charts.oom_times_ns.size());
   for (const double time : charts.oom_times_ns)
     markers.push_back({time, "OOM", "#c0392b"});
   std::string caption =

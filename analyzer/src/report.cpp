@@ -19,7 +19,11 @@ void check_names(const ReportOptions& options) {
     std::string known;
     for (const Analysis* analysis : analyses())
       known += (known.empty() ? "" : ", ") + std::string(analysis->name);
-    throw AnalyzerError("unknown analysis '" + name + "' (known: " + known + ")");
+    std::string message = "unknown analysis '" + name;
+    message += "' (known: ";
+    message += known;
+    message += ")";
+    throw AnalyzerError(message);
   }
 }
 

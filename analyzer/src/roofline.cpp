@@ -207,6 +207,7 @@ Finding group_finding(const AnalysisContext& context, const OpGroup& group,
   // other shapes, which no edit by name can single out.
   if (!group.kernel_ns.empty() && group.time_ns > 0) {
     std::vector<std::string> kernels;
+    kernels.reserve(group.kernel_ns.size());
     for (const auto& [name, ns] : group.kernel_ns)
       kernels.emplace_back(trace.string(name));
     std::sort(kernels.begin(), kernels.end());

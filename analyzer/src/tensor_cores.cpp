@@ -165,6 +165,7 @@ std::vector<Finding> find_tensor_core_use(const AnalysisContext& context) {
         half_flops > 0 ? scalar_ns * (1 - peaks.fp32_flops / half_flops) : 0;
     finding.estimated_gain_ns_per_step = gain_ns;
     std::vector<std::string> scalar_kernels;
+    scalar_kernels.reserve(time.scalar_kernel_ns.size());
     for (const auto& [name, ns] : time.scalar_kernel_ns)
       scalar_kernels.emplace_back(trace.string(name));
     std::sort(scalar_kernels.begin(), scalar_kernels.end());

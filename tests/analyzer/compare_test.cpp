@@ -62,7 +62,7 @@ trace::Trace synchronizing_trace(trace::TimeNs gemm_ns) {
   tscope::testing::SyntheticTrace trace;
   constexpr trace::TimeNs kReluNs = 40;
   for (int step = 0; step < 3; ++step) {
-    const trace::TimeNs base = step * 1'000;
+    const trace::TimeNs base = trace::TimeNs{step} * 1'000;
     const trace::TimeNs gpu_done = base + 20 + gemm_ns + kReluNs;
     trace.step("ProfilerStep#" + std::to_string(step), base, gpu_done + 30, 32);
     trace.span(trace.main(), "aten::linear", Category::kCpuOp, base, base + 100);
@@ -276,7 +276,7 @@ TEST(CompareTest, TheContributionsNotListedAreTheRemainder) {
 TEST(CompareTest, StepsRepeatedOnAnotherThreadCountOnceAsInAnalyze) {
   tscope::testing::SyntheticTrace built;
   for (int step = 0; step < 3; ++step) {
-    const trace::TimeNs base = step * 1'000;
+    const trace::TimeNs base = trace::TimeNs{step} * 1'000;
     const std::string name = "ProfilerStep#" + std::to_string(step);
     built.step(name, base, base + 900, 32);
     built.span(built.worker(), name, Category::kStep, base, base + 900);

@@ -16,7 +16,7 @@
 namespace tscope::profiler {
 namespace {
 
-constexpr rlim_t kFileSizeLimit = 8 * 1024;
+constexpr rlim_t kFileSizeLimit = rlim_t{8} * 1024;
 
 struct Outcome {
   int exit_code = -1;

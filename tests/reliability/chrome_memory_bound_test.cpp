@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "joined_text.h"
 #include "limited_tscope_run.h"
 #include "sanitizer_build.h"
 #include "tscope/trace/chrome_json_reader.h"
@@ -27,6 +28,8 @@
 
 namespace tscope {
 namespace {
+
+using testing::joined;
 
 using testing::expect_bad_input;
 using testing::expect_bounded;
@@ -97,10 +100,10 @@ TEST(ChromeMemoryBound, AGigabyteOfWhitespaceWhereverJsonAllowsItIsSkipped) {
     std::string tail;
   };
   for (const Placement& placement : std::vector<Placement>{
-           {"before the first event", R"({"traceEvents":[)", a + "," + b + "]}"},
-           {"after a comma", R"({"traceEvents":[)" + a + ",", b + "]}"},
-           {"before a comma", R"({"traceEvents":[)" + a, "," + b + "]}"},
-           {"among the members after the events", R"({"traceEvents":[)" + a + "," + b + "],",
+           {"before the first event", R"({"traceEvents":[)", joined({a, ",", b, "]}"})},
+           {"after a comma", joined({R"({"traceEvents":[)", a, ","}), joined({b, "]}"})},
+           {"before a comma", joined({R"({"traceEvents":[)", a}), joined({",", b, "]}"})},
+           {"among the members after the events", joined({R"({"traceEvents":[)", a, ",", b, "],"}),
             R"("traceName":"bomb"})"}}) {
     SCOPED_TRACE(placement.where);
     const auto path =

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gzip_text.h"
+#include "joined_text.h"
 #include "scratch_folder.h"
 #include "test_data.h"
 #include "tscope/trace/chrome_json_input.h"
@@ -19,6 +20,8 @@
 
 namespace tscope::trace {
 namespace {
+
+using testing::joined;
 
 using tscope::testing::shared_data_path;
 
@@ -318,7 +321,7 @@ TEST(ChromeJsonStreamingTest, MembersAroundTheEventsLongerThanTheLimitAreAFormat
   const std::string events =
       R"("traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])";
   for (const std::string& json :
-       {"{" + member + "," + events + "}", "{" + events + "," + member + "}"}) {
+       {joined({"{", member, ",", events, "}"}), joined({"{", events, ",", member, "}"})}) {
     try {
       read_chrome_json(ChromeJsonInput::from_bytes(json, "members.json"), options);
       ADD_FAILURE() << "members of 8 MiB loaded under a limit of 64 KiB";
