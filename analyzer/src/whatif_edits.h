@@ -1,7 +1,8 @@
 #pragma once
 // The what-if edits resolved against one trace: per event name, the share of its measured time
-// that host spans and GPU activities of that name take, and the synchronizing calls whose wait
-// for the GPU is removed. Each pattern is matched once per name, not once per event.
+// that host spans and GPU activities of that name take, the synchronizing calls whose wait for
+// the GPU is removed and the spans replayed from a CUDA graph; and the chains to fuse. Each
+// pattern is matched once per name, not once per event.
 
 #include <cstdint>
 #include <optional>
