@@ -60,6 +60,10 @@ class DependencyGraph {
   // Kept by node, in the graph's own order: each pass over the graph asks for every node's time,
   // and the trace's columns are far apart in memory.
   trace::TimeNs time(std::uint32_t node) const { return times_[node]; }
+  // The measured length of the graph's span.
+  trace::TimeNs duration(std::uint32_t span) const {
+    return time(end_node(span)) - time(start_node(span));
+  }
 
   const std::vector<DependencyEdge>& edges() const { return edges_; }
   // Edge indices out of a node.

@@ -144,8 +144,7 @@ void StepReplay::fuse_chains() {
 
 void StepReplay::fuse_run(std::span<const std::uint32_t> members, double factor, bool gpu) {
   const auto duration = [&](std::uint32_t span) {
-    return static_cast<double>(graph_.time(DependencyGraph::end_node(span)) -
-                               graph_.time(DependencyGraph::start_node(span)));
+    return static_cast<double>(graph_.duration(span));
   };
   double summed = 0;
   for (const std::uint32_t span : members)
@@ -197,8 +196,7 @@ double StepReplay::edge_length(std::uint32_t e, bool edited) const {
       // A fused chain's later members start right after the first, launched with it.
       if (fused_follower_[DependencyGraph::span_of(edge.to)] != 0) return -1;
       // The call's own time scales with it; the latency from its return to the GPU does not.
-      const auto call = static_cast<double>(graph_.time(DependencyGraph::end_node(edge.owner)) -
-                                            graph_.time(DependencyGraph::start_node(edge.owner)));
+      const auto call = static_cast<double>(graph_.duration(edge.owner));
       const double own = std::min(measured, call);
       const double own_factor = in_graph_[edge.owner] != 0 ? 0 : factor_[edge.owner];
       return own * own_factor + (measured - own);
@@ -240,8 +238,7 @@ double StepReplay::gpu_floor_ns(std::size_t index) {
         context_->step_of_gpu_activity(event) != index) {
       continue;
     }
-    const auto measured = static_cast<double>(graph_.time(DependencyGraph::end_node(span)) -
-                                              graph_.time(DependencyGraph::start_node(span)));
+    const auto measured = static_cast<double>(graph_.duration(span));
     stream_busy_[event.track] += measured * factor_[span];
     floor = std::max(floor, stream_busy_[event.track]);
   }
