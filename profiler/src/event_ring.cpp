@@ -7,9 +7,7 @@ namespace tscope::profiler {
 // Left uninitialised: the consumer reads only what the producer published, and zeroing a large
 // ring up front made a thread's first record fault in every page of it at once.
 EventRing::EventRing(std::size_t capacity_bytes)
-    : buffer_(std::make_unique_for_overwrite<std::byte[]>(
-          std::bit_ceil(std::max(capacity_bytes, kMinimumCapacity)))),
-      mask_(std::bit_ceil(std::max(capacity_bytes, kMinimumCapacity)) - 1) {}
+    : mask_(std::bit_ceil(std::max(capacity_bytes, kMinimumCapacity)) - 1), buffer_(mask_ + 1) {}
 
 EventRing::Slot EventRing::reserve_slow(std::size_t bytes, std::size_t keep_free) {
   const std::size_t offset = static_cast<std::size_t>(head_) & mask_;

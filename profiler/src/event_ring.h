@@ -7,7 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
+
+#include "ring_memory.h"
 
 namespace tscope::profiler {
 
@@ -114,8 +115,8 @@ class EventRing {
  private:
   Slot reserve_slow(std::size_t bytes, std::size_t keep_free);
 
-  std::unique_ptr<std::byte[]> buffer_;
   std::size_t mask_;
+  RingMemory buffer_;
   // Producer-owned.
   std::uint64_t head_ = 0;
   std::uint64_t cached_tail_ = 0;
