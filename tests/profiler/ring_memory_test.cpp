@@ -26,8 +26,9 @@ bool holds_a_pattern(const RingMemory& memory, std::size_t bytes) {
 }
 
 TEST(RingMemory, SmallRingIsWritableEndToEnd) {
-  const RingMemory memory(64 * 1024);
-  EXPECT_TRUE(holds_a_pattern(memory, 64 * 1024));
+  constexpr std::size_t kBytes = std::size_t{64} << 10;
+  const RingMemory memory(kBytes);
+  EXPECT_TRUE(holds_a_pattern(memory, kBytes));
 }
 
 TEST(RingMemory, LargeRingStartsOnAHugePageBoundary) {
