@@ -11,6 +11,8 @@ namespace tscope::analyzer {
 namespace {
 
 PathPart host_part(trace::Category category, std::string_view name) {
+  // A loader's work is on the path only where the step waited for the batch it loaded.
+  if (category == trace::Category::kDataLoaderLoad) return PathPart::kInputWait;
   switch (host_activity(category, name)) {
     case HostActivity::kDataWait:
       return PathPart::kInputWait;
@@ -100,8 +102,8 @@ class StepPathFinder {
     switch (edge.kind) {
       case EdgeKind::kHostOrder: {
         if (edge.owner == trace::kNoIndex) return PathPart::kIdle;
-        if (is_blocked_wait(edge)) return PathPart::kSync;
         if (edge.in_input_wait) return PathPart::kInputWait;
+        if (is_blocked_wait(edge)) return PathPart::kSync;
         return host_part_of(graph_.event(edge.owner));
       }
       case EdgeKind::kGpuActivity: {
@@ -114,6 +116,10 @@ class StepPathFinder {
         return PathPart::kLaunch;
       case EdgeKind::kSyncReturn:
         return PathPart::kSync;
+      case EdgeKind::kHandoff:
+        return edge.in_input_wait ? PathPart::kInputWait : PathPart::kSync;
+      case EdgeKind::kEnqueue:  // like a launch: the delay from queueing work to its start
+        return PathPart::kLaunch;
       case EdgeKind::kStreamOrder:
       case EdgeKind::kEventWait:
         return PathPart::kGpuWait;

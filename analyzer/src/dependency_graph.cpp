@@ -42,7 +42,24 @@ std::uint32_t correlation_of(const trace::Trace& trace, std::uint32_t track, std
 }  // namespace
 
 DependencyGraph::DependencyGraph(const AnalysisContext& context)
-    : context_(&context), trace_(&context.trace()), selected_(trace_->tracks().size()) {}
+    : context_(&context), trace_(&context.trace()), selected_(trace_->tracks().size()) {
+  const trace::Trace& trace = *trace_;
+  const auto on_host = [&](const trace::EventRef& ref) {
+    return ref.kind == trace::EventKind::kSpan &&
+           trace.track(ref.track).info().kind == TrackKind::kHostThread;
+  };
+  for (const trace::Flow& flow : trace.flows()) {
+    const bool enqueue = flow.kind == trace::FlowKind::kEnqueue;
+    if ((flow.kind != trace::FlowKind::kHandoff && !enqueue) || !on_host(flow.from) ||
+        !on_host(flow.to)) {
+      continue;
+    }
+    handoffs_.push_back(
+        {trace.track(flow.to.track).spans().start[flow.to.index], flow.from, flow.to, enqueue});
+  }
+  std::sort(handoffs_.begin(), handoffs_.end(),
+            [](const Handoff& a, const Handoff& b) { return a.wait_start < b.wait_start; });
+}
 
 void DependencyGraph::build(TimeNs begin, TimeNs end) {
   const trace::Trace& trace = *trace_;
@@ -52,7 +69,7 @@ void DependencyGraph::build(TimeNs begin, TimeNs end) {
   select_spans(begin, end);
   // About two host-order edges per host span and three per GPU activity: one allocation.
   edges_.reserve(2 * events_.size() + events_.size() / 2);
-  waits_on_gpu_.assign(events_.size(), 0);
+  waits_.assign(2 * events_.size(), 0);
   for (std::uint32_t track = 0; track < trace.tracks().size(); ++track) {
     const TrackKind kind = trace.track(track).info().kind;
     if (kind == TrackKind::kHostThread) {
@@ -62,6 +79,7 @@ void DependencyGraph::build(TimeNs begin, TimeNs end) {
     }
   }
   add_synchronizations();
+  add_handoffs(begin, end);
   index_edges();
 }
 
@@ -187,20 +205,11 @@ void DependencyGraph::add_edge(std::uint32_t from, std::uint32_t to, EdgeKind ki
 void DependencyGraph::add_host_order(std::uint32_t track) {
   // The thread's span starts and ends in time order: between two consecutive points the thread
   // ran the innermost span open there, so a parent owns its time between children.
-  const trace::SpanColumns& spans = trace_->track(track).spans();
   // Graph span s of this track is track span events_[s].index; `open` holds graph spans.
-  const auto index_of = [&](std::uint32_t span) { return events_[span].index; };
   std::vector<std::uint32_t>& open = open_spans_;
   open.clear();
   std::size_t open_input_waits = 0;
   std::uint32_t previous = trace::kNoIndex;
-  const auto is_input_wait = [&](std::uint32_t span) {
-    const std::uint32_t i = index_of(span);
-    return input_wait_.get(*trace_, spans.category[i], spans.name[i],
-                           [](trace::Category category, std::string_view name) {
-                             return host_activity(category, name) == HostActivity::kDataWait;
-                           });
-  };
   const auto reach = [&](std::uint32_t node) {
     if (previous != trace::kNoIndex) {
       add_edge(previous, node, EdgeKind::kHostOrder, open.empty() ? trace::kNoIndex : open.back(),
@@ -338,7 +347,7 @@ void DependencyGraph::add_synchronizations() {
     const std::uint32_t from = end_node(awaited);
     if (time(from) > time(end_node(call))) return;
     add_edge(from, end_node(call), EdgeKind::kSyncReturn, call);
-    waits_on_gpu_[call] = 1;
+    waits_[end_node(call)] = 1;
   };
   for (const Record& record : records) {
     const std::uint32_t call = call_by_correlation[record.call_correlation];
@@ -346,7 +355,7 @@ void DependencyGraph::add_synchronizations() {
     const TimeNs record_end = trace.track(record.track).spans().end(record.index);
     const std::uint32_t process = trace.track(record.track).info().process;
     if (record.kind == SyncRecord::kStream || record.kind == SyncRecord::kContext) {
-      waits_on_gpu_[call] = 1;  // covered by its record, even when the stream was already idle
+      waits_[end_node(call)] = 1;  // covered by its record, even when the stream was already idle
       for (const StreamWork& stream : streams()) {
         const bool waited = record.kind == SyncRecord::kContext
                                 ? trace.track(stream.track).info().process == process
@@ -365,7 +374,7 @@ void DependencyGraph::add_synchronizations() {
     const std::uint32_t source = last_launched_by(*waited, time(start_node(event_record)));
     if (source == trace::kNoIndex) continue;
     if (record.kind == SyncRecord::kEvent) {
-      waits_on_gpu_[call] = 1;
+      waits_[end_node(call)] = 1;
       wait_for(waited->track, source, call);
       continue;
     }
@@ -389,7 +398,7 @@ void DependencyGraph::add_synchronizations() {
     }
   }
   for (const std::uint32_t call : blocking_calls_) {
-    if (waits_on_gpu_[call] != 0) continue;
+    if (waits_[end_node(call)] != 0) continue;
     const TimeNs call_start = time(start_node(call));
     const TimeNs call_end = time(end_node(call));
     const StreamWork* best_stream = nullptr;
@@ -411,6 +420,42 @@ void DependencyGraph::add_synchronizations() {
       }
     }
     if (best_stream != nullptr) wait_for(best_stream->track, best, call);
+  }
+}
+
+bool DependencyGraph::is_input_wait(std::uint32_t span) {
+  const trace::EventRef event = events_[span];
+  const trace::SpanColumns& spans = trace_->track(event.track).spans();
+  return input_wait_.get(*trace_, spans.category[event.index], spans.name[event.index],
+                         [](trace::Category category, std::string_view name) {
+                           return host_activity(category, name) == HostActivity::kDataWait;
+                         });
+}
+
+void DependencyGraph::add_handoffs(TimeNs begin, TimeNs end) {
+  // Waits that start before the window may end in it; none is longer than the trace.
+  const auto first = std::partition_point(handoffs_.begin(), handoffs_.end(),
+                                          [&](const Handoff& h) { return h.wait_start < begin; });
+  auto from = first;
+  while (from != handoffs_.begin()) {
+    const Handoff& earlier = *(from - 1);
+    if (trace_->track(earlier.wait.track).spans().end(earlier.wait.index) <= begin) break;
+    --from;
+  }
+  for (auto at = from; at != handoffs_.end() && at->wait_start < end; ++at) {
+    const std::uint32_t work = local_span(at->work.track, at->work.index);
+    const std::uint32_t wait = local_span(at->wait.track, at->wait.index);
+    if (work == trace::kNoIndex || wait == trace::kNoIndex || work == wait) continue;
+    // The queued work starts, or the wait ends, when the other thread lets it. One that happened
+    // first was not held back by it (a clock step, a flow drawn wrongly).
+    const std::uint32_t target = at->enqueue ? start_node(wait) : end_node(wait);
+    if (time(end_node(work)) > time(target)) continue;
+    if (at->enqueue) {
+      add_edge(end_node(work), target, EdgeKind::kEnqueue, wait);
+    } else {
+      add_edge(end_node(work), target, EdgeKind::kHandoff, wait, is_input_wait(wait));
+    }
+    waits_[target] = 1;
   }
 }
 

@@ -2,9 +2,9 @@
 // The host-GPU dependency graph of one time window (a step) that the critical path walks: a start
 // and an end node per span of the host threads and GPU streams that overlaps the window (and, for
 // the GPU activities in it, their launch calls and each stream's previous activity), and edges for
-// host order on each thread, GPU activities, launch -> activity, stream order, synchronizations and
-// cross-stream event waits. Edges are kept in a list and by source (CSR) with a topological order,
-// so each pass over the graph is linear.
+// host order on each thread, GPU activities, launch -> activity, stream order, synchronizations,
+// cross-stream event waits and handoffs between host threads. Edges are kept in a list and by
+// source (CSR) with a topological order, so each pass over the graph is linear.
 
 #include <cstdint>
 #include <limits>
@@ -23,6 +23,12 @@ enum class EdgeKind : std::uint8_t {
   kStreamOrder,  // an activity's end to the next one's start on the stream
   kEventWait,    // another stream's awaited activity end to this stream's next activity start
   kSyncReturn,   // the awaited activity's end to the synchronizing call's end
+  // Work on one host thread to the end of another thread's wait for it (a handoff flow: a loaded
+  // batch to the wait for it, a collective to the wait for its result).
+  kHandoff,
+  // A span that queued work to the start of the other thread's span that ran it (an enqueue flow:
+  // a collective queued to a communication thread).
+  kEnqueue,
 };
 
 inline constexpr std::uint32_t kNoEdge = std::numeric_limits<std::uint32_t>::max();
@@ -33,7 +39,8 @@ struct DependencyEdge {
   std::uint32_t owner = 0;  // the span (global index) the time between belongs to, or kNoIndex
   EdgeKind kind = EdgeKind::kHostOrder;
   // Host order inside a wait for input (a DataLoader iterator, say): the loader's own ops count as
-  // input wait, as in the time breakdown, where waiting for data outranks the ops under it.
+  // input wait, as in the time breakdown, where waiting for data outranks the ops under it. On a
+  // handoff: the waiting span is a wait for input.
   bool in_input_wait = false;
 };
 
@@ -73,18 +80,20 @@ class DependencyGraph {
   // Every node, each after all its predecessors (nodes on a cycle, which only malformed
   // timestamps make, are left out).
   const std::vector<std::uint32_t>& topological_order() const { return order_; }
-  // Whether a synchronizing call's end waits on GPU work (a kSyncReturn edge enters it): the host
-  // time before it was then waiting, not working.
-  bool waits_on_gpu(std::uint32_t node) const { return waits_on_gpu_[span_of(node)] != 0; }
+  // Whether a host node waits on other work: a call's end that a kSyncReturn edge from the GPU or
+  // a kHandoff edge from another thread enters, a span's start that a kEnqueue edge enters. The
+  // host time before it was then waiting, not working.
+  bool waits_on_other_work(std::uint32_t node) const { return waits_[node] != 0; }
   // The kind of GPU work of a span on a GPU stream (GpuWork::kNone for other records there).
   GpuWork gpu_work_of(std::uint32_t track, std::uint32_t index);
 
-  // A host-order edge into the end of a call that waits on the GPU: the host was blocked, so the
-  // edge carries no work of its own.
+  // A host-order edge into a node that waits on other work, from within the waiting call or, for
+  // a span's start, from the idle thread: the host was blocked, so the edge carries no work.
   bool is_blocked_wait(const DependencyEdge& edge) const {
-    return edge.kind == EdgeKind::kHostOrder && edge.owner != trace::kNoIndex &&
-           edge.to == end_node(edge.owner) && waits_on_gpu(edge.to);
+    return edge.kind == EdgeKind::kHostOrder && waits_on_other_work(edge.to) &&
+           (edge.owner == trace::kNoIndex || edge.to == end_node(edge.owner));
   }
+
   // When an edge's source lets its target go: work edges (host work, a GPU activity) at their
   // end; a launch when its call returns (or its activity starts, if earlier), since the call
   // queues the work; other dependencies at their source.
@@ -120,6 +129,9 @@ class DependencyGraph {
   void add_host_order(std::uint32_t track);
   void add_stream(std::uint32_t track);
   void add_synchronizations();
+  void add_handoffs(trace::TimeNs begin, trace::TimeNs end);
+  // Whether the graph's span is a wait for input (a DataLoader iterator, say).
+  bool is_input_wait(std::uint32_t span);
   void add_edge(std::uint32_t from, std::uint32_t to, EdgeKind kind,
                 std::uint32_t owner = trace::kNoIndex, bool in_input_wait = false);
   void index_edges();
@@ -133,7 +145,15 @@ class DependencyGraph {
   std::vector<DependencyEdge> edges_;
   std::vector<std::uint32_t> out_begin_, out_edges_;
   std::vector<std::uint32_t> order_;
-  std::vector<std::uint8_t> waits_on_gpu_;
+  std::vector<std::uint8_t> waits_;  // by node: waits_on_other_work
+  // The trace's handoff and enqueue flows between host spans, by the start of their target.
+  struct Handoff {
+    trace::TimeNs wait_start = 0;
+    trace::EventRef work;  // the source: the awaited work, or the span that queued
+    trace::EventRef wait;  // the target: the waiting span, or the span that ran the queued work
+    bool enqueue = false;
+  };
+  std::vector<Handoff> handoffs_;
   std::vector<StreamWork> streams_;
   std::size_t stream_count_ = 0;  // streams_ in use; the rest keep their memory for the next graph
   ClassByName<GpuWork> gpu_work_;

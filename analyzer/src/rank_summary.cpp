@@ -28,14 +28,21 @@ std::string metadata_text(const trace::Trace& trace, const std::string& key) {
 
 }  // namespace
 
+std::optional<int> trace_rank(const trace::Trace& trace, const std::string& source) {
+  if (const std::optional<int> rank = metadata_integer(trace, "rank", source)) return rank;
+  // Kineto traces carry their rank as the process's (distributedInfo.rank).
+  for (const trace::Process& process : trace.processes()) {
+    if (process.rank >= 0) return process.rank;
+  }
+  return std::nullopt;
+}
+
 RankSummary summarize_rank(const trace::Trace& trace, std::string source,
                            const AnalysisOptions& options) {
   RankSummary summary;
-  summary.rank = metadata_integer(trace, "rank", source);
+  summary.rank = trace_rank(trace, source);
   summary.world_size = metadata_integer(trace, "world_size", source);
-  // Kineto traces carry their rank as the process's (distributedInfo.rank).
   for (const trace::Process& process : trace.processes()) {
-    if (!summary.rank && process.rank >= 0) summary.rank = process.rank;
     if (summary.host.empty() && process.host != trace::kEmptyString)
       summary.host = trace.string(process.host);
   }

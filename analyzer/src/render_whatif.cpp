@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "tscope/analyzer/multirank_whatif.h"
 #include "tscope/analyzer/whatif.h"
 #include "tscope/report/json_writer.h"
 #include "tscope/report/units.h"
@@ -61,10 +62,11 @@ std::string render_whatif_text(const WhatIfResult& result, std::span<const WhatI
   return out;
 }
 
-std::string render_whatif_json(const WhatIfResult& result, std::span<const WhatIfEdit> edits) {
-  JsonWriter json(JsonLayout::kIndented);
-  json.begin_object();
-  json.field("schema", "tscope.whatif/1");
+namespace {
+
+// The fields of "tscope.whatif/1" after its schema, into an open object.
+void write_whatif_fields(JsonWriter& json, const WhatIfResult& result,
+                         std::span<const WhatIfEdit> edits) {
   json.key("edits");
   json.begin_array();
   for (std::size_t e = 0; e < edits.size(); ++e) {
@@ -89,6 +91,69 @@ std::string render_whatif_json(const WhatIfResult& result, std::span<const WhatI
     } else {
       json.field("why_not", step.why_not);
     }
+  });
+}
+
+}  // namespace
+
+std::string render_whatif_json(const WhatIfResult& result, std::span<const WhatIfEdit> edits) {
+  JsonWriter json(JsonLayout::kIndented);
+  json.begin_object();
+  json.field("schema", "tscope.whatif/1");
+  write_whatif_fields(json, result, edits);
+  json.end_object();
+  return json.str() + "\n";
+}
+
+std::string render_rank_whatif_text(const MultiRankWhatIfResult& result,
+                                    std::span<const WhatIfEdit> edits) {
+  std::string out =
+      fmt::format("{} ranks replayed together, coupled at {} host collectives within their steps",
+                  result.ranks.size(), result.coupled_collectives);
+  if (result.uncoupled_collectives > 0) {
+    out += fmt::format(" ({} others, on the GPU or not on every rank, replayed as measured)",
+                       result.uncoupled_collectives);
+  }
+  out += "\n";
+  if (!edits.empty()) {
+    out += "Edits:\n";
+    for (std::size_t e = 0; e < edits.size(); ++e)
+      out += fmt::format("  {}  ({} events over the ranks)\n", edits[e].text, result.matches[e]);
+  }
+  for (const RankWhatIf& rank : result.ranks) {
+    out += fmt::format("\n== rank {} ({})\n",
+                       rank.rank ? std::to_string(*rank.rank) : std::string("?"), rank.source);
+    // The edits were listed once above; each rank shows its steps.
+    const std::string steps = render_whatif_text(rank.result, {});
+    out += steps.substr(steps.find('\n') + 1);
+  }
+  return out;
+}
+
+std::string render_rank_whatif_json(const MultiRankWhatIfResult& result,
+                                    std::span<const WhatIfEdit> edits) {
+  JsonWriter json(JsonLayout::kIndented);
+  json.begin_object();
+  json.field("schema", "tscope.whatif-ranks/1");
+  json.field("coupled_collectives", static_cast<std::uint64_t>(result.coupled_collectives));
+  json.field("uncoupled_collectives", static_cast<std::uint64_t>(result.uncoupled_collectives));
+  json.key("edits");
+  json.begin_array();
+  for (std::size_t e = 0; e < edits.size(); ++e) {
+    json.begin_object();
+    json.field("edit", edits[e].text);
+    json.field("matched_events", static_cast<std::uint64_t>(result.matches[e]));
+    json.end_object();
+  }
+  json.end_array();
+  json.object_array("ranks", result.ranks, [&](const RankWhatIf& rank) {
+    json.field("source", rank.source);
+    if (rank.rank) json.field("rank", static_cast<std::int64_t>(*rank.rank));
+    json.field("clock_offset_ns", rank.clock_offset_ns);
+    json.key("whatif");
+    json.begin_object();
+    write_whatif_fields(json, rank.result, edits);
+    json.end_object();
   });
   json.end_object();
   return json.str() + "\n";

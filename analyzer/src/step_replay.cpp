@@ -16,12 +16,28 @@ StepReplay::StepReplay(const AnalysisContext& context, ResolvedEdits& edits)
     : context_(&context), trace_(&context.trace()), edits_(&edits), graph_(context) {}
 
 ReplayedStep StepReplay::replay(std::size_t index) {
-  const Step& step = context_->steps().steps[index];
   ReplayedStep result;
+  if (!prepare(index, result)) return result;
+  result.replayed_ns = length(false);
+  // A step already shorter than its GPU work (the work spills into the next step) keeps its
+  // measured length as the bound.
+  result.predicted_ns = std::max(length(true), std::min(result.measured_ns, gpu_floor_));
+  result.replayed = true;
+  return result;
+}
+
+void StepReplay::clear_floors() {
+  floor_.assign(graph_.node_count(), kNotYet);
+}
+
+bool StepReplay::prepare(std::size_t index, ReplayedStep& result) {
+  const Step& step = context_->steps().steps[index];
+  result = {};
   result.measured_ns = static_cast<double>(step.end - step.start);
+  measured_ns_ = result.measured_ns;
   if (step.span && trace_->track(step.span->track).info().kind != trace::TrackKind::kHostThread) {
     result.why_not = "its step range is not on a host thread";
-    return result;
+    return false;
   }
   graph_.build(step.start, step.end);
   graph_.find_binding_edges(binding_, latest_);
@@ -33,24 +49,21 @@ ReplayedStep StepReplay::replay(std::size_t index) {
     step_span_ = graph_.local_span(step.span->track, step.span->index);
     if (step_span_ == trace::kNoIndex) {
       result.why_not = "its step range is not in its dependency graph";
-      return result;
+      return false;
     }
     if (ordered_[DependencyGraph::start_node(step_span_)] == 0 ||
         ordered_[DependencyGraph::end_node(step_span_)] == 0) {
       result.why_not = "its timestamps order its dependencies in a cycle";
-      return result;
+      return false;
     }
   }
   result.why_not = missing_dependencies(step);
-  if (!result.why_not.empty()) return result;
+  if (!result.why_not.empty()) return false;
   scale_spans();
-  result.replayed_ns = step_length(run(false), result.measured_ns);
-  // A step already shorter than its GPU work (the work spills into the next step) keeps its
-  // measured length as the bound.
-  result.predicted_ns = std::max(step_length(run(true), result.measured_ns),
-                                 std::min(result.measured_ns, gpu_floor_ns(index)));
-  result.replayed = true;
-  return result;
+  own_scale_.assign(graph_.span_count(), 1);
+  clear_floors();
+  gpu_floor_ = gpu_floor_ns(index);
+  return true;
 }
 
 double StepReplay::step_length(const std::vector<double>& times, double measured_ns) {
@@ -178,13 +191,19 @@ void StepReplay::fuse_run(std::span<const std::uint32_t> members, double factor,
 double StepReplay::edge_length(std::uint32_t e, bool edited) const {
   const DependencyEdge& edge = graph_.edges()[e];
   const auto from = static_cast<double>(graph_.time(edge.from));
-  const double measured = binding_[edge.to] == e ? static_cast<double>(graph_.time(edge.to)) - from
-                                                 : static_cast<double>(graph_.arrival(edge)) - from;
+  double measured = binding_[edge.to] == e ? static_cast<double>(graph_.time(edge.to)) - from
+                                           : static_cast<double>(graph_.arrival(edge)) - from;
+  if (edge.kind == EdgeKind::kHostOrder && edge.owner != trace::kNoIndex)
+    measured *= own_scale_[edge.owner];
   if (!edited) return measured;
   switch (edge.kind) {
     case EdgeKind::kHostOrder: {
       if (edge.owner == trace::kNoIndex) return measured;
       const double wait = edge.in_input_wait ? edits_->input_wait_factor() : 1;
+      // With the input wait edited, a wait for a loader thread's batch takes its share of the
+      // measured wait, as a wait without a loader thread does (its handoff is dropped below).
+      if (wait != 1 && graph_.is_blocked_wait(edge))
+        return wait * static_cast<double>(graph_.time(edge.to) - graph_.time(edge.from));
       // A CUDA graph replays the region's GPU work without its host work; waits stay.
       const bool replayed_by_graph =
           in_graph_[edge.owner] != 0 && !edge.in_input_wait && !graph_.is_blocked_wait(edge);
@@ -203,6 +222,10 @@ double StepReplay::edge_length(std::uint32_t e, bool edited) const {
     }
     case EdgeKind::kSyncReturn:
       return removed_[edge.owner] != 0 ? -1 : measured;
+    case EdgeKind::kHandoff:
+      return edits_->input_wait_factor() != 1 && edge.in_input_wait ? -1 : measured;
+    case EdgeKind::kEnqueue:
+      return measured;
     case EdgeKind::kStreamOrder:
       return fused_follower_[edge.owner] != 0 ? 0 : measured;
     case EdgeKind::kEventWait:
@@ -218,6 +241,7 @@ const std::vector<double>& StepReplay::run(bool edited) {
     // Nothing in the window leads to it (a thread's first span, work queued before the window):
     // it happens when it was measured to.
     if (times_[node] == kNotYet) times_[node] = static_cast<double>(graph_.time(node));
+    times_[node] = std::max(times_[node], floor_[node]);
     for (const std::uint32_t e : graph_.out_edges(node)) {
       const double length = edge_length(e, edited);
       if (length < 0) continue;

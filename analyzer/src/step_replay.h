@@ -33,6 +33,25 @@ class StepReplay {
   // Step `index` of the context's steps.
   ReplayedStep replay(std::size_t index);
 
+  // The same in parts, for a replay coupled with other ranks' (multi-rank what-if): prepare()
+  // builds the step's graph and applies the edits, or says in `result.why_not` why the step
+  // cannot be replayed; then length() replays it, as often as the coupling needs, with the own
+  // scales and floors set in between. A replay() prepares from scratch.
+  bool prepare(std::size_t index, ReplayedStep& result);
+  // The prepared step's length, replayed with or without the edits.
+  double length(bool edited) { return step_length(run(edited), measured_ns_); }
+  // A span's own time scaled in both replays, on top of the edits (a collective's wait for later
+  // ranks taken out of it).
+  void set_own_scale(std::uint32_t span, double scale) { own_scale_[span] = scale; }
+  // A node that happens no earlier than `time` in both replays (a collective's end, when its last
+  // rank arrives and the transfer is done); clear_floors() lifts them all.
+  void set_floor(std::uint32_t node, double time) { floor_[node] = time; }
+  void clear_floors();
+  // What the edits make of a span's time, as a share of the measured.
+  double edit_factor(std::uint32_t span) const { return factor_[span]; }
+  // The least time the prepared step's GPU work takes under the edits (see gpu_floor_ns).
+  double gpu_floor() const { return gpu_floor_; }
+
   // The graph of the last step replayed, and the times of its nodes with the edits (valid after a
   // replay() that replayed its step); the step range is graph span step_span() (kNoIndex for the
   // whole trace as one step).
@@ -78,6 +97,10 @@ class StepReplay {
   std::vector<trace::StringId> names_;        // and their names
   std::vector<std::uint8_t> ordered_;         // by node: in the topological order
   std::vector<double> times_;                 // by node, of the last run
+  std::vector<double> own_scale_;             // by graph span: set_own_scale
+  std::vector<double> floor_;                 // by node: set_floor
+  double measured_ns_ = 0;                    // of the prepared step
+  double gpu_floor_ = 0;                      // of the prepared step
   std::uint32_t step_span_ = trace::kNoIndex;
   std::vector<double> stream_busy_;  // by track: scratch of gpu_floor_ns
   std::vector<std::uint32_t> open_;  // scratch: the host spans open at a span's start

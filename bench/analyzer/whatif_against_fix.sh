@@ -7,6 +7,7 @@
 #   bash bench/analyzer/whatif_against_fix.sh BUILD_DIR [REPEATS]
 #
 # BUILD_DIR holds bin/train_fashion_mnist and bin/tscope; each case runs REPEATS times (default 3).
+# With mpirun installed, a two-rank MPI case follows: the planted straggler, replayed coupled.
 set -euo pipefail
 build_dir=${1:?usage: whatif_against_fix.sh BUILD_DIR [REPEATS]}
 repeats=${2:-3}
@@ -51,3 +52,30 @@ for entry in "${cases[@]}"; do
       "$with_problem" "$predicted" "$measured" "$error"
   done
 done
+
+# The planted straggler of a two-rank MPI run, when mpirun is installed: the coupled what-if of the
+# run with 20 ms of extra host work on rank 1, that work removed, against the run without it
+# (means over both ranks).
+ranks_mean_ms() {
+  local field=$1
+  shift
+  "$tscope" whatif -q "$@" --format json | python3 -c "
+import json, sys
+ranks = json.load(sys.stdin)['ranks']
+print(f'{sum(r[\"whatif\"][\"$field\"] for r in ranks) / len(ranks) / 1e6:.3f}')"
+}
+record_two_ranks="$(dirname "$0")/../../tests/distributed/record_two_ranks.sh"
+if command -v mpirun >/dev/null; then
+  for run in $(seq "$repeats"); do
+    TSCOPE_TWO_RANK_STEPS=20 bash "$record_two_ranks" "$build_dir" "$scratch/slow" \
+      --slow-rank 1 --slow-ms 20 >/dev/null 2>&1
+    TSCOPE_TWO_RANK_STEPS=20 bash "$record_two_ranks" "$build_dir" "$scratch/fixed" >/dev/null 2>&1
+    with_problem=$(ranks_mean_ms measured_mean_ns "$scratch"/slow/r{0,1}.tsc)
+    predicted=$(ranks_mean_ms predicted_mean_ns "$scratch"/slow/r{0,1}.tsc \
+      --edit 'op:planted host work*0')
+    measured=$(ranks_mean_ms measured_mean_ns "$scratch"/fixed/r{0,1}.tsc)
+    error=$(python3 -c "print(f'{100 * ($predicted - $measured) / $measured:+.1f}%')")
+    printf '| straggler, 2-rank MPI MLP (`op:planted host work*0`) | 1 | %s | %s | %s | %s | %s |\n' \
+      "$run" "$with_problem" "$predicted" "$measured" "$error"
+  done
+fi

@@ -1,8 +1,9 @@
-// `tscope whatif TRACE [--edit EDIT ...]`: replays each step of a trace over its dependency graph
-// with the edits applied (ops or kernels made faster, the wait for input or a synchronization
-// removed) and prints each step's measured and predicted time. Without an edit it replays the run
-// as it was, which shows how closely the replay follows the trace. `-o` writes the simulated run as
-// a trace, to view, diff or export beside the recorded one.
+// `tscope whatif TRACE... [--edit EDIT ...]`: replays each step of a trace over its dependency
+// graph with the edits applied (ops or kernels made faster, the wait for input or a
+// synchronization removed) and prints each step's measured and predicted time. Without an edit it
+// replays the run as it was, which shows how closely the replay follows the trace. `-o` writes the
+// simulated run as a trace, to view, diff or export beside the recorded one. Several traces are
+// the ranks of one run, replayed together and coupled at their collectives.
 
 #include <iostream>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "progress_line.h"
 #include "tscope/analyzer/analysis_context.h"
 #include "tscope/analyzer/errors.h"
+#include "tscope/analyzer/multirank_whatif.h"
 #include "tscope/analyzer/whatif.h"
 #include "tscope/trace/trace_io.h"
 
@@ -37,9 +39,30 @@ void run_whatif(const Settings& settings) {
   for (const std::string& text : settings.edits)
     edits.push_back(analyzer::parse_edit(text));
   if (!settings.output.empty()) trace::format_for_output(settings.output);
-  const trace::Trace loaded = load_trace_with_progress(settings.paths.front(), settings.quiet);
   analyzer::AnalysisOptions options;
   options.step_filter = settings.steps;
+  if (settings.paths.size() > 1) {
+    if (!settings.output.empty()) {
+      throw analyzer::AnalyzerError(
+          "-o writes one simulated trace; give one trace, not the ranks of a run");
+    }
+    // The coupled replay needs every rank at once (its header says why).
+    std::vector<trace::Trace> traces;
+    traces.reserve(settings.paths.size());
+    for (const std::string& path : settings.paths)
+      traces.push_back(load_trace_with_progress(path, settings.quiet));
+    std::vector<std::unique_ptr<analyzer::AnalysisContext>> contexts;
+    std::vector<analyzer::RankInput> ranks;
+    for (std::size_t r = 0; r < traces.size(); ++r) {
+      contexts.push_back(std::make_unique<analyzer::AnalysisContext>(traces[r], options));
+      ranks.push_back({contexts.back().get(), settings.paths[r]});
+    }
+    const analyzer::MultiRankWhatIfResult result = analyzer::predict_rank_steps(ranks, edits);
+    std::cout << (settings.format == "json" ? analyzer::render_rank_whatif_json(result, edits)
+                                            : analyzer::render_rank_whatif_text(result, edits));
+    return;
+  }
+  const trace::Trace loaded = load_trace_with_progress(settings.paths.front(), settings.quiet);
   const analyzer::AnalysisContext context(loaded, options);
   const analyzer::WhatIfResult result =
       analyzer::predict_steps(context, edits, {.keep_simulated_trace = !settings.output.empty()});
@@ -61,8 +84,8 @@ void add_whatif_command(CLI::App& app, CommandContext& context) {
       "Predict each step's time after a fix: replay the steps over their host-GPU dependency "
       "graph with edits applied (without edits: the run as it was)");
   add_trace_paths(*command, "TRACE", settings->paths,
-                  "Trace file (.tsc, Chrome/Kineto JSON, Nsight Systems SQLite)")
-      ->expected(1);
+                  "Trace file (.tsc, Chrome/Kineto JSON, Nsight Systems SQLite); several: the "
+                  "ranks of one run, replayed together and coupled at their collectives");
   command->add_option("--edit", settings->edits,
                       "A change to replay, repeatable: NAME*F (ops and kernels whose name "
                       "matches the regex NAME take F times their time), op:NAME*F, "
@@ -80,7 +103,12 @@ void add_whatif_command(CLI::App& app, CommandContext& context) {
     try {
       run_whatif(*settings);
     } catch (const analyzer::AnalyzerError& error) {
-      std::cerr << "tscope whatif: " << settings->paths.front() << ": " << error.what() << "\n";
+      // One trace's errors name it; a multi-rank replay's name the rank where it matters.
+      if (settings->paths.size() == 1) {
+        std::cerr << "tscope whatif: " << settings->paths.front() << ": " << error.what() << "\n";
+      } else {
+        std::cerr << "tscope whatif: " << error.what() << "\n";
+      }
       context.exit_code = kExitBadInput;
       return;
     }

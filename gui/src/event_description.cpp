@@ -82,6 +82,12 @@ void add_flows(const trace::Trace& trace, trace::EventRef event, trace::TimeNs o
       case trace::FlowKind::kForwardBackward:
         key = outgoing ? "backward" : "forward";
         break;
+      case trace::FlowKind::kHandoff:
+        key = outgoing ? "awaited by" : "waits for";
+        break;
+      case trace::FlowKind::kEnqueue:
+        key = outgoing ? "queues" : "queued by";
+        break;
       case trace::FlowKind::kOther:
         key = outgoing ? "flow to" : "flow from";
         break;

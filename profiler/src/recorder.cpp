@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cstdio>
 
 #include "capture_gate.h"
@@ -243,6 +244,11 @@ void record_op(std::uint32_t generation, Ticks start_ticks, std::string_view nam
 }
 
 }  // namespace detail
+
+std::uint64_t new_flow_id() {
+  static std::atomic<std::uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 // The engine's steps show their names to the capture gate while a --steps window watches them.
 StepRange::StepRange(std::int64_t step, std::int64_t batch_size) {

@@ -426,8 +426,14 @@ TEST_F(RankSetCommandTest, ChromeExportOfTwoRanksJoinsTheirCollectives) {
     TSCOPE_REQUIRE_FILE(path);
   const std::optional<simdjson::dom::element> root = export_sampled_ranks();
   ASSERT_TRUE(root);
-  // Span names by (pid, tid, ts), where flow ends bind.
-  std::map<std::tuple<std::int64_t, std::int64_t, double>, std::string> span_names;
+  // Spans by (pid, tid): start, end and name. A flow's end binds to the innermost span open at its
+  // time on its row.
+  struct Span {
+    double start = 0;
+    double end = 0;
+    std::string name;
+  };
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<Span>> spans;
   std::map<std::uint64_t, std::tuple<std::int64_t, std::int64_t, double>> starts, finishes;
   for (const simdjson::dom::element event : (*root)["traceEvents"].get_array()) {
     const std::string_view phase = event["ph"].get_string().value_unsafe();
@@ -436,19 +442,33 @@ TEST_F(RankSetCommandTest, ChromeExportOfTwoRanksJoinsTheirCollectives) {
         std::tuple(event["pid"].get_int64().value_unsafe(), event["tid"].get_int64().value_unsafe(),
                    event["ts"].get_double().value_unsafe());
     if (phase == "X") {
-      span_names.try_emplace(place, event["name"].get_string().value_unsafe());
+      const double start = std::get<2>(place);
+      spans[{std::get<0>(place), std::get<1>(place)}].push_back(
+          {start, start + event["dur"].get_double().value_unsafe(),
+           std::string(event["name"].get_string().value_unsafe())});
     } else if (event["cat"].get_string().value_unsafe() == "other") {
       (phase == "s" ? starts : finishes)[event["id"].get_uint64().value_unsafe()] = place;
     }
   }
+  const auto bound_name = [&](const std::tuple<std::int64_t, std::int64_t, double>& place) {
+    const Span* innermost = nullptr;
+    for (const Span& span : spans[{std::get<0>(place), std::get<1>(place)}]) {
+      const double time = std::get<2>(place);
+      if (span.start <= time && time <= span.end &&
+          (innermost == nullptr || span.start >= innermost->start)) {
+        innermost = &span;
+      }
+    }
+    return innermost == nullptr ? std::string() : innermost->name;
+  };
   ASSERT_EQ(starts.size(), 10u);
   for (const auto& [id, from] : starts) {
     const auto to = finishes.at(id);
     EXPECT_EQ(std::get<0>(from) / 1000, 1);  // rank 0's pids are 1000 and up
     EXPECT_EQ(std::get<0>(to) / 1000, 2);
-    const std::string& name = span_names[from];
+    const std::string name = bound_name(from);
     EXPECT_TRUE(name.starts_with("nccl:")) << name;
-    EXPECT_EQ(span_names[to], name);
+    EXPECT_EQ(bound_name(to), name);
   }
 }
 

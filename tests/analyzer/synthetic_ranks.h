@@ -3,8 +3,12 @@
 // optionally does extra host work in a user range (a planted straggler), then all-reduces on its
 // communication thread with Seq numbers, as our engine's MPI process group records it; the
 // main thread waits for the collective. Every rank's step ends when the last rank's transfer does.
+// With `queue_flows`, as the engine records them: a 1 µs "queue collective" range on the main
+// thread before each collective, an enqueue flow from it to the collective's span, and a handoff
+// flow from that span to the main thread's wait.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +34,7 @@ struct SyntheticRun {
   // A parameter broadcast of this length before the first step (none when 0), as a run's set-up
   // waits for every process to start.
   trace::TimeNs setup_broadcast_ns = 0;
+  bool queue_flows = false;
 
   trace::TimeNs delay(int rank) const { return rank == slow_rank ? slow_ns : 0; }
 
@@ -65,7 +70,11 @@ struct SyntheticRun {
       record.start = start;
       record.end = end;
       record.args = std::move(args);
-      builder.add_span(track, record);
+      return builder.add_span(track, record);
+    };
+    std::uint64_t flow_id = 0;
+    const auto flow = [&](trace::FlowKind kind, trace::EventRef from, trace::EventRef to) {
+      builder.add_flow({kind, ++flow_id, from, to});
     };
     const trace::TimeNs offset =
         clock_offsets.empty() ? 0 : clock_offsets.at(static_cast<std::size_t>(rank));
@@ -93,14 +102,24 @@ struct SyntheticRun {
         span(main, "extra host work", trace::Category::kUserAnnotation, computed,
              computed + delay(rank));
       const trace::TimeNs done = start + compute_ns + longest_delay + jitter_ns + transfer_ns;
-      span(main, "wait:all_reduce", trace::Category::kSynchronization, arrival, done,
-           {{builder.intern("Seq"), first_seq + step}});
-      span(comm, "mpi:all_reduce", trace::Category::kCommunication, arrival, done,
-           {{builder.intern("Collective name"), trace::StringArg{builder.intern("allreduce")}},
-            {builder.intern("Seq"), first_seq + step},
-            {builder.intern("Process Group Name"), trace::StringArg{builder.intern("0")}},
-            {builder.intern("Group size"), std::int64_t{world_size}},
-            {builder.intern("bytes"), static_cast<std::int64_t>(bytes)}});
+      const trace::TimeNs queued = queue_flows ? arrival + 1'000 : arrival;
+      std::optional<trace::EventRef> queue;
+      if (queue_flows) {
+        queue = span(main, "queue collective", trace::Category::kUserAnnotation, arrival, queued);
+      }
+      const trace::EventRef wait = span(main, "wait:all_reduce", trace::Category::kSynchronization,
+                                        queued, done, {{builder.intern("Seq"), first_seq + step}});
+      const trace::EventRef collective =
+          span(comm, "mpi:all_reduce", trace::Category::kCommunication, queued, done,
+               {{builder.intern("Collective name"), trace::StringArg{builder.intern("allreduce")}},
+                {builder.intern("Seq"), first_seq + step},
+                {builder.intern("Process Group Name"), trace::StringArg{builder.intern("0")}},
+                {builder.intern("Group size"), std::int64_t{world_size}},
+                {builder.intern("bytes"), static_cast<std::int64_t>(bytes)}});
+      if (queue) {
+        flow(trace::FlowKind::kEnqueue, *queue, collective);
+        flow(trace::FlowKind::kHandoff, collective, wait);
+      }
     }
     builder.set_metadata_value("rank", std::to_string(rank));
     builder.set_metadata_value("world_size", std::to_string(world_size));

@@ -106,6 +106,10 @@ class SyntheticTrace {
     builder_.add_instant(main_, record);
   }
 
+  // An arrow between two of the trace's events (a handoff from a loader's batch to the wait).
+  void flow(trace::FlowKind kind, trace::EventRef from, trace::EventRef to) {
+    builder_.add_flow({kind, ++flow_id_, from, to});
+  }
   trace::Trace finish() { return builder_.finalize(); }
 
  private:
@@ -132,6 +136,7 @@ class SyntheticTrace {
   std::uint32_t gpu_ = 0;
   std::uint32_t pool_ = 0;
   std::uint32_t correlation_ = 0;
+  std::uint64_t flow_id_ = 0;
 };
 
 }  // namespace tscope::testing

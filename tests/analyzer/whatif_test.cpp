@@ -123,6 +123,32 @@ TEST(WhatIfTest, RemovedInputWaitShortensTheStepByTheWait) {
   EXPECT_DOUBLE_EQ(predicted_step(trace, {"input-wait*0.5"}), 80 * kUs);
 }
 
+// A step whose main thread waits 0-50 µs for the batch a loader thread loads 0-49 µs (a handoff
+// flow joins them), then runs forward 50-90 µs; the step's own time ends it at 100 µs.
+trace::Trace step_waiting_for_a_loader_thread() {
+  testing::SyntheticTrace synthetic;
+  synthetic.step("step 1", 0, 100 * kUs, 32);
+  const trace::EventRef wait =
+      synthetic.span(synthetic.main(), "wait for batch", Category::kDataWait, 0, 50 * kUs);
+  synthetic.span(synthetic.main(), "forward", Category::kCpuOp, 50 * kUs, 90 * kUs);
+  const trace::EventRef load =
+      synthetic.span(synthetic.worker(), "load batch", Category::kDataLoaderLoad, 0, 49 * kUs);
+  synthetic.flow(trace::FlowKind::kHandoff, load, wait);
+  return synthetic.finish();
+}
+
+TEST(WhatIfTest, WaitForALoaderThreadEndsWhenItsBatchIsLoaded) {
+  const trace::Trace trace = step_waiting_for_a_loader_thread();
+  EXPECT_DOUBLE_EQ(predicted_step(trace, {}), 100 * kUs);
+  // The batch is ready at 24.5 µs and taken 1 µs later, as measured: forward runs 25.5-65.5.
+  EXPECT_DOUBLE_EQ(predicted_step(trace, {"op:load batch*0.5"}), 75.5 * kUs);
+  // A slower loader holds the step back by as much.
+  EXPECT_DOUBLE_EQ(predicted_step(trace, {"op:load batch*1.5"}), 124.5 * kUs);
+  // The input-wait edit takes its share of the wait whatever the loader does.
+  EXPECT_DOUBLE_EQ(predicted_step(trace, {"input-wait*0"}), 50 * kUs);
+  EXPECT_DOUBLE_EQ(predicted_step(trace, {"input-wait*0.5"}), 75 * kUs);
+}
+
 // The span of `track` named `name` in `trace`.
 trace::TimeNs duration_of(const trace::Trace& trace, std::uint32_t track, std::string_view name) {
   const trace::SpanColumns& spans = trace.track(track).spans();

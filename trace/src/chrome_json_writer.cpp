@@ -368,8 +368,10 @@ class ChromeJsonWriter {
     out_.raw("}}");
   }
 
-  void flow_end(const Flow& flow, std::uint64_t arrow, const EventRef& end, bool is_start) {
-    const Track& track = trace().track(end.track);
+  // `time` lies within the span of `end`, where viewers bind the arrow's end to the innermost
+  // slice open on its row.
+  void flow_end(const Flow& flow, std::uint64_t arrow, const EventRef& end, bool is_start,
+                TimeNs time) {
     begin_event();
     out_.raw(is_start ? "{\"ph\":\"s\",\"id\":" : "{\"ph\":\"f\",\"bp\":\"e\",\"id\":");
     out_.unsigned_integer(arrow);
@@ -377,7 +379,7 @@ class ChromeJsonWriter {
     out_.string(chrome_flow_category(flow.kind));
     out_.raw(",\"name\":");
     out_.string(chrome_flow_category(flow.kind));
-    row_and_time(rows_->of_span(end.track, end.index), track.spans().start[end.index]);
+    row_and_time(rows_->of_span(end.track, end.index), time);
     // The id that tied the ends (a correlation id) may repeat across arrows; the "id" above may
     // not, or viewers that close a flow at its end event lose all but one arrow per launch.
     out_.raw(",\"args\":{\"correlation\":");
@@ -389,8 +391,19 @@ class ChromeJsonWriter {
     // Chrome flows bind to slices; arrows from instants or samples have no JSON form.
     if (flow.from.kind != EventKind::kSpan || flow.to.kind != EventKind::kSpan) return;
     const std::uint64_t arrow = ++flows_written_;
-    flow_end(flow, arrow, flow.from, true);
-    flow_end(flow, arrow, flow.to, false);
+    const SpanColumns& from = trace().track(flow.from.track).spans();
+    const SpanColumns& to = trace().track(flow.to.track).spans();
+    const TimeNs start = from.start[flow.from.index];
+    flow_end(flow, arrow, flow.from, true, start);
+    // An arrow ends where its target starts, which binds it there even when the target holds
+    // children. A handoff's target is a wait that may begin before the work it waits for (a
+    // batch a loader thread began after the wait began); its arrow ends at the work's start
+    // instead, within the wait, so that it does not run back in time.
+    const TimeNs target_start = to.start[flow.to.index];
+    flow_end(flow, arrow, flow.to, false,
+             flow.kind == FlowKind::kHandoff
+                 ? std::clamp(start, target_start, to.end(flow.to.index))
+                 : target_start);
   }
 
   ChromeJsonOutput out_;

@@ -153,6 +153,8 @@ FlowKind flow_kind_from_chrome(std::string_view cat) {
     return FlowKind::kLaunchToKernel;
   if (cat == "fwdbwd") return FlowKind::kForwardBackward;
   if (cat == to_string(FlowKind::kOpToKernel)) return FlowKind::kOpToKernel;
+  if (cat == to_string(FlowKind::kHandoff)) return FlowKind::kHandoff;
+  if (cat == to_string(FlowKind::kEnqueue)) return FlowKind::kEnqueue;
   return FlowKind::kOther;
 }
 

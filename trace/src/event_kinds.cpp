@@ -98,6 +98,10 @@ std::string_view to_string(FlowKind kind) {
       return "other";
     case FlowKind::kForwardBackward:
       return "forward_backward";
+    case FlowKind::kHandoff:
+      return "handoff";
+    case FlowKind::kEnqueue:
+      return "enqueue";
   }
   return "unknown";
 }

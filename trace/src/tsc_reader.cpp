@@ -330,7 +330,7 @@ class ChunkDecoder {
     const std::size_t count = in.count("flow", 8);
     for (std::size_t each = 0; each < count; ++each) {
       Flow flow;
-      flow.kind = read_enum(in, FlowKind::kForwardBackward, "flow kind");
+      flow.kind = read_enum(in, FlowKind::kEnqueue, "flow kind");
       flow.id = in.varint();
       flow.from = ref(in);
       flow.to = ref(in);

@@ -76,9 +76,14 @@ struct MpiGroupView {
   std::string_view ranks_text;
 };
 
-void run_collective(const MpiGroupView& group, const CollectiveCall& call) {
+// `queued_flow`: the flow from the range that queued it; `handoff_flow`: the flow to the wait for
+// its result (CompletionState).
+void run_collective(const MpiGroupView& group, const CollectiveCall& call,
+                    std::uint64_t queued_flow, std::uint64_t handoff_flow) {
   const CollectiveRange recorded(Backend::kMpi, call, group.world_size, group.name,
                                  group.ranks_text);
+  profiler::flow_end(queued_flow, trace::FlowKind::kEnqueue);
+  profiler::flow_start(handoff_flow, trace::FlowKind::kHandoff);
   const MPI_Datatype type = mpi_type(call.dtype);
   switch (call.op) {
     case Collective::kAllReduce:
@@ -133,9 +138,17 @@ class MpiProcessGroup final : public ProcessGroup {
     auto state = std::make_shared<detail::CompletionState>();
     const Collective op = call.op;
     const std::int64_t sequence = call.sequence;
-    thread_.enqueue([group = view_, state, call = std::move(call)] {
+    // A short range just before the queueing, with the flow to the collective's span: the trace
+    // then shows when the collective could start (a range around the queueing would still be
+    // open when the communication thread, woken by it, starts the collective).
+    const std::uint64_t queued = profiler::new_flow_id();
+    {
+      const profiler::Range queueing("queue collective", trace::Category::kUserAnnotation);
+      profiler::flow_start(queued, trace::FlowKind::kEnqueue);
+    }
+    thread_.enqueue([group = view_, state, queued, call = std::move(call)] {
       try {
-        run_collective(group, call);
+        run_collective(group, call, queued, state->handoff_flow());
         state->complete();
       } catch (...) {
         state->complete(std::current_exception());

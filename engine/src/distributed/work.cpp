@@ -19,6 +19,7 @@ void CompletionState::complete(std::exception_ptr failure) {
 void CompletionState::block() {
   std::unique_lock lock(mutex_);
   finished_.wait(lock, [this] { return done_; });
+  profiler::flow_end(handoff_flow_, trace::FlowKind::kHandoff);
   if (failure_) std::rethrow_exception(failure_);
 }
 

@@ -118,6 +118,10 @@ std::vector<CollectiveRecord> find_collectives(const trace::Trace& trace,
 // The in-steps figures cover `steps` (the whole trace for a whole-trace step set).
 CommOverlap compute_comm_overlap(const trace::Trace& trace, const StepSet& steps);
 
+// The rank a trace records: our metadata's `rank`, else a process's (Kineto's distributedInfo).
+// Throws AnalyzerError when the metadata's rank is not a number.
+std::optional<int> trace_rank(const trace::Trace& trace, const std::string& source);
+
 // Throws AnalyzerError when the step filter is invalid or selects nothing, or the metadata's rank
 // or world size is not a number.
 RankSummary summarize_rank(const trace::Trace& trace, std::string source,

@@ -187,6 +187,10 @@ inline void flow_start(std::uint64_t id, trace::FlowKind kind = trace::FlowKind:
 inline void flow_end(std::uint64_t id, trace::FlowKind kind = trace::FlowKind::kOther) {
   if (enabled()) detail::record_flow(id, kind, false);
 }
+// A flow id that no other call in this process returns, for arrows the program draws between
+// its own threads (trace::FlowKind::kHandoff: work on one thread, and another's wait for it;
+// kEnqueue: a span that queued work, and the span of the thread that ran it).
+std::uint64_t new_flow_id();
 
 inline void memory_event(const MemoryEvent& event) {
   if (enabled()) detail::record_memory(event);

@@ -41,9 +41,20 @@ enum class CopyDirection : std::uint8_t {
 
 enum class MemoryKind : std::uint8_t { kUnknown, kPageable, kPinned, kDevice, kManaged };
 
-// kForwardBackward (a forward op to its backward op, Kineto's "fwdbwd") comes last so that the
-// values .tsc files already hold keep their meaning.
-enum class FlowKind : std::uint8_t { kLaunchToKernel, kOpToKernel, kOther, kForwardBackward };
+// Later kinds come last so that the values .tsc files already hold keep their meaning:
+// kForwardBackward, a forward op to its backward op (Kineto's "fwdbwd"); kHandoff, work on one
+// thread to the span of another thread that waited for it (a loaded batch to the wait for it, a
+// collective on a communication thread to the wait for its result); kEnqueue, a span on one
+// thread that queued work to the span of another thread that ran it (a collective queued to a
+// communication thread). The last two let the step's dependency graph follow work across threads.
+enum class FlowKind : std::uint8_t {
+  kLaunchToKernel,
+  kOpToKernel,
+  kOther,
+  kForwardBackward,
+  kHandoff,
+  kEnqueue
+};
 
 enum class MemoryAction : std::uint8_t { kAlloc, kFree };
 

@@ -54,10 +54,20 @@ class DataLoader {
         : dataset_(dataset),
           plan_(dataset.size(), epoch, plan_options(options)),
           slots_(options.num_workers == 0 ? 1 : options.num_workers * options.prefetch_per_worker),
+          handoffs_(slots_.size()),
           prefetcher_(plan_.batch_count(), options.num_workers, slots_.size(),
-                      [this, pin = options.pin_memory](std::size_t batch, std::size_t slot) {
+                      [this, pin = options.pin_memory, threaded = options.num_workers > 0](
+                          std::size_t batch, std::size_t slot) {
                         const profiler::Range load("load batch", trace::Category::kDataLoaderLoad,
                                                    {{"batch", batch}});
+                        // The arrow to the wait that takes this batch, when a worker thread
+                        // loads it: what the step's dependency graph follows from a waiting
+                        // training thread to its loader. (Without workers the load runs inside
+                        // the wait.)
+                        if (threaded) {
+                          handoffs_[slot] = profiler::new_flow_id();
+                          profiler::flow_start(handoffs_[slot], trace::FlowKind::kHandoff);
+                        }
                         Batch loaded = dataset_.load_batch(plan_.batch(batch));
                         if constexpr (PinnableBatch<Batch>) {
                           if (pin) loaded = pin_memory(loaded);
@@ -75,6 +85,7 @@ class DataLoader {
       }
       const profiler::Range wait("wait for batch", trace::Category::kDataWait);
       prefetcher_.consume_next([this](std::size_t slot) {
+        if (handoffs_[slot] != 0) profiler::flow_end(handoffs_[slot], trace::FlowKind::kHandoff);
         current_.emplace(std::move(*slots_[slot]));
         slots_[slot].reset();
       });
@@ -87,6 +98,7 @@ class DataLoader {
     const Dataset<Batch>& dataset_;
     BatchPlan plan_;
     std::vector<std::optional<Batch>> slots_;
+    std::vector<std::uint64_t> handoffs_;  // per slot: the flow id of the batch it holds
     std::optional<Batch> current_;
     OrderedPrefetcher prefetcher_;
   };
