@@ -34,10 +34,12 @@ testing::SyntheticRun straggler_run() {
 MultiRankWhatIfResult predict(const std::vector<trace::Trace>& traces,
                               const std::vector<std::string>& texts) {
   std::vector<WhatIfEdit> edits;
+  edits.reserve(texts.size());
   for (const std::string& text : texts)
     edits.push_back(parse_edit(text));
   std::vector<std::unique_ptr<AnalysisContext>> contexts;
   std::vector<RankInput> ranks;
+  ranks.reserve(traces.size());
   for (std::size_t r = 0; r < traces.size(); ++r) {
     contexts.push_back(std::make_unique<AnalysisContext>(traces[r], AnalysisOptions{}));
     ranks.push_back({contexts.back().get(), "rank" + std::to_string(r) + ".tsc"});
@@ -47,6 +49,7 @@ MultiRankWhatIfResult predict(const std::vector<trace::Trace>& traces,
 
 std::vector<trace::Trace> traces_of(const testing::SyntheticRun& run) {
   std::vector<trace::Trace> traces;
+  traces.reserve(static_cast<std::size_t>(run.world_size));
   for (int rank = 0; rank < run.world_size; ++rank)
     traces.push_back(run.rank_trace(rank));
   return traces;

@@ -225,7 +225,7 @@ class Checker {
         continue;
       }
       Ends& ends = by_id[{flow.cat, flow.id}];
-      (flow.phase == 's' ? ends.starts : ends.finishes).push_back({&flow, slice});
+      (flow.phase == 's' ? ends.starts : ends.finishes).emplace_back(&flow, slice);
     }
     for (const auto& [key, ends] : by_id) {
       if (ends.starts.size() != 1 || ends.finishes.size() != 1) {

@@ -43,7 +43,7 @@ struct MultiRankWhatIfResult {
 // Replays the steps the ranks have in common (by index) with `edits` applied on every rank.
 // Throws AnalyzerError when fewer than two ranks are given, when a rank has no step ranges, or when
 // an edit matches no event of any rank.
-MultiRankWhatIfResult predict_rank_steps(std::span<const RankInput> ranks,
+MultiRankWhatIfResult predict_rank_steps(std::span<const RankInput> inputs,
                                          std::span<const WhatIfEdit> edits);
 
 // Each rank's prediction as render_whatif_text shows one trace's, after a line on the coupling.
