@@ -141,6 +141,7 @@ struct KernelLaunch {
   TimeNs launch = 0;
   TimeNs start = 0;
   TimeNs end = 0;
+  trace::EventRef kernel;
 };
 
 // Per host track, the communication kernels its runtime calls launched, by launch time.
@@ -156,8 +157,8 @@ std::map<std::uint32_t, std::vector<KernelLaunch>> communication_launches(
       continue;
     }
     const trace::SpanColumns& host = trace.track(flow.from.track).spans();
-    launches[flow.from.track].push_back(
-        {host.start[flow.from.index], kernels.start[flow.to.index], kernels.end(flow.to.index)});
+    launches[flow.from.track].push_back({host.start[flow.from.index], kernels.start[flow.to.index],
+                                         kernels.end(flow.to.index), flow.to});
   }
   for (auto& [track, list] : launches) {
     std::sort(list.begin(), list.end(),
@@ -224,11 +225,15 @@ std::vector<CollectiveRecord> find_collectives(const trace::Trace& trace,
         auto at = std::lower_bound(
             list.begin(), list.end(), spans.start[i],
             [](const KernelLaunch& launch, TimeNs time) { return launch.launch < time; });
+        std::size_t kernels = 0;
         for (; at != list.end() && at->launch <= spans.end(i); ++at) {
           record.arrival = record.on_gpu ? std::min(record.arrival, at->start) : at->start;
           record.end = record.on_gpu ? std::max(record.end, at->end) : at->end;
           record.on_gpu = true;
+          record.kernel = at->kernel;
+          ++kernels;
         }
+        record.single_kernel = kernels == 1;
       }
       records.push_back(record);
     };

@@ -22,7 +22,8 @@ namespace {
 // op).
 using CollectiveKey = std::tuple<std::string, CollectiveOp, std::int64_t>;
 
-struct HostCollective {
+// Where a rank runs a collective: its host span (MPI, Gloo) or the one NCCL kernel it launched.
+struct RankCollective {
   trace::EventRef span;
   trace::TimeNs start = 0;
   trace::TimeNs end = 0;
@@ -33,24 +34,26 @@ struct Rank {
   const AnalysisContext* context = nullptr;
   std::unique_ptr<ResolvedEdits> edits;
   std::unique_ptr<StepReplay> replay;
-  std::map<CollectiveKey, HostCollective> collectives;
-  std::size_t gpu_collectives_in_steps = 0;
+  std::map<CollectiveKey, RankCollective> collectives;
+  std::size_t unmodelled_collectives = 0;  // within steps: GPU collectives of several kernels
   double offset_ns = 0;
 };
 
-void find_host_collectives(Rank& rank) {
+void find_rank_collectives(Rank& rank) {
   const trace::Trace& trace = rank.context->trace();
   std::vector<std::string> groups;
   for (const CollectiveRecord& record : find_collectives(trace, groups)) {
     if (!record.in_step) continue;
-    if (record.on_gpu) {
-      ++rank.gpu_collectives_in_steps;
+    // A collective of several kernels has no one node that ends when the last rank arrives.
+    if (record.on_gpu && !record.single_kernel) {
+      ++rank.unmodelled_collectives;
       continue;
     }
+    const trace::EventRef where = record.on_gpu ? record.kernel : record.span;
+    const trace::SpanColumns& spans = trace.track(where.track).spans();
     const std::int64_t number = record.seq >= 0 ? record.seq : record.order;
-    const trace::SpanColumns& spans = trace.track(record.span.track).spans();
-    rank.collectives[{groups[record.group], record.op, number}] = {
-        record.span, spans.start[record.span.index], spans.end(record.span.index)};
+    rank.collectives[{groups[record.group], record.op, number}] = {where, spans.start[where.index],
+                                                                   spans.end(where.index)};
   }
 }
 
@@ -98,7 +101,7 @@ class CoupledStep {
 
   std::size_t collective_count() const { return collectives_.size(); }
 
-  // Takes each collective's wait for later ranks out of its span's own time.
+  // Takes each collective's wait for later ranks out of its span's (or kernel's) own time.
   void scale_collectives() {
     for (const Coupled& collective : collectives_) {
       for (std::size_t r = 0; r < ranks_.size(); ++r) {
@@ -150,7 +153,7 @@ class CoupledStep {
 std::vector<Coupled> step_collectives(std::vector<Rank>& ranks, std::size_t index,
                                       std::size_t& uncoupled) {
   std::vector<Coupled> coupled;
-  const auto in_step = [&](const Rank& rank, const HostCollective& collective) {
+  const auto in_step = [&](const Rank& rank, const RankCollective& collective) {
     const Step& step = rank.context->steps().steps[index];
     return collective.start >= step.start && collective.end <= step.end;
   };
@@ -173,7 +176,7 @@ std::vector<Coupled> step_collectives(std::vector<Rank>& ranks, std::size_t inde
       continue;
     }
     for (Rank& rank : ranks) {
-      const HostCollective& mine = rank.collectives.at(key);
+      const RankCollective& mine = rank.collectives.at(key);
       collective.transfer_ns.push_back(
           std::max(0.0, static_cast<double>(mine.end) - rank.offset_ns - last_arrival));
     }
@@ -204,7 +207,7 @@ MultiRankWhatIfResult predict_rank_steps(std::span<const RankInput> inputs,
     rank.replay = std::make_unique<StepReplay>(context, *rank.edits);
     for (std::size_t e = 0; e < edits.size(); ++e)
       result.matches[e] += rank.edits->matches()[e];
-    find_host_collectives(rank);
+    find_rank_collectives(rank);
     steps = std::min(steps, context.steps().steps.size());
     RankWhatIf& out = result.ranks.emplace_back();
     out.source = inputs[r].source;
@@ -218,7 +221,7 @@ MultiRankWhatIfResult predict_rank_steps(std::span<const RankInput> inputs,
   align_clocks(ranks);
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     result.ranks[r].clock_offset_ns = ranks[r].offset_ns;
-    result.uncoupled_collectives += ranks[r].gpu_collectives_in_steps;
+    result.uncoupled_collectives += ranks[r].unmodelled_collectives;
   }
 
   std::vector<WhatIfTally> tallies;

@@ -108,11 +108,12 @@ std::string render_whatif_json(const WhatIfResult& result, std::span<const WhatI
 std::string render_rank_whatif_text(const MultiRankWhatIfResult& result,
                                     std::span<const WhatIfEdit> edits) {
   std::string out =
-      fmt::format("{} ranks replayed together, coupled at {} host collectives within their steps",
+      fmt::format("{} ranks replayed together, coupled at {} collectives within their steps",
                   result.ranks.size(), result.coupled_collectives);
   if (result.uncoupled_collectives > 0) {
-    out += fmt::format(" ({} others, on the GPU or not on every rank, replayed as measured)",
-                       result.uncoupled_collectives);
+    out +=
+        fmt::format(" ({} others, of several kernels or not on every rank, replayed as measured)",
+                    result.uncoupled_collectives);
   }
   out += "\n";
   if (!edits.empty()) {

@@ -193,8 +193,10 @@ double StepReplay::edge_length(std::uint32_t e, bool edited) const {
   const auto from = static_cast<double>(graph_.time(edge.from));
   double measured = binding_[edge.to] == e ? static_cast<double>(graph_.time(edge.to)) - from
                                            : static_cast<double>(graph_.arrival(edge)) - from;
-  if (edge.kind == EdgeKind::kHostOrder && edge.owner != trace::kNoIndex)
+  if ((edge.kind == EdgeKind::kHostOrder && edge.owner != trace::kNoIndex) ||
+      edge.kind == EdgeKind::kGpuActivity) {
     measured *= own_scale_[edge.owner];
+  }
   if (!edited) return measured;
   switch (edge.kind) {
     case EdgeKind::kHostOrder: {

@@ -40,8 +40,8 @@ class StepReplay {
   bool prepare(std::size_t index, ReplayedStep& result);
   // The prepared step's length, replayed with or without the edits.
   double length(bool edited) { return step_length(run(edited), measured_ns_); }
-  // A span's own time scaled in both replays, on top of the edits (a collective's wait for later
-  // ranks taken out of it).
+  // A span's own time (a host span's outside its children, a GPU activity's) scaled in both
+  // replays, on top of the edits (a collective's wait for later ranks taken out of it).
   void set_own_scale(std::uint32_t span, double scale) { own_scale_[span] = scale; }
   // A node that happens no earlier than `time` in both replays (a collective's end, when its last
   // rank arrives and the transfer is done); clear_floors() lifts them all.

@@ -1,8 +1,9 @@
 #pragma once
 // What-if replay of a distributed run from one trace per rank: every rank's steps replayed
-// together, coupled at their collectives. A collective that the host runs (MPI, Gloo) ends on a
-// rank when the last rank has arrived at it plus that rank's share of the transfer (its measured
-// end less the last arrival), so an edit that moves one rank's arrival moves every rank's step:
+// together, coupled at their collectives. A collective (a host span for MPI and Gloo, its kernel
+// for NCCL) ends on a rank when the last rank has arrived at it plus that rank's share of the
+// transfer (its measured end less the last arrival), so an edit that moves one rank's arrival
+// moves every rank's step:
 // removing a straggler's extra work shortens the others' waits. Without edits the coupled replay
 // reproduces each rank's measured steps. Unlike `tscope analyze` of several ranks, which holds one
 // trace at a time, the coupled replay holds every rank's trace in memory.
@@ -33,10 +34,10 @@ struct RankWhatIf {
 struct MultiRankWhatIfResult {
   std::vector<RankWhatIf> ranks;     // in the order given
   std::vector<std::size_t> matches;  // per edit: the events it changed, over every rank
-  // Host collectives within the steps that every rank ran: the replay couples the ranks at these.
+  // Collectives within the steps that every rank ran: the replay couples the ranks at these.
   std::size_t coupled_collectives = 0;
-  // Collectives within the steps replayed as measured on each rank: those on the GPU (the
-  // replay does not yet couple NCCL kernels across ranks) and those not found on every rank.
+  // Collectives within the steps replayed as measured on each rank: GPU collectives of several
+  // kernels and those not found on every rank within the step.
   std::size_t uncoupled_collectives = 0;
 };
 

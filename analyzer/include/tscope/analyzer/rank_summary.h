@@ -37,7 +37,7 @@ std::string_view to_string(CollectiveOp op);
 // "_reduce_scatter_base").
 CollectiveOp collective_op_named(std::string_view name);
 
-// One collective as one rank saw it (64 bytes).
+// One collective as one rank saw it (72 bytes).
 struct CollectiveRecord {
   trace::TimeNs host_start = 0;  // the collective's host span
   trace::EventRef span;          // that span, for findings to point at
@@ -50,6 +50,8 @@ struct CollectiveRecord {
   std::uint16_t group_size = 0;  // 0 when the trace does not say
   CollectiveOp op = CollectiveOp::kOther;
   bool on_gpu = false;
+  bool single_kernel = false;  // it launched one GPU kernel: `kernel`
+  trace::EventRef kernel;      // the last GPU kernel it launched
   // Within the rank's steps: set-up collectives (the first parameter broadcast) wait for process
   // start-up, not for a straggler, and stay out of per-step waits.
   bool in_step = true;
