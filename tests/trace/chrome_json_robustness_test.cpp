@@ -145,9 +145,22 @@ TEST(ChromeJsonRobustnessTest, EventsWithUnusableFieldsAreSkippedAndCounted) {
 {"ph":"X","name":"bad ts","pid":1,"tid":1,"ts":"soon","dur":2},
 {"ph":"X","name":"negative","pid":1,"tid":1,"ts":1,"dur":-5},
 {"ph":"X","name":"huge","pid":1,"tid":1,"ts":1e300,"dur":1},
+{"ph":"b","name":"no id","pid":1,"tid":1,"ts":3,"cat":"c"},
+{"ph":"E","pid":1,"tid":2,"ts":4},
+{"ph":"B","name":"never ends","pid":1,"tid":2,"ts":5},
+{"ph":"e","name":"async","pid":1,"tid":1,"ts":6,"cat":"c","id":7},
 7])");
   EXPECT_EQ(trace.counts().spans, 1u);
-  EXPECT_EQ(trace.metadata().values.at("chrome.skipped_events"), "4");
+  // Each reason is counted on its own, as `tscope info` lists them.
+  const auto& values = trace.metadata().values;
+  EXPECT_EQ(values.at("import.chrome.invalid_timestamp"), "2");  // "soon" and 1e300
+  EXPECT_EQ(values.at("import.chrome.invalid_duration"), "1");
+  EXPECT_EQ(values.at("import.chrome.event_not_an_object"), "1");
+  EXPECT_EQ(values.at("import.chrome.async_without_id"), "1");
+  EXPECT_EQ(values.at("import.chrome.end_without_begin"), "1");
+  EXPECT_EQ(values.at("import.chrome.begin_without_end"), "1");
+  EXPECT_EQ(values.at("import.chrome.async_end_without_begin"), "1");
+  EXPECT_FALSE(values.contains("import.chrome.async_begin_without_end"));
 }
 
 }  // namespace

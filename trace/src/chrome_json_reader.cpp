@@ -20,6 +20,7 @@
 #include "chrome_text_cache.h"
 #include "chrome_track_map.h"
 #include "chrome_window_pipeline.h"
+#include "import_stats.h"
 #include "tscope/trace/chrome_kineto_names.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/trace_builder.h"
@@ -86,7 +87,7 @@ class ChromeImporter {
   TraceBuilder builder_;
   ChromeTrackMap tracks_{builder_};
   TimeNs base_time_ = 0;
-  std::uint64_t skipped_events_ = 0;
+  ImportStats stats_;  // what could not be used, by reason
   std::uint64_t events_read_ = 0;
 
   ChromeFlows flows_;
@@ -523,14 +524,14 @@ void ChromeImporter::read_event(const RawEvent& event) {
   if (event.phase == 'M' || event.phase == 0) return;
   const auto time = time_of(event.ts);
   if (!time) {
-    ++skipped_events_;
+    stats_.add("chrome.invalid_timestamp");
     return;
   }
   switch (event.phase) {
     case 'X': {
       const auto duration = event.dur ? micros_to_ns(event.dur) : std::optional<TimeNs>{0};
       if (!duration || *duration < 0 || *time > std::numeric_limits<TimeNs>::max() - *duration) {
-        ++skipped_events_;
+        stats_.add("chrome.invalid_duration");
         return;
       }
       add_span(event, *time, *time + *duration);
@@ -548,7 +549,7 @@ void ChromeImporter::read_event(const RawEvent& event) {
     case 'F': {
       const auto id = event_id(event.id);
       if (!id) {
-        ++skipped_events_;
+        stats_.add("chrome.async_without_id");
         return;
       }
       const bool begin = event.phase == 'b' || event.phase == 'S';
@@ -588,15 +589,17 @@ RawEvent ChromeImporter::replay(const BeginEnd& begin) {
 
 void ChromeImporter::match_begin_end() {
   for (auto& [row, ends] : begin_ends_) {
-    match_pairs(
+    const Unpaired unpaired = match_pairs(
         ends, [&](const BeginEnd& begin, TimeNs end) { add_span(replay(begin), begin.time, end); });
+    stats_.add("chrome.end_without_begin", unpaired.ends);
+    stats_.add("chrome.begin_without_end", unpaired.begins);
   }
 }
 
 void ChromeImporter::match_async() {
   for (auto& [key, ends] : async_ends_) {
     const auto pid = key.pid;  // clang 14 cannot capture a structured binding
-    match_pairs(ends, [&](const BeginEnd& opened, TimeNs end) {
+    const Unpaired unpaired = match_pairs(ends, [&](const BeginEnd& opened, TimeNs end) {
       const RawEvent begin = replay(opened);
       // Async spans overlap freely, so each name gets its own row in its process.
       fill_span(begin);
@@ -605,6 +608,8 @@ void ChromeImporter::match_async() {
       const std::string row_name = std::string(begin.name) + " (async)";
       add_filled_span(tracks_.named_track(pid, TrackKind::kHostThread, row_name, -1));
     });
+    stats_.add("chrome.async_end_without_begin", unpaired.ends);
+    stats_.add("chrome.async_begin_without_end", unpaired.begins);
   }
 }
 
@@ -619,7 +624,7 @@ std::size_t ChromeImporter::read_window(const ParsedEventWindow& parsed) {
   }
   for (const RawEvent& event : window_events_) {
     if (!event.object.is(JsonType::kObject)) {
-      ++skipped_events_;
+      stats_.add("chrome.event_not_an_object");
       continue;
     }
     read_event(event);
@@ -654,9 +659,7 @@ Trace ChromeImporter::import(ChromeEventWindows& windows, const LoadProgressCall
 
   builder_.metadata().source_format = "chrome-json";
   builder_.metadata().lost_bytes = windows.lost_bytes();
-  if (skipped_events_ != 0) {
-    builder_.set_metadata_value("chrome.skipped_events", std::to_string(skipped_events_));
-  }
+  stats_.write_to(builder_);
   return builder_.finalize();
 }
 
