@@ -4,6 +4,7 @@
 #include "tscope/trace/nsys_sqlite_reader.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <fstream>
@@ -129,6 +130,30 @@ TEST(NsysSqliteReaderTest, LoadTraceRecognisesTheExportByContent) {
   TSCOPE_REQUIRE_FILE(kSaxpy);
   EXPECT_EQ(detect_input_format(kSaxpy).format, TraceFormat::kNsysSqlite);
   EXPECT_EQ(load_trace(kSaxpy).counts().spans, 5u + 15u + 95u + 22u);
+}
+
+TEST(NsysSqliteReaderTest, RangesItCannotUseAreCountedByReason) {
+  // An NVTX range closed, one still open when the capture stopped (nsys leaves its end NULL),
+  // and one whose end comes before its start; a mark.
+  const auto path = tscope::testing::scratch_path("nvtx_reasons.sqlite");
+  std::filesystem::remove(path);
+  sqlite3* database = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &database), SQLITE_OK);
+  const char* script =
+      "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+      "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,"
+      " text TEXT, textId INTEGER, globalTid INTEGER);"
+      "INSERT INTO NVTX_EVENTS VALUES (10, 20, 59, 'closed', NULL, 7), (30, NULL, 59, 'open',"
+      " NULL, 7), (50, 40, 60, 'backwards', NULL, 7), (60, NULL, 34, 'mark', NULL, 7);";
+  EXPECT_EQ(sqlite3_exec(database, script, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(database);
+  const Trace trace = read_nsys_sqlite(path);
+  EXPECT_EQ(trace.counts().spans, 2u);  // the backwards range kept, at zero length
+  EXPECT_EQ(trace.counts().instants, 1u);
+  const auto& values = trace.metadata().values;
+  EXPECT_EQ(values.at("import.nsys.nvtx_range_without_end"), "1");
+  EXPECT_EQ(values.at("import.nsys.nvtx_range_ends_before_start"), "1");
+  std::filesystem::remove(path);
 }
 
 TEST(NsysSqliteReaderTest, FileThatIsNotSqliteIsAFormatError) {

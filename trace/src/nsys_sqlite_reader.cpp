@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "import_stats.h"
 #include "tscope/trace/chrome_kineto_names.h"
 #include "tscope/trace/errors.h"
 #include "tscope/trace/trace_builder.h"
@@ -160,6 +161,7 @@ class NsysImporter {
     read_copies();
     read_memsets();
     builder_.metadata().source_format = "nsys-sqlite";
+    stats_.write_to(builder_);
     // Runtime calls and the GPU work they launched share a correlation id; finalize links them.
     return builder_.finalize();
   }
@@ -275,9 +277,13 @@ class NsysImporter {
       const std::int64_t type = rows.integer(2);
       if (type == kNvtxMark) {
         builder_.add_instant(track, {rows.integer(0), name, Category::kUserAnnotation, {}});
-      } else if ((type == kNvtxPushPopRange || type == kNvtxStartEndRange) && !rows.is_null(1)) {
+      } else if (rows.is_null(1)) {
+        // A range still open when the capture stopped: nsys leaves its end NULL.
+        stats_.add("nsys.nvtx_range_without_end");
+      } else {
         SpanRecord span;
         span.start = rows.integer(0);
+        if (rows.integer(1) < span.start) stats_.add("nsys.nvtx_range_ends_before_start");
         span.end = std::max(span.start, rows.integer(1));
         span.name = name;
         span.category = Category::kUserAnnotation;
@@ -364,6 +370,7 @@ class NsysImporter {
   sqlite3* database_ = nullptr;
   std::set<std::string> tables_;
   TraceBuilder builder_;
+  ImportStats stats_;  // what could not be used, by reason
   std::unordered_map<std::int64_t, StringId> strings_;
   std::map<std::int64_t, std::string> process_names_;
   std::map<std::int64_t, StringId> thread_names_;
