@@ -266,9 +266,12 @@ class NsysImporter {
 
   void read_nvtx() {
     if (!has("NVTX_EVENTS")) return;
+    // Push/pop and start/end ranges are both ranges here; every other row is a mark.
     Statement rows(database_,
                    "SELECT start, end, eventType, text, textId, globalTid FROM NVTX_EVENTS "
-                   "WHERE eventType IN (34, 59, 60)",
+                   "WHERE eventType IN (" +
+                       std::to_string(kNvtxMark) + ", " + std::to_string(kNvtxPushPopRange) + ", " +
+                       std::to_string(kNvtxStartEndRange) + ")",
                    path_);
     while (rows.step()) {
       const StringId name =
