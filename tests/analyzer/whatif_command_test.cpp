@@ -1,10 +1,12 @@
 // `tscope whatif` as a child process on a real Kineto trace: the replay and its prediction with
 // exit 0, the simulated run written with -o and readable, and exit 2 naming the edit or the file
-// for an edit that is malformed or matches nothing and for a trace without step ranges.
+// for an edit that is malformed or matches nothing and for a trace without step ranges; and on the
+// traces of a synthetic two-rank run, the coupled replay of several ranks and its refusals.
 
 #include <gtest/gtest.h>
 
 #include "scratch_folder.h"
+#include "synthetic_ranks.h"
 #include "test_data.h"
 #include "tscope/trace/trace_io.h"
 #include "tscope_process.h"
@@ -59,6 +61,53 @@ TEST(WhatIfCommandTest, BadEditsAndTracesWithoutStepsExitTwoNamingThem) {
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("no step ranges"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find(no_steps.filename().string()), std::string::npos) << result.output;
+}
+
+// The two ranks of a run with a 5 ms straggler, written as .tsc files; returns their quoted paths.
+std::string two_rank_traces() {
+  testing::SyntheticRun run;
+  run.world_size = 2;
+  run.steps = 4;
+  run.slow_rank = 1;
+  run.slow_ns = 5'000'000;
+  run.queue_flows = true;
+  std::string paths;
+  for (int rank = 0; rank < 2; ++rank) {
+    const auto path = tscope::testing::scratch_path("whatif_rank" + std::to_string(rank) + ".tsc");
+    trace::save_trace(run.rank_trace(rank), path);
+    paths += " " + quoted(path);
+  }
+  return paths;
+}
+
+TEST(WhatIfCommandTest, SeveralTracesAreRanksReplayedTogether) {
+  const std::string ranks = two_rank_traces();
+  const CommandResult text =
+      run_tscope("whatif -q" + ranks + " --edit " + quoted("op:extra host work*0"));
+  EXPECT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("2 ranks replayed together, coupled at 4 collectives"),
+            std::string::npos)
+      << text.output;
+  EXPECT_NE(text.output.find("== rank 1"), std::string::npos) << text.output;
+  const CommandResult json = run_tscope("whatif -q" + ranks + " --format json");
+  EXPECT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_NE(json.output.find("\"schema\": \"tscope.whatif-ranks/1\""), std::string::npos)
+      << json.output;
+}
+
+TEST(WhatIfCommandTest, SeveralTracesRefuseOneOutputAndEditsThatMatchNoRank) {
+  const std::string ranks = two_rank_traces();
+  const CommandResult output = run_tscope(
+      "whatif -q" + ranks + " -o " + quoted(tscope::testing::scratch_path("whatif_ranks.tsc")));
+  EXPECT_EQ(output.exit_code, 2) << output.output;
+  EXPECT_NE(output.output.find("-o writes one simulated trace"), std::string::npos)
+      << output.output;
+  const CommandResult unmatched =
+      run_tscope("whatif -q" + ranks + " --edit " + quoted("op:no such range*0"));
+  EXPECT_EQ(unmatched.exit_code, 2) << unmatched.output;
+  EXPECT_NE(unmatched.output.find("'op:no such range*0' matches no event of any rank"),
+            std::string::npos)
+      << unmatched.output;
 }
 
 }  // namespace
