@@ -120,6 +120,8 @@ class StepPathFinder {
         return edge.in_input_wait ? PathPart::kInputWait : PathPart::kSync;
       case EdgeKind::kEnqueue:  // like a launch: the delay from queueing work to its start
         return PathPart::kLaunch;
+      case EdgeKind::kQueueSlot:  // a launch call blocked until the GPU took work off its queue
+        return PathPart::kSync;
       case EdgeKind::kStreamOrder:
       case EdgeKind::kEventWait:
         return PathPart::kGpuWait;

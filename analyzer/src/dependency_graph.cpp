@@ -7,6 +7,7 @@
 
 #include "event_classes.h"
 #include "trace_names.h"
+#include "tscope/analyzer/stream_stats.h"
 
 namespace tscope::analyzer {
 namespace {
@@ -242,17 +243,20 @@ void DependencyGraph::add_stream(std::uint32_t track) {
   stream.spans.clear();
   stream.graph_spans.clear();
   stream.launch_start.clear();
+  launch_calls_.clear();
   for (std::uint32_t span = track_first_[track]; span < track_first_[track + 1]; ++span) {
     const std::uint32_t i = events_[span].index;
     if (gpu_work_of(track, i) == GpuWork::kNone) continue;
     add_edge(start_node(span), end_node(span), EdgeKind::kGpuActivity, span);
     TimeNs launch_start = kNoLaunchTime;
+    std::uint32_t call = trace::kNoIndex;
     if (const auto launch = context_->launch_of({trace::EventKind::kSpan, track, i})) {
       launch_start = trace.track(launch->track).spans().start[launch->index];
-      const std::uint32_t call = local_span(launch->track, launch->index);
+      call = local_span(launch->track, launch->index);
       if (launch_start <= spans.start[i] && call != trace::kNoIndex)
         add_edge(start_node(call), start_node(span), EdgeKind::kLaunch, call);
     }
+    launch_calls_.push_back(call);
     // Overlapping activities on one row ran concurrently: no order between them.
     if (!stream.spans.empty() &&
         time(end_node(stream.graph_spans.back())) <= time(start_node(span))) {
@@ -262,7 +266,24 @@ void DependencyGraph::add_stream(std::uint32_t track) {
     stream.graph_spans.push_back(span);
     stream.launch_start.push_back(launch_start);
   }
+  add_queue_slots(stream);
   if (!stream.spans.empty()) ++stream_count_;
+}
+
+void DependencyGraph::add_queue_slots(const StreamWork& stream) {
+  // A stream runs its work in launch order, so a launch call that began before the activity
+  // kFullLaunchQueue launches earlier started found the queue full: CUDA blocked it until that
+  // activity started and freed a slot, and the call's end waited for that start.
+  const auto slots = static_cast<std::size_t>(kFullLaunchQueue);
+  for (std::size_t at = slots; at < stream.graph_spans.size(); ++at) {
+    const std::uint32_t call = launch_calls_[at];
+    if (call == trace::kNoIndex) continue;
+    const std::uint32_t freed = stream.graph_spans[at - slots];
+    const TimeNs freed_at = time(start_node(freed));
+    if (freed_at <= time(start_node(call)) || freed_at > time(end_node(call))) continue;
+    add_edge(start_node(freed), end_node(call), EdgeKind::kQueueSlot, call);
+    waits_[end_node(call)] = 1;
+  }
 }
 
 std::uint32_t DependencyGraph::last_started_by(const StreamWork& stream, TimeNs time) const {

@@ -29,6 +29,9 @@ enum class EdgeKind : std::uint8_t {
   // A span that queued work to the start of the other thread's span that ran it (an enqueue flow:
   // a collective queued to a communication thread).
   kEnqueue,
+  // The start of the activity that freed a slot in a full launch queue to the end of the launch
+  // call that CUDA blocked until then.
+  kQueueSlot,
 };
 
 inline constexpr std::uint32_t kNoEdge = std::numeric_limits<std::uint32_t>::max();
@@ -80,8 +83,9 @@ class DependencyGraph {
   // Every node, each after all its predecessors (nodes on a cycle, which only malformed
   // timestamps make, are left out).
   const std::vector<std::uint32_t>& topological_order() const { return order_; }
-  // Whether a host node waits on other work: a call's end that a kSyncReturn edge from the GPU or
-  // a kHandoff edge from another thread enters, a span's start that a kEnqueue edge enters. The
+  // Whether a host node waits on other work: a call's end that a kSyncReturn or kQueueSlot edge
+  // from the GPU or a kHandoff edge from another thread enters, a span's start that a kEnqueue
+  // edge enters. The
   // host time before it was then waiting, not working.
   bool waits_on_other_work(std::uint32_t node) const { return waits_[node] != 0; }
   // The kind of GPU work of a span on a GPU stream (GpuWork::kNone for other records there).
@@ -128,6 +132,7 @@ class DependencyGraph {
 
   void add_host_order(std::uint32_t track);
   void add_stream(std::uint32_t track);
+  void add_queue_slots(const StreamWork& stream);
   void add_synchronizations();
   void add_handoffs(trace::TimeNs begin, trace::TimeNs end);
   // Whether the graph's span is a wait for input (a DataLoader iterator, say).
@@ -167,6 +172,7 @@ class DependencyGraph {
   std::vector<std::uint32_t> waiting_;
   std::vector<std::uint32_t> next_out_;
   std::vector<std::uint32_t> blocking_calls_;
+  std::vector<std::uint32_t> launch_calls_;  // add_stream's: per activity, its launch call
 };
 
 }  // namespace tscope::analyzer

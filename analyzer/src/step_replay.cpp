@@ -227,6 +227,7 @@ double StepReplay::edge_length(std::uint32_t e, bool edited) const {
     case EdgeKind::kHandoff:
       return edits_->input_wait_factor() != 1 && edge.in_input_wait ? -1 : measured;
     case EdgeKind::kEnqueue:
+    case EdgeKind::kQueueSlot:
       return measured;
     case EdgeKind::kStreamOrder:
       return fused_follower_[edge.owner] != 0 ? 0 : measured;

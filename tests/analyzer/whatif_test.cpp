@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,44 @@ TEST(WhatIfTest, WaitForALoaderThreadEndsWhenItsBatchIsLoaded) {
   // The input-wait edit takes its share of the wait whatever the loader does.
   EXPECT_DOUBLE_EQ(predicted_step(trace, {"input-wait*0"}), 50 * kUs);
   EXPECT_DOUBLE_EQ(predicted_step(trace, {"input-wait*0.5"}), 75 * kUs);
+}
+
+// A GPU-bound step: the host launches 3,000 kernels of 10 µs, one call every microsecond, so the
+// launch queue fills; from then on each call blocks until the kernel 1,024 launches earlier
+// starts and frees a slot, as CUDA does.
+trace::Trace step_with_a_full_launch_queue() {
+  testing::SyntheticTrace synthetic;
+  constexpr int kKernels = 3'000;
+  constexpr std::size_t kSlots = 1'024;
+  std::vector<trace::TimeNs> kernel_start;
+  trace::TimeNs call_start = 0;
+  trace::TimeNs gpu_free = 0;
+  for (int k = 0; k < kKernels; ++k) {
+    trace::TimeNs call_end = call_start + 800;
+    const auto index = static_cast<std::size_t>(k);
+    // Full: the kernel kSlots launches back has not started when the call begins.
+    if (index >= kSlots && kernel_start[index - kSlots] > call_start)
+      call_end = std::max(call_end, kernel_start[index - kSlots] + 100);
+    const trace::TimeNs start = std::max(call_end + 2'000, gpu_free);
+    kernel_start.push_back(start);
+    gpu_free = start + 10 * kUs;
+    synthetic.kernel(call_start, call_end, start, gpu_free, "cudaLaunchKernel", "gemm_kernel");
+    call_start = call_end + 200;
+  }
+  synthetic.span(synthetic.main(), "cudaDeviceSynchronize", Category::kRuntimeApi, call_start,
+                 gpu_free + 5 * kUs);
+  synthetic.step("step 1", 0, gpu_free + 10 * kUs, 32);
+  return synthetic.finish();
+}
+
+TEST(WhatIfTest, LaunchesBlockedOnAFullQueueFollowTheGpu) {
+  const trace::Trace trace = step_with_a_full_launch_queue();
+  const double measured = predicted_step(trace, {});
+  // Kernels twice as fast free their slots twice as fast: the blocked calls return earlier and
+  // the step halves (its GPU work), where calls held at their measured lengths would keep the host
+  // launching at the old pace.
+  const double faster = predicted_step(trace, {"kernel:gemm_kernel*0.5"});
+  EXPECT_NEAR(faster / measured, 0.5, 0.01) << faster << " of " << measured;
 }
 
 // The span of `track` named `name` in `trace`.
