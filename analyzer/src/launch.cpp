@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <string>
 
 #include "event_classes.h"
+#include "launch_queue.h"
 #include "trace_names.h"
 #include "tscope/analyzer/analysis.h"
 #include "tscope/analyzer/time_breakdown.h"
@@ -27,6 +29,9 @@ struct LaunchStats {
   double short_kernels = 0;        // shorter than a launch call of at most slow_runtime_ns
   double shorter_than_launch = 0;  // shorter than the launch call, however long the call
   double late_launches = 0;
+  // Of those, the ones whose stream sat idle before them for longer than the gaps between queued
+  // kernels (HTA's kernel wait): not queued behind earlier work.
+  double late_launches_on_idle_streams = 0;
   double slow_launch_calls = 0;
   double delay_sum_ns = 0;
   double delay_max_ns = 0;
@@ -47,8 +52,11 @@ void kernel_launches(const AnalysisContext& context, LaunchStats& stats) {
   constexpr std::uint8_t kUnknown = 2;
   for (const GpuStream& stream : context.gpu_streams()) {
     const trace::SpanColumns& spans = trace.track(stream.track).spans();
+    TimeNs stream_free = std::numeric_limits<TimeNs>::min();
     for (const GpuActivity& each : stream.activities) {
       const std::uint32_t i = each.index;
+      const TimeNs previous_end = stream_free;
+      stream_free = std::max(stream_free, spans.end(i));
       const EventRef activity{EventKind::kSpan, stream.track, i};
       const auto launch = context.launch_of(activity);
       if (!launch) continue;
@@ -80,10 +88,24 @@ void kernel_launches(const AnalysisContext& context, LaunchStats& stats) {
       stats.delay_max_ns = std::max(stats.delay_max_ns, static_cast<double>(delay));
       if (delay > options.launch_delay_ns) {
         ++stats.late_launches;
+        const bool idle_before = previous_end == std::numeric_limits<TimeNs>::min() ||
+                                 spans.start[i] - previous_end > options.kernel_wait_ns;
+        stats.late_launches_on_idle_streams += idle_before ? 1 : 0;
         stats.worst.emplace_back(delay, activity);
       }
     }
   }
+}
+
+// Slow launch calls that CUDA blocked on a full launch queue: they waited for the GPU, so they do
+// not make the host the bottleneck (`launch_queue_full` reports them).
+double slow_calls_on_full_queues(const AnalysisContext& context) {
+  double slow = 0;
+  for (const StreamActivities& stream : context.stream_activities()) {
+    for (const auto& [call_ns, call] : replay_launch_queue(context, stream).full_launches)
+      slow += call_ns > context.options().slow_runtime_ns ? 1 : 0;
+  }
+  return slow;
 }
 
 void host_ops(const AnalysisContext& context, LaunchStats& stats) {
@@ -111,7 +133,8 @@ std::vector<Finding> find_launch_bound(const AnalysisContext& context) {
   const double short_share = stats.short_kernels / stats.launches;
   Severity severity = severity_for_share(host_wait_share);
   if (short_share > kShortKernelMajority) severity = std::max(severity, Severity::kLow);
-  if (severity == Severity::kInfo && stats.late_launches == 0 && stats.slow_launch_calls == 0)
+  const bool slow_host_calls = stats.slow_launch_calls > slow_calls_on_full_queues(context);
+  if (severity == Severity::kInfo && stats.late_launches_on_idle_streams == 0 && !slow_host_calls)
     return {};
 
   Finding finding;

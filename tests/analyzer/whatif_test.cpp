@@ -14,6 +14,7 @@
 #include "shared_trace.h"
 #include "synthetic_trace.h"
 #include "tscope/analyzer/errors.h"
+#include "tscope/analyzer/report.h"
 #include "tscope/report/name_regex.h"
 
 namespace tscope::analyzer {
@@ -186,6 +187,19 @@ TEST(WhatIfTest, LaunchesBlockedOnAFullQueueFollowTheGpu) {
   // launching at the old pace.
   const double faster = predicted_step(trace, {"kernel:gemm_kernel*0.5"});
   EXPECT_NEAR(faster / measured, 0.5, 0.01) << faster << " of " << measured;
+}
+
+TEST(WhatIfTest, AFullLaunchQueueIsNotAlsoCalledAHostBottleneck) {
+  // The host blocked on the GPU's queue is the GPU's bottleneck: the report says so once, and
+  // neither the launch analysis nor the critical path calls the blocked calls host-bound.
+  const Report report = run_report(step_with_a_full_launch_queue(), {});
+  const auto has = [&](std::string_view kind) {
+    return std::any_of(report.findings.begin(), report.findings.end(),
+                       [&](const Finding& finding) { return finding.kind == kind; });
+  };
+  EXPECT_TRUE(has("launch_queue_full"));
+  EXPECT_FALSE(has("launch_bound"));
+  EXPECT_FALSE(has("critical_path_host_bound"));
 }
 
 // The span of `track` named `name` in `trace`.
