@@ -64,18 +64,25 @@ std::string render_whatif_text(const WhatIfResult& result, std::span<const WhatI
 
 namespace {
 
-// The fields of "tscope.whatif/1" after its schema, into an open object.
-void write_whatif_fields(JsonWriter& json, const WhatIfResult& result,
-                         std::span<const WhatIfEdit> edits) {
+// The edits with the events each matched, as "tscope.whatif/1" and "tscope.whatif-ranks/1" list
+// them.
+void write_edits(JsonWriter& json, std::span<const WhatIfEdit> edits,
+                 std::span<const std::size_t> matches) {
   json.key("edits");
   json.begin_array();
   for (std::size_t e = 0; e < edits.size(); ++e) {
     json.begin_object();
     json.field("edit", edits[e].text);
-    json.field("matched_events", static_cast<std::uint64_t>(result.matches[e]));
+    json.field("matched_events", static_cast<std::uint64_t>(matches[e]));
     json.end_object();
   }
   json.end_array();
+}
+
+// The fields of "tscope.whatif/1" after its schema, into an open object.
+void write_whatif_fields(JsonWriter& json, const WhatIfResult& result,
+                         std::span<const WhatIfEdit> edits) {
+  write_edits(json, edits, result.matches);
   json.field("replayed_steps", static_cast<std::uint64_t>(result.replayed_steps));
   json.field("measured_mean_ns", result.measured_mean_ns);
   json.field("predicted_mean_ns", result.predicted_mean_ns);
@@ -138,15 +145,7 @@ std::string render_rank_whatif_json(const MultiRankWhatIfResult& result,
   json.field("schema", "tscope.whatif-ranks/1");
   json.field("coupled_collectives", static_cast<std::uint64_t>(result.coupled_collectives));
   json.field("uncoupled_collectives", static_cast<std::uint64_t>(result.uncoupled_collectives));
-  json.key("edits");
-  json.begin_array();
-  for (std::size_t e = 0; e < edits.size(); ++e) {
-    json.begin_object();
-    json.field("edit", edits[e].text);
-    json.field("matched_events", static_cast<std::uint64_t>(result.matches[e]));
-    json.end_object();
-  }
-  json.end_array();
+  write_edits(json, edits, result.matches);
   json.object_array("ranks", result.ranks, [&](const RankWhatIf& rank) {
     json.field("source", rank.source);
     if (rank.rank) json.field("rank", static_cast<std::int64_t>(*rank.rank));
