@@ -72,6 +72,30 @@ bool reads_output_of(const trace::OpView& consumer, const trace::OpView& produce
   return false;
 }
 
+// The time of one op doing a chain's work, from what its members show. The member that moved its
+// bytes fastest shows the bandwidth this machine gives the chain; the time a member took beyond
+// moving its own bytes at that bandwidth is arithmetic (a GELU's exponential, a dropout mask's
+// random draws), which the fused op still does. It saves the members' memory traffic and keeps
+// their arithmetic: fused bytes at that bandwidth, plus the members' arithmetic.
+double fused_time(const trace::Trace& trace, const ChainOccurrence& chain,
+                  const std::vector<trace::OpView>& ops, double fused_bytes) {
+  const trace::SpanColumns& spans = trace.track(chain.members.front().track).spans();
+  double best_bytes_per_ns = 0;
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const auto ns = static_cast<double>(spans.duration[chain.members[k].index]);
+    const auto bytes = static_cast<double>(ops[k].bytes_read + ops[k].bytes_written);
+    if (ns > 0) best_bytes_per_ns = std::max(best_bytes_per_ns, bytes / ns);
+  }
+  if (best_bytes_per_ns <= 0) return chain.run_ns;
+  double arithmetic_ns = 0;
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const auto ns = static_cast<double>(spans.duration[chain.members[k].index]);
+    const auto bytes = static_cast<double>(ops[k].bytes_read + ops[k].bytes_written);
+    arithmetic_ns += std::max(0.0, ns - bytes / best_bytes_per_ns);
+  }
+  return std::min(chain.run_ns, fused_bytes / best_bytes_per_ns + arithmetic_ns);
+}
+
 // Our engine's ops carry their dataflow: a chain is a run of memory-bound leaf ops on one
 // thread inside one enclosing range, each reading a tensor the previous one wrote. (The last
 // gradient of a backward pass feeds the first optimizer update, but no one kernel can do both.)
@@ -103,13 +127,10 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
   std::vector<trace::OpView> ops;
   const auto flush = [&] {
     if (chain.members.size() >= 2) {
-      // The fused op still reads the chain's outside inputs and writes its last output, at the
-      // bandwidth the chain achieved.
-      double moved = 0;
+      // The fused op still reads the chain's outside inputs and writes its last output.
       double fused_bytes = static_cast<double>(ops.front().bytes_read + ops.back().bytes_written);
-      for (std::size_t k = 0; k < ops.size(); ++k) {
-        moved += static_cast<double>(ops[k].bytes_read + ops[k].bytes_written);
-        if (k == 0 || ops[k].tensors_read.empty()) continue;
+      for (std::size_t k = 1; k < ops.size(); ++k) {
+        if (ops[k].tensors_read.empty()) continue;
         std::size_t outside = 0;
         for (const std::uint64_t tensor : ops[k].tensors_read) {
           const bool from_chain = std::any_of(
@@ -123,7 +144,7 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
         fused_bytes += static_cast<double>(ops[k].bytes_read) * static_cast<double>(outside) /
                        static_cast<double>(ops[k].tensors_read.size());
       }
-      chain.fused_ns = moved > 0 ? chain.run_ns * fused_bytes / moved : chain.run_ns;
+      chain.fused_ns = fused_time(trace, chain, ops, fused_bytes);
       chains.push_back(chain);
     }
     chain = {};

@@ -25,8 +25,24 @@ mean_step_ms() {
     python3 -c "import json, sys; print(f'{json.load(sys.stdin)[\"$field\"] / 1e6:.3f}')"
 }
 
-# case name | threads | arguments with the problem | arguments with the fix | edit
+# The edits of the fusion findings whose chain has a member named OP (the chains a
+# fused op replaces), as --edit arguments.
+fusion_edits() {
+  local trace=$1 member=$2
+  "$tscope" analyze -q "$trace" --only fusion --format json | python3 -c "
+import json, sys
+for finding in json.load(sys.stdin)['findings']:
+    for edit in finding.get('fix', []):
+        if edit.startswith('fuse:') and '^$member\$' in edit:
+            print('--edit'); print(edit)"
+}
+
+# case name | threads | arguments with the problem | arguments with the fix | edit, or
+# fusion:OP for the fusion findings' edits whose chain has OP
 cases=(
+  "unfused GELU MLP|1|--model gelu-mlp --steps 60 --workers 1|--model gelu-mlp --steps 60 --workers 1 --fused|fusion:gelu"
+  "unfused MLP|1|--model mlp --steps 60 --workers 1|--model mlp --steps 60 --workers 1 --fused|fusion:relu"
+  "unfused CNN|1|--model cnn --steps 30 --workers 1|--model cnn --steps 30 --workers 1 --fused|fusion:relu"
   "slow loader, MLP|1|--model mlp --steps 40 --workers 1 --decode-passes 200|--model mlp --steps 40 --workers 1|input-wait*0"
   "slow loader, MLP|2|--model mlp --steps 40 --workers 1 --decode-passes 200|--model mlp --steps 40 --workers 1|input-wait*0"
   "slow loader, CNN|1|--model cnn --steps 30 --workers 1 --decode-passes 20|--model cnn --steps 30 --workers 1|input-wait*0"
@@ -45,7 +61,16 @@ for entry in "${cases[@]}"; do
     TSCOPE_NUM_THREADS=$threads "$train" --data-dir "$data_dir" --epochs 1 --no-eval \
       --trace "$scratch/fixed.tsc" $fixed >/dev/null
     with_problem=$(mean_step_ms "$scratch/problem.tsc" measured_mean_ns)
-    predicted=$(mean_step_ms "$scratch/problem.tsc" predicted_mean_ns --edit "$edit")
+    if [[ $edit == fusion:* ]]; then
+      mapfile -t edits < <(fusion_edits "$scratch/problem.tsc" "${edit#fusion:}")
+    else
+      edits=(--edit "$edit")
+    fi
+    if ((${#edits[@]} == 0)); then
+      predicted=$with_problem  # no finding: the replay predicts no change
+    else
+      predicted=$(mean_step_ms "$scratch/problem.tsc" predicted_mean_ns "${edits[@]}")
+    fi
     measured=$(mean_step_ms "$scratch/fixed.tsc" measured_mean_ns)
     error=$(python3 -c "print(f'{100 * ($predicted - $measured) / $measured:+.1f}%')")
     printf '| %s (`%s`) | %s | %s | %s | %s | %s | %s |\n' "$name" "$edit" "$threads" "$run" \

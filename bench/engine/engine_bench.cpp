@@ -1,7 +1,7 @@
 // Engine (CPU) speed against references measured in the same binary: matmul against raw
 // cblas_sgemm at the same sizes, elementwise add against a plain loop over preallocated memory,
-// conv2d at a LeNet-sized and a larger layer, and the fused layer_norm, linear + ReLU and
-// conv2d + bias + ReLU against the ops they replace.
+// conv2d at a LeNet-sized and a larger layer, and the fused layer_norm, linear + ReLU,
+// conv2d + bias + ReLU and bias + GELU + dropout against the ops they replace.
 // Wall-clock time throughout, because OpenBLAS computes on worker threads that the main thread's
 // CPU time does not see.
 
@@ -191,6 +191,34 @@ void BM_Conv2dBiasReluUnfused(benchmark::State& state) {
   conv_bias_relu_step<false>(state);
 }
 
+// A GELU MLP's hidden activation in training, forward and backward: dropout(gelu(x + b)) as the
+// fused op against add, gelu, the mask draw and the multiply. Args: rows, features.
+template <bool kFused>
+void bias_gelu_dropout_step(benchmark::State& state) {
+  const std::int64_t rows = state.range(0);
+  const std::int64_t features = state.range(1);
+  Generator generator(7);
+  Tensor x = randn({rows, features}, generator).set_requires_grad(true);
+  Tensor bias = randn({features}, generator).set_requires_grad(true);
+  Generator masks(8);
+  for (auto _ : state) {
+    const Tensor out = kFused ? bias_gelu_dropout(x, bias, 0.1, true, masks)
+                              : dropout(gelu(add(x, bias)), 0.1, true, masks);
+    sum(out).backward();
+    benchmark::DoNotOptimize(x.grad().raw_data());
+    x.set_grad(Tensor());
+    bias.set_grad(Tensor());
+  }
+}
+
+void BM_BiasGeluDropoutFused(benchmark::State& state) {
+  bias_gelu_dropout_step<true>(state);
+}
+
+void BM_BiasGeluDropoutUnfused(benchmark::State& state) {
+  bias_gelu_dropout_step<false>(state);
+}
+
 void BM_LayerNormFused(benchmark::State& state) {
   layer_norm_step<true>(state);
 }
@@ -246,6 +274,19 @@ BENCHMARK(BM_Conv2dBiasReluUnfused)
     ->Args({64, 1, 28, 16, 5, 2})
     ->Args({64, 16, 14, 32, 5, 0})
     ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The example GELU MLP's hidden layer at its batch of 64, and a transformer block's MLP width on
+// 256 tokens.
+BENCHMARK(BM_BiasGeluDropoutFused)
+    ->Args({64, 512})
+    ->Args({256, 4096})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+BENCHMARK(BM_BiasGeluDropoutUnfused)
+    ->Args({64, 512})
+    ->Args({256, 4096})
+    ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
 // A transformer's hidden size on a batch of 256 tokens.

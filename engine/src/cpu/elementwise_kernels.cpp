@@ -93,10 +93,22 @@ void map_runs_with_value(const float* __restrict lhs, float value, float* __rest
     result[i] = op(lhs[i], value);
 }
 
-// Runs (o, k) of `inner` elements, in parallel over o * kept + k.
+// Runs (o, k) of `inner` elements, in parallel over o * kept + k. A bias over the last dim
+// (inner == 1) is a dense binary map of each of a's rows with b, which vectorises; runs of one
+// element each would cost a division per element to find their value of b.
 template <typename Op>
 void map_broadcast_block(const float* lhs, const float* rhs, float* result,
                          const BroadcastBlock& block, Op op) {
+  if (block.inner == 1) {
+    const std::int64_t grain = std::max<std::int64_t>(1, kElementwiseGrain / block.kept);
+    parallel_for(block.outer, grain, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t row = begin; row < end; ++row) {
+        const std::int64_t at = row * block.kept;
+        map_dense_binary(lhs + at, rhs, result + at, block.kept, op);
+      }
+    });
+    return;
+  }
   const std::int64_t grain =
       std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(1, block.inner));
   parallel_for(block.outer * block.kept, grain, [&](std::int64_t begin, std::int64_t end) {
@@ -167,7 +179,8 @@ Tensor relu(const Tensor& x) {
   return map_unary(x, "relu", [](float v) { return v > 0.0f ? v : 0.0f; });
 }
 Tensor gelu(const Tensor& x) {
-  return map_unary(x, "gelu", gelu_value);
+  // A lambda, not the function's address, so that the loop inlines it and vectorises.
+  return map_unary(x, "gelu", [](float v) { return gelu_value(v); });
 }
 Tensor sigmoid(const Tensor& x) {
   // Split by sign so exp never overflows.

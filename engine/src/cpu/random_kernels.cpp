@@ -39,9 +39,13 @@ void normal(Tensor& dst, double mean, double stddev, Generator& generator) {
 }
 
 void bernoulli_mask(Tensor& dst, double keep_probability, double scale, Generator& generator) {
-  fill_random(dst, "bernoulli_mask_",
-              MaskDraw(keep_probability, scale,
-                       generator.reserve(static_cast<std::uint64_t>(dst.numel()))));
+  const PhiloxStream stream = generator.reserve(static_cast<std::uint64_t>(dst.numel()));
+  if (dst.is_contiguous()) {
+    require_dtype(dst, DType::kFloat32, "bernoulli_mask_");
+    draw_mask(keep_probability, scale, stream, dst.data<float>(), dst.numel());
+    return;
+  }
+  fill_random(dst, "bernoulli_mask_", MaskDraw(keep_probability, scale, stream));
 }
 
 }  // namespace tscope::engine::cpu
