@@ -13,7 +13,11 @@ constexpr double kNotYet = -std::numeric_limits<double>::infinity();
 }  // namespace
 
 StepReplay::StepReplay(const AnalysisContext& context, ResolvedEdits& edits)
-    : context_(&context), trace_(&context.trace()), edits_(&edits), graph_(context) {}
+    : context_(&context),
+      trace_(&context.trace()),
+      edits_(&edits),
+      graph_(context),
+      contention_(context) {}
 
 ReplayedStep StepReplay::replay(std::size_t index) {
   ReplayedStep result;
@@ -91,6 +95,7 @@ double StepReplay::step_length(const std::vector<double>& times, double measured
 void StepReplay::scale_spans() {
   const std::size_t count = graph_.span_count();
   factor_.assign(count, 1);
+  cpu_share_factor_.assign(count, 1);
   removed_.assign(count, 0);
   in_graph_.assign(count, 0);
   depth_.assign(count, 0);
@@ -112,6 +117,8 @@ void StepReplay::scale_spans() {
       open_.pop_back();
     const double parent = open_.empty() ? 1 : factor_[open_.back()];
     factor_[span] = parent * edits_->host_factor(name);
+    // Loader work that an input-wait edit takes away gives the cores it held back.
+    cpu_share_factor_[span] = contention_.own_time_factor(event, edits_->input_wait_factor());
     removed_[span] = edits_->removes_sync(name) ? 1 : 0;
     const bool parent_in_graph = !open_.empty() && in_graph_[open_.back()] != 0;
     in_graph_[span] = parent_in_graph || edits_->graph_region(name) ? 1 : 0;
@@ -209,7 +216,9 @@ double StepReplay::edge_length(std::uint32_t e, bool edited) const {
       // A CUDA graph replays the region's GPU work without its host work; waits stay.
       const bool replayed_by_graph =
           in_graph_[edge.owner] != 0 && !edge.in_input_wait && !graph_.is_blocked_wait(edge);
-      return replayed_by_graph ? 0 : measured * factor_[edge.owner] * wait;
+      return replayed_by_graph
+                 ? 0
+                 : measured * factor_[edge.owner] * wait * cpu_share_factor_[edge.owner];
     }
     case EdgeKind::kGpuActivity:
       return measured * factor_[edge.owner];

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_contention.h"
 #include "dependency_graph.h"
 #include "tscope/analyzer/steps.h"
 #include "whatif_edits.h"
@@ -88,7 +89,9 @@ class StepReplay {
   DependencyGraph graph_;
   std::vector<std::uint32_t> binding_;
   std::vector<trace::TimeNs> latest_;
+  CpuContention contention_;
   std::vector<double> factor_;                // by graph span
+  std::vector<double> cpu_share_factor_;      // by graph span: CpuContention::own_time_factor
   std::vector<std::uint8_t> removed_;         // by graph span: a sync call that no longer waits
   std::vector<std::uint8_t> in_graph_;        // by graph span: host work replayed from a CUDA graph
   std::vector<std::uint32_t> depth_;          // by graph span: nesting depth on its host thread

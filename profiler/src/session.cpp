@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "thread_buffers.h"
 #include "tscope/profiler/record.h"
 #include "tscope/trace/capture_window.h"
+#include "tscope/trace/host_metadata.h"
 #include "tscope/trace/tsc_writer.h"
 
 namespace tscope::profiler {
@@ -100,6 +102,7 @@ class SessionWriter {
     sink_.set_metadata_value("flush_interval_ms", std::to_string(options.flush_interval.count()));
     sink_.set_metadata_value("buffer_bytes_per_thread",
                              std::to_string(options.buffer_bytes_per_thread));
+    sink_.set_metadata_value(trace::kHostCpusKey, std::to_string(usable_cpus()));
     ThreadBufferRegistry::instance().set_capacity_for_new_buffers(options.buffer_bytes_per_thread);
     copy_process_metadata();
     CaptureGate::instance().begin(options.window, generation_, &next_generation, monotonic_ns());
@@ -143,6 +146,16 @@ class SessionWriter {
     std::uint32_t generation = last_generation.fetch_add(1) + 1;
     if ((generation & 0xff) == 0) generation = last_generation.fetch_add(1) + 1;
     return generation;
+  }
+
+  // The CPUs this process may run on (its affinity mask, which a container's or taskset's limit
+  // narrows), which the what-if replay shares among the threads it sees busy.
+  static unsigned usable_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+      return static_cast<unsigned>(CPU_COUNT(&set));
+    return std::max(1u, std::thread::hardware_concurrency());
   }
 
   // Samples only while capture is on: outside the window nothing is recorded.

@@ -25,6 +25,10 @@ class SyntheticTrace {
     pool_ = add_track(index, trace::TrackKind::kMemoryPool, "host memory");
   }
 
+  void metadata(std::string_view key, std::string_view value) {
+    builder_.set_metadata_value(key, value);
+  }
+
   std::uint32_t main() const { return main_; }
   std::uint32_t worker() const { return worker_; }
   std::uint32_t gpu() const { return gpu_; }

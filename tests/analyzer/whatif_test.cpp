@@ -16,6 +16,7 @@
 #include "tscope/analyzer/errors.h"
 #include "tscope/analyzer/report.h"
 #include "tscope/report/name_regex.h"
+#include "tscope/trace/host_metadata.h"
 
 namespace tscope::analyzer {
 namespace {
@@ -149,6 +150,39 @@ TEST(WhatIfTest, WaitForALoaderThreadEndsWhenItsBatchIsLoaded) {
   // The input-wait edit takes its share of the wait whatever the loader does.
   EXPECT_DOUBLE_EQ(predicted_step(trace, {"input-wait*0"}), 50 * kUs);
   EXPECT_DOUBLE_EQ(predicted_step(trace, {"input-wait*0.5"}), 75 * kUs);
+}
+
+// A step on a host of `cpus` CPUs whose engine runs `engine_threads`: the main thread waits 0-20 µs
+// for the batch a loader thread loads 0-19 µs, runs forward 20-80 µs while the loader, busy with
+// the next batch from 20 µs on, holds a core; the step's own time ends it at 100 µs.
+trace::Trace step_beside_a_busy_loader(const char* cpus, const char* engine_threads) {
+  testing::SyntheticTrace synthetic;
+  if (cpus != nullptr) synthetic.metadata(trace::kHostCpusKey, cpus);
+  synthetic.metadata(trace::kEngineCpuThreadsKey, engine_threads);
+  synthetic.step("step 1", 0, 100 * kUs, 32);
+  const trace::EventRef wait =
+      synthetic.span(synthetic.main(), "wait for batch", Category::kDataWait, 0, 20 * kUs);
+  synthetic.span(synthetic.main(), "forward", Category::kCpuOp, 20 * kUs, 80 * kUs);
+  const trace::EventRef load =
+      synthetic.span(synthetic.worker(), "load batch", Category::kDataLoaderLoad, 0, 19 * kUs);
+  synthetic.span(synthetic.worker(), "load batch", Category::kDataLoaderLoad, 20 * kUs, 100 * kUs);
+  synthetic.flow(trace::FlowKind::kHandoff, load, wait);
+  return synthetic.finish();
+}
+
+TEST(WhatIfTest, RemovedLoaderWorkGivesBackTheCoreItTookFromTheOps) {
+  // Two engine threads and the loader on two CPUs: forward ran at 2/3 of a core's speed a thread.
+  const trace::Trace crowded = step_beside_a_busy_loader("2", "2");
+  EXPECT_DOUBLE_EQ(predicted_step(crowded, {}), 100 * kUs);
+  EXPECT_DOUBLE_EQ(predicted_step(crowded, {"input-wait*0"}), 60 * kUs);
+  // Half the loader's work: 2.5 threads on 2 CPUs, forward at 0.8; half the wait.
+  EXPECT_DOUBLE_EQ(predicted_step(crowded, {"input-wait*0.5"}), 80 * kUs);
+  // One engine thread and the loader fit on two CPUs: only the wait goes.
+  EXPECT_DOUBLE_EQ(predicted_step(step_beside_a_busy_loader("2", "1"), {"input-wait*0"}),
+                   80 * kUs);
+  // A trace that does not say how many CPUs its host had: nothing to share, only the wait goes.
+  EXPECT_DOUBLE_EQ(predicted_step(step_beside_a_busy_loader(nullptr, "2"), {"input-wait*0"}),
+                   80 * kUs);
 }
 
 // A GPU-bound step: the host launches 3,000 kernels of 10 µs, one call every microsecond, so the

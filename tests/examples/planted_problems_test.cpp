@@ -14,6 +14,7 @@
 #include "scratch_folder.h"
 #include "test_data.h"
 #include "tscope/analyzer/report.h"
+#include "tscope/analyzer/whatif.h"
 #include "tscope/trace/trace_io.h"
 #include "tscope_process.h"
 
@@ -171,6 +172,42 @@ TEST_F(PlantedProblems, FusedBiasGeluDropoutLeavesNoForwardChain) {
   for (const Finding& finding : findings_of(trace)) {
     EXPECT_EQ(finding.title.find("gelu ->"), std::string::npos) << finding.title;
   }
+}
+
+// The median of a run's steps, measured or predicted.
+double median_step(const analyzer::WhatIfResult& result, bool predicted) {
+  std::vector<double> steps;
+  for (const analyzer::StepPrediction& step : result.steps)
+    if (step.replayed) steps.push_back(predicted ? step.predicted_ns : step.measured_ns);
+  if (steps.empty()) return 0;
+  std::nth_element(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(steps.size() / 2),
+                   steps.end());
+  return steps[steps.size() / 2];
+}
+
+// The what-if checked against the fix: the unfused run replayed with the fix of each bias + GELU
+// chain's finding predicts the step of the run with the fused op, recorded right after it.
+TEST_F(PlantedProblems, FusionFindingsPredictTheStepOfTheFusedRun) {
+  if (testing::sanitizer_build()) GTEST_SKIP() << "timing comparison: not under a sanitizer";
+  const std::string run = "--model gelu-mlp --steps 60 --workers 1 --no-eval";
+  const trace::Trace unfused = train(run);
+  std::vector<analyzer::WhatIfEdit> edits;
+  for (const Finding& finding : findings_of(unfused)) {
+    for (const std::string& edit : finding.fix)
+      if (finding.kind == "fusion" && edit.find("^gelu") != std::string::npos)
+        edits.push_back(analyzer::parse_edit(edit));
+  }
+  ASSERT_EQ(edits.size(), 2u) << "the forward and backward chains around gelu";
+  const analyzer::WhatIfResult predicted =
+      analyzer::predict_steps(analyzer::AnalysisContext(unfused, {}), edits);
+  const trace::Trace fused = train(run + " --fused");
+  const analyzer::WhatIfResult measured =
+      analyzer::predict_steps(analyzer::AnalysisContext(fused, {}), {});
+  const double fused_step = median_step(measured, false);
+  ASSERT_GT(fused_step, 0);
+  EXPECT_NEAR(median_step(predicted, true) / fused_step, 1.0, 0.10)
+      << "unfused " << median_step(predicted, false) << " ns, predicted "
+      << median_step(predicted, true) << " ns, fused " << fused_step << " ns";
 }
 
 TEST_F(PlantedProblems, UnfusedLinearLayersPointToTheFusedOneWhichLeavesNoChain) {

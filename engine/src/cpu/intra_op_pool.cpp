@@ -23,6 +23,8 @@
 
 #include "tscope/engine/errors.h"
 #include "tscope/engine/threads.h"
+#include "tscope/profiler/trace_metadata.h"
+#include "tscope/trace/host_metadata.h"
 
 namespace tscope::engine::cpu {
 namespace {
@@ -203,6 +205,7 @@ int count_from_environment() {
 void apply_thread_count(int count) {
   openblas_set_num_threads(count);
   IntraOpPool::instance().resize(count);
+  profiler::set_trace_metadata(trace::kEngineCpuThreadsKey, std::to_string(count));
 }
 
 std::once_flag configured;
