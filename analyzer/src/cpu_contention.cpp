@@ -69,6 +69,7 @@ CpuContention::CpuContention(const AnalysisContext& context)
   if (cpus_ <= 0) return;
   std::vector<std::pair<trace::TimeNs, double>> busy;
   std::vector<std::pair<trace::TimeNs, double>> loaders;
+  std::vector<std::pair<trace::TimeNs, trace::TimeNs>> loads;
   for (std::uint32_t track = 0; track < trace_->tracks().size(); ++track) {
     if (trace_->track(track).info().kind != trace::TrackKind::kHostThread) continue;
     const trace::SpanColumns& spans = trace_->track(track).spans();
@@ -85,6 +86,7 @@ CpuContention::CpuContention(const AnalysisContext& context)
         if (track != main_thread_ && spans.category[i] == trace::Category::kDataLoaderLoad) {
           loaders.emplace_back(start, 1);
           loaders.emplace_back(end, -1);
+          loads.emplace_back(start, end);
         }
       } else if (wait && !outer_waits) {
         // Waits do not nest in practice; a wait inside another is not taken off twice.
@@ -96,10 +98,17 @@ CpuContention::CpuContention(const AnalysisContext& context)
   }
   busy_.build(busy);
   loaders_.build(loaders);
+  double loaded_ns = 0;
+  for (const auto& [start, end] : loads) {
+    // The loader counts itself once in the busy level.
+    loaded_ns +=
+        static_cast<double>(end - start) * share(1 + std::max(0.0, busy_.average(start, end) - 1));
+  }
+  if (!loads.empty()) solo_load_ns_ = loaded_ns / static_cast<double>(loads.size());
 }
 
-double CpuContention::own_time_factor(trace::EventRef span, double loader_share) const {
-  if (cpus_ <= 0 || loader_share == 1) return 1;
+double CpuContention::own_time_factor(trace::EventRef span, Loaders then) const {
+  if (cpus_ <= 0 || (then.share == 1 && then.threads < 0)) return 1;
   const trace::Track& track = trace_->track(span.track);
   if (track.info().kind != trace::TrackKind::kHostThread) return 1;
   const trace::SpanColumns& spans = track.spans();
@@ -114,8 +123,9 @@ double CpuContention::own_time_factor(trace::EventRef span, double loader_share)
   const double others = std::max(0.0, busy_.average(begin, end) - 1);
   const bool loading = category == trace::Category::kDataLoaderLoad;
   const double other_loaders = std::max(0.0, loaders_.average(begin, end) - (loading ? 1 : 0));
-  const double others_then = std::max(0.0, others - (1 - loader_share) * other_loaders);
-  const auto share = [&](double threads) { return std::min(1.0, cpus_ / threads); };
+  const double loaders_then = then.threads >= 0 ? std::max(0.0, then.threads - (loading ? 1 : 0))
+                                                : then.share * other_loaders;
+  const double others_then = std::max(0.0, others - other_loaders + loaders_then);
   return share(own + others) / share(own + others_then);
 }
 

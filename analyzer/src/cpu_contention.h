@@ -27,11 +27,26 @@ class CpuContention {
   // factor is 1.
   bool modelled() const { return cpus_ > 0; }
   double cpus() const { return cpus_; }
+  // The threads an engine operator keeps busy.
+  double engine_threads() const { return engine_threads_; }
 
-  // The factor on a host span's own time once `loader_share` of the data loaders' work remains:
-  // its measured share of a core over its share then. 1 where nothing changes; below 1 where the
-  // edit frees cores the span waited for.
-  double own_time_factor(trace::EventRef span, double loader_share) const;
+  // The data loaders' work in a replay: `share` of the measured, at the measured times; or, with
+  // `threads` >= 0, that many loader threads busy throughout (a workers=N edit).
+  struct Loaders {
+    double share = 1;
+    double threads = -1;
+  };
+
+  // The factor on a host span's own time with the loaders' work as `then`: its measured share of
+  // a core over its share then. 1 where nothing changes; below 1 where the edit frees cores the
+  // span waited for, above 1 where it takes more.
+  double own_time_factor(trace::EventRef span, Loaders then) const;
+
+  // A loader thread's time per batch had it a core to itself: the mean of its measured loads,
+  // each at the share of a core it had. 0 when the trace shows no loader thread.
+  double solo_load_ns() const { return solo_load_ns_; }
+  // The share of a core each of `busy` threads gets.
+  double share(double busy) const { return busy <= cpus_ ? 1 : cpus_ / busy; }
 
  private:
   // A step function of time, kept as its integral at each change.
@@ -48,6 +63,7 @@ class CpuContention {
   std::uint32_t main_thread_;
   double cpus_ = 0;
   double engine_threads_ = 1;
+  double solo_load_ns_ = 0;
   Level busy_;     // threads busy
   Level loaders_;  // of them, data-loader workers loading a batch
 };

@@ -190,6 +190,12 @@ std::vector<Coupled> step_collectives(std::vector<Rank>& ranks, std::size_t inde
 MultiRankWhatIfResult predict_rank_steps(std::span<const RankInput> inputs,
                                          std::span<const WhatIfEdit> edits) {
   if (inputs.size() < 2) throw AnalyzerError("a multi-rank what-if needs two or more ranks");
+  for (const WhatIfEdit& edit : edits) {
+    if (edit.target == EditTarget::kLoaderWorkers) {
+      throw AnalyzerError("--edit '" + edit.text +
+                          "': a loader's worker count is replayed on one rank's trace at a time");
+    }
+  }
   MultiRankWhatIfResult result;
   result.matches.assign(edits.size(), 0);
   std::vector<Rank> ranks(inputs.size());

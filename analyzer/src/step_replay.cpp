@@ -25,7 +25,9 @@ ReplayedStep StepReplay::replay(std::size_t index) {
   result.replayed_ns = length(false);
   // A step already shorter than its GPU work (the work spills into the next step) keeps its
   // measured length as the bound.
-  result.predicted_ns = std::max(length(true), std::min(result.measured_ns, gpu_floor_));
+  result.predicted_ns =
+      std::max(edits_->loader_workers() > 0 ? length_with_loader_workers() : length(true),
+               std::min(result.measured_ns, gpu_floor_));
   result.replayed = true;
   return result;
 }
@@ -117,8 +119,6 @@ void StepReplay::scale_spans() {
       open_.pop_back();
     const double parent = open_.empty() ? 1 : factor_[open_.back()];
     factor_[span] = parent * edits_->host_factor(name);
-    // Loader work that an input-wait edit takes away gives the cores it held back.
-    cpu_share_factor_[span] = contention_.own_time_factor(event, edits_->input_wait_factor());
     removed_[span] = edits_->removes_sync(name) ? 1 : 0;
     const bool parent_in_graph = !open_.empty() && in_graph_[open_.back()] != 0;
     in_graph_[span] = parent_in_graph || edits_->graph_region(name) ? 1 : 0;
@@ -126,6 +126,38 @@ void StepReplay::scale_spans() {
     open_.push_back(span);
   }
   if (edits_->chain_count() > 0) fuse_chains();
+  // Loader work that an edit takes away gives back the cores it held; workers=N loaders, busy
+  // while they set the pace, take them.
+  const unsigned workers = edits_->loader_workers();
+  share_cores(workers > 0 ? CpuContention::Loaders{.threads = static_cast<double>(workers)}
+                          : CpuContention::Loaders{.share = edits_->input_wait_factor()});
+}
+
+void StepReplay::share_cores(CpuContention::Loaders then) {
+  for (std::uint32_t span = 0; span < graph_.span_count(); ++span)
+    cpu_share_factor_[span] = contention_.own_time_factor(graph_.event(span), then);
+}
+
+double StepReplay::length_with_loader_workers() {
+  const auto workers = static_cast<double>(edits_->loader_workers());
+  // First with the workers busy throughout, as they are while they set the pace (scale_spans).
+  const double compute = length(true);
+  const double solo = contention_.solo_load_ns();
+  if (solo <= 0) return compute;
+  // A batch's load with the workers and the training thread sharing the CPUs; the training
+  // thread's engine threads are busy `duty` of the time.
+  const auto load_ns = [&](double duty) {
+    return solo / contention_.share(workers + contention_.engine_threads() * duty);
+  };
+  const double first_pace = load_ns(1) / workers;
+  const double pace = load_ns(std::min(1.0, compute / std::max(compute, first_pace))) / workers;
+  if (pace >= compute) return pace;
+  // The step computes longer than the workers load: they are busy a share of it, and the
+  // training thread's ops share the CPUs with that many.
+  share_cores({.threads = std::min(workers, load_ns(1) / compute)});
+  const double shared = length(true);
+  share_cores({.threads = workers});
+  return std::max(shared, pace);
 }
 
 void StepReplay::fuse_chains() {

@@ -66,6 +66,11 @@ class StepReplay {
   double step_length(const std::vector<double>& times, double measured_ns);
   // Per graph span, the share of its measured time it takes under the edits.
   void scale_spans();
+  // Per host span, the factor on its own time from the cores it shares with the loaders `then`.
+  void share_cores(CpuContention::Loaders then);
+  // The step's length with workers=N loader threads: at least the time they take to load its
+  // batch, sharing the CPUs with the training thread.
+  double length_with_loader_workers();
   // The `fuse:` edits: each run of a chain becomes its first member, taking the chain's factor of
   // the run's summed time; the later members take none, and neither do their launch calls.
   void fuse_chains();

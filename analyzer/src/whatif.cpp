@@ -1,5 +1,8 @@
 #include "tscope/analyzer/whatif.h"
 
+#include <fmt/format.h>
+
+#include "cpu_contention.h"
 #include "simulated_run.h"
 #include "step_replay.h"
 #include "tscope/analyzer/errors.h"
@@ -7,6 +10,23 @@
 #include "whatif_result.h"
 
 namespace tscope::analyzer {
+namespace {
+
+// workers=N beyond the CPUs the trace records: they would only share them.
+void refuse_more_workers_than_cpus(const AnalysisContext& context,
+                                   std::span<const WhatIfEdit> edits) {
+  const CpuContention contention(context);
+  for (const WhatIfEdit& edit : edits) {
+    if (edit.target == EditTarget::kLoaderWorkers && contention.modelled() &&
+        edit.factor > contention.cpus()) {
+      throw AnalyzerError(fmt::format(
+          "--edit '{}': the trace's host has {} CPUs; more loader workers would share them",
+          edit.text, contention.cpus()));
+    }
+  }
+}
+
+}  // namespace
 
 WhatIfResult predict_steps(const AnalysisContext& context, std::span<const WhatIfEdit> edits,
                            const WhatIfOptions& options) {
@@ -21,6 +41,7 @@ WhatIfResult predict_steps(const AnalysisContext& context, std::span<const WhatI
     if (result.matches[e] == 0)
       throw AnalyzerError("--edit '" + edits[e].text + "' matches no event of the trace");
   }
+  refuse_more_workers_than_cpus(context, edits);
   StepReplay replay(context, resolved);
   std::optional<SimulatedRun> simulated;
   if (options.keep_simulated_trace) simulated.emplace(context.trace());

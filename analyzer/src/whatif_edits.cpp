@@ -14,8 +14,10 @@
 namespace tscope::analyzer {
 namespace {
 
+constexpr unsigned kMaxLoaderWorkers = 4096;
+
 constexpr std::string_view kEditForms =
-    "expected NAME*F, op:NAME*F, kernel:NAME*F, input-wait*F, remove-sync:NAME, "
+    "expected NAME*F, op:NAME*F, kernel:NAME*F, input-wait*F, workers=N, remove-sync:NAME, "
     "graph-launch:NAME or fuse:NAME1>NAME2>...*F (NAME a regular expression found in names, "
     "'>' in it written '\\>', F the share of the measured time the work takes, e.g. "
     "kernel:sgemm*0.5)";
@@ -90,6 +92,16 @@ WhatIfEdit parse_edit(std::string_view text) {
     edit.factor = factor;
     edit.chain = chain_members(chain);
     if (edit.chain.size() < 2) malformed(edit.text, "a chain names two members or more");
+  } else if (take_prefix("workers=")) {
+    edit.target = EditTarget::kLoaderWorkers;
+    unsigned workers = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), workers);
+    if (error != std::errc{} || end != text.data() + text.size() || text.empty() || workers == 0 ||
+        workers > kMaxLoaderWorkers) {
+      malformed(edit.text, "'" + std::string(text) + "' is not a worker count from 1 to " +
+                               std::to_string(kMaxLoaderWorkers));
+    }
+    edit.factor = workers;
   } else if (text.starts_with("input-wait*")) {
     edit.target = EditTarget::kInputWait;
     edit.factor = scaled(edit.text, text).second;
@@ -107,7 +119,7 @@ WhatIfEdit parse_edit(std::string_view text) {
   if (edit.target == EditTarget::kFuse) {
     for (const std::string& member : edit.chain)
       check_pattern(edit.text, member);
-  } else if (edit.target != EditTarget::kInputWait) {
+  } else if (edit.target != EditTarget::kInputWait && edit.target != EditTarget::kLoaderWorkers) {
     check_pattern(edit.text, edit.pattern);
   }
   return edit;
@@ -160,12 +172,18 @@ ResolvedEdits::ResolvedEdits(const trace::Trace& trace, std::span<const WhatIfEd
       matches_(edits.size(), 0) {
   for (std::size_t e = 0; e < edits_.size(); ++e) {
     const WhatIfEdit& edit = edits_[e];
-    if (edit.target == EditTarget::kInputWait || edit.target == EditTarget::kFuse) {
+    if (edit.target == EditTarget::kInputWait || edit.target == EditTarget::kFuse ||
+        edit.target == EditTarget::kLoaderWorkers) {
       patterns_.emplace_back();
     } else {
       patterns_.emplace_back(NameRegex(edit.pattern));
     }
     if (edit.target == EditTarget::kInputWait) input_wait_factor_ *= edit.factor;
+    // The loader's pace bounds the steps instead of their waits (StepReplay).
+    if (edit.target == EditTarget::kLoaderWorkers) {
+      loader_workers_ = static_cast<unsigned>(edit.factor);
+      input_wait_factor_ = 0;
+    }
     if (edit.target == EditTarget::kFuse) {
       FuseChain chain{e, edit.factor, {}, {}};
       for (const std::string& member : edit.chain)
@@ -199,7 +217,7 @@ ResolvedEdits::NameEffect& ResolvedEdits::known(trace::StringId name) {
   for (std::size_t e = 0; e < edits_.size(); ++e) {
     const WhatIfEdit& edit = edits_[e];
     if (edit.target == EditTarget::kInputWait || edit.target == EditTarget::kFuse ||
-        !pattern_found(e, name)) {
+        edit.target == EditTarget::kLoaderWorkers || !pattern_found(e, name)) {
       continue;
     }
     if (edit.target == EditTarget::kSpan || edit.target == EditTarget::kOp)
@@ -232,6 +250,8 @@ void ResolvedEdits::count_matches() {
         if (target == EditTarget::kInputWait) {
           changes = !gpu && host_activity_by_name.get(trace, category, name, &host_activity) ==
                                 HostActivity::kDataWait;
+        } else if (target == EditTarget::kLoaderWorkers) {
+          changes = category == trace::Category::kDataLoaderLoad;
         } else if (target == EditTarget::kGraphLaunch) {
           changes = !gpu && pattern_found(e, name);
         } else if (target == EditTarget::kRemoveSync) {

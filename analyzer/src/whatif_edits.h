@@ -29,8 +29,10 @@ class ResolvedEdits {
   bool removes_sync(trace::StringId name) { return known(name).removes_sync; }
   // Whether host spans of this name run as one CUDA graph (their host work takes no time).
   bool graph_region(trace::StringId name) { return known(name).graph_region; }
-  // What the host's waits for input take, as a share of their measured time.
+  // What the host's waits for input take, as a share of their measured time (0 with workers=N).
   double input_wait_factor() const { return input_wait_factor_; }
+  // The loader's worker count a `workers=N` edit sets, or 0.
+  unsigned loader_workers() const { return loader_workers_; }
 
   const std::vector<std::size_t>& matches() const { return matches_; }
 
@@ -79,11 +81,13 @@ class ResolvedEdits {
 
   const trace::Trace* trace_;
   std::vector<WhatIfEdit> edits_;
-  std::vector<std::optional<NameRegex>> patterns_;  // per edit; none for kInputWait
+  // Per edit; none for kInputWait, kFuse and kLoaderWorkers.
+  std::vector<std::optional<NameRegex>> patterns_;
   std::vector<NameEffect> by_name_;
   // Per edit, per name: 0 not yet matched, 1 not found, 2 found.
   std::vector<std::vector<std::uint8_t>> found_by_name_;
   double input_wait_factor_ = 1;
+  unsigned loader_workers_ = 0;
   std::vector<std::size_t> matches_;
   std::vector<FuseChain> chains_;
 };

@@ -89,8 +89,8 @@ void add_whatif_command(CLI::App& app, CommandContext& context) {
   command->add_option("--edit", settings->edits,
                       "A change to replay, repeatable: NAME*F (ops and kernels whose name "
                       "matches the regex NAME take F times their time), op:NAME*F, "
-                      "kernel:NAME*F, input-wait*F, remove-sync:NAME, graph-launch:NAME, "
-                      "fuse:NAME1>NAME2>...*F");
+                      "kernel:NAME*F, input-wait*F, workers=N (the data loader on N worker "
+                      "threads), remove-sync:NAME, graph-launch:NAME, fuse:NAME1>NAME2>...*F");
   command->add_option("--steps", settings->steps,
                       "Replay only steps whose name matches this regex");
   command->add_option("-o,--output", settings->output,

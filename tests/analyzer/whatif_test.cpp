@@ -178,11 +178,53 @@ TEST(WhatIfTest, RemovedLoaderWorkGivesBackTheCoreItTookFromTheOps) {
   // Half the loader's work: 2.5 threads on 2 CPUs, forward at 0.8; half the wait.
   EXPECT_DOUBLE_EQ(predicted_step(crowded, {"input-wait*0.5"}), 80 * kUs);
   // One engine thread and the loader fit on two CPUs: only the wait goes.
-  EXPECT_DOUBLE_EQ(predicted_step(step_beside_a_busy_loader("2", "1"), {"input-wait*0"}),
-                   80 * kUs);
+  EXPECT_DOUBLE_EQ(predicted_step(step_beside_a_busy_loader("2", "1"), {"input-wait*0"}), 80 * kUs);
   // A trace that does not say how many CPUs its host had: nothing to share, only the wait goes.
   EXPECT_DOUBLE_EQ(predicted_step(step_beside_a_busy_loader(nullptr, "2"), {"input-wait*0"}),
                    80 * kUs);
+}
+
+TEST(WhatIfTest, MoreLoaderWorkersComputeBoundStepLosesOnlyItsWait) {
+  // Two workers load a batch in 37 µs between them, while the step computes for 80 µs: the wait
+  // goes, and they are busy a share of the step that still fits two CPUs beside one engine thread.
+  EXPECT_DOUBLE_EQ(predicted_step(step_beside_a_busy_loader("2", "1"), {"workers=2"}), 80 * kUs);
+}
+
+// A loader-bound step on two CPUs and one engine thread: the main thread waits 0-90 µs for the
+// batch a loader thread loads 0-89 µs, then computes until the step ends at 100 µs, while the
+// loader takes the next batch 90-179 µs.
+trace::Trace step_waiting_for_a_slow_loader() {
+  testing::SyntheticTrace synthetic;
+  synthetic.metadata(trace::kHostCpusKey, "2");
+  synthetic.metadata(trace::kEngineCpuThreadsKey, "1");
+  synthetic.step("step 1", 0, 100 * kUs, 32);
+  const trace::EventRef wait =
+      synthetic.span(synthetic.main(), "wait for batch", Category::kDataWait, 0, 90 * kUs);
+  synthetic.span(synthetic.main(), "forward", Category::kCpuOp, 90 * kUs, 100 * kUs);
+  const trace::EventRef load =
+      synthetic.span(synthetic.worker(), "load batch", Category::kDataLoaderLoad, 0, 89 * kUs);
+  synthetic.span(synthetic.worker(), "load batch", Category::kDataLoaderLoad, 90 * kUs, 179 * kUs);
+  synthetic.flow(trace::FlowKind::kHandoff, load, wait);
+  return synthetic.finish();
+}
+
+TEST(WhatIfTest, MoreLoaderWorkersSetTheStepsPaceOnTheCpusTheyShare) {
+  const trace::Trace trace = step_waiting_for_a_slow_loader();
+  // Each load had a core to itself: 89 µs. Two workers busy throughout beside the training thread
+  // are three threads on two CPUs: its 10 µs of work take 15 µs, and a batch takes 89 * 3/2 µs
+  // between the two, 66.75 µs. The training thread is busy 15 / 66.75 of that time, so a load
+  // shares the CPUs with 2.2247 threads: 89 * 2.2247 / 2 / 2 = 49.5 µs a step.
+  EXPECT_NEAR(predicted_step(trace, {"workers=2"}), 49.5 * kUs, 0.01 * kUs);
+  // One worker and the training thread fit the two CPUs: a batch every 89 µs.
+  EXPECT_NEAR(predicted_step(trace, {"workers=1"}), 89 * kUs, 0.01 * kUs);
+}
+
+TEST(WhatIfTest, MoreLoaderWorkersThanCpusAreRefused) {
+  const trace::Trace trace = step_waiting_for_a_slow_loader();
+  const WhatIfEdit edit = parse_edit("workers=3");
+  EXPECT_THROW(predict_steps(AnalysisContext(trace, {}), std::span(&edit, 1)), AnalyzerError);
+  EXPECT_THROW(parse_edit("workers=0"), AnalyzerError);
+  EXPECT_THROW(parse_edit("workers=two"), AnalyzerError);
 }
 
 // A GPU-bound step: the host launches 3,000 kernels of 10 µs, one call every microsecond, so the

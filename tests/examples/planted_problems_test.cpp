@@ -15,6 +15,7 @@
 #include "test_data.h"
 #include "tscope/analyzer/report.h"
 #include "tscope/analyzer/whatif.h"
+#include "tscope/trace/host_metadata.h"
 #include "tscope/trace/trace_io.h"
 #include "tscope_process.h"
 
@@ -90,6 +91,39 @@ TEST_F(PlantedProblems, SlowLoaderIsFoundWithTheInputShareOfTheRawWaits) {
   EXPECT_GT(measured, 0.2);
   EXPECT_NEAR(input->metric("input_share"), measured, 0.05);
   EXPECT_GT(input->metric("workers_needed"), 1.0);
+}
+
+// The median of a run's steps, measured or predicted.
+double median_step(const analyzer::WhatIfResult& result, bool predicted) {
+  std::vector<double> steps;
+  for (const analyzer::StepPrediction& step : result.steps)
+    if (step.replayed) steps.push_back(predicted ? step.predicted_ns : step.measured_ns);
+  if (steps.empty()) return 0;
+  std::nth_element(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(steps.size() / 2),
+                   steps.end());
+  return steps[steps.size() / 2];
+}
+
+// The what-if checked against the fix: the slow loader's run replayed with a second worker
+// predicts the mean step of the run with two, recorded right after it (both loader-bound: a
+// worker's 200 decode passes take far longer than a step computes). The mean, not the median:
+// two workers started together hand over their batches in pairs, a long step then a short one.
+TEST_F(PlantedProblems, ASecondLoaderWorkerPredictsTheStepOfTheRunWithTwo) {
+  if (testing::sanitizer_build()) GTEST_SKIP() << "timing comparison: not under a sanitizer";
+  const std::string run = "--model mlp --steps 30 --decode-passes 200 --no-eval";
+  const trace::Trace one = train(run + " --workers 1", "TSCOPE_NUM_THREADS=1");
+  const std::string cpus = one.metadata().values.at(std::string(trace::kHostCpusKey));
+  if (std::stoi(cpus) < 2) GTEST_SKIP() << "one CPU: a second worker would only share it";
+  const analyzer::WhatIfEdit edit = analyzer::parse_edit("workers=2");
+  const analyzer::WhatIfResult predicted =
+      analyzer::predict_steps(analyzer::AnalysisContext(one, {}), std::span(&edit, 1));
+  const trace::Trace two = train(run + " --workers 2", "TSCOPE_NUM_THREADS=1");
+  const double measured =
+      analyzer::predict_steps(analyzer::AnalysisContext(two, {}), {}).measured_mean_ns;
+  ASSERT_GT(measured, 0);
+  EXPECT_NEAR(predicted.predicted_mean_ns / measured, 1.0, 0.10)
+      << "one worker " << predicted.measured_mean_ns << " ns, predicted "
+      << predicted.predicted_mean_ns << " ns, two workers " << measured << " ns";
 }
 
 TEST_F(PlantedProblems, KeptStepOutputsAreALeakOfTheirBytesPerStep) {
@@ -172,17 +206,6 @@ TEST_F(PlantedProblems, FusedBiasGeluDropoutLeavesNoForwardChain) {
   for (const Finding& finding : findings_of(trace)) {
     EXPECT_EQ(finding.title.find("gelu ->"), std::string::npos) << finding.title;
   }
-}
-
-// The median of a run's steps, measured or predicted.
-double median_step(const analyzer::WhatIfResult& result, bool predicted) {
-  std::vector<double> steps;
-  for (const analyzer::StepPrediction& step : result.steps)
-    if (step.replayed) steps.push_back(predicted ? step.predicted_ns : step.measured_ns);
-  if (steps.empty()) return 0;
-  std::nth_element(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(steps.size() / 2),
-                   steps.end());
-  return steps[steps.size() / 2];
 }
 
 // The what-if checked against the fix: the unfused run replayed with the fix of each bias + GELU

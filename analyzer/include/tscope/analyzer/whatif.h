@@ -29,6 +29,11 @@ enum class EditTarget : std::uint8_t {
   // depth) named NAME1, NAME2, ... in order, replaced by one that takes F of their summed time:
   // the later members and their launches take no time. `fuse:NAME1>NAME2>...*F`.
   kFuse,
+  // The data loader run on N worker threads: the waits for input go, and each step takes at least
+  // the time N workers need to load its batch, sharing the host's CPUs with the training thread
+  // (the trace's load times and CPU count; refused beyond the CPUs the trace records).
+  // `workers=N`.
+  kLoaderWorkers,
 };
 
 struct WhatIfEdit {
@@ -36,6 +41,7 @@ struct WhatIfEdit {
   EditTarget target = EditTarget::kSpan;
   std::string pattern;             // a regular expression found in names; empty for kInputWait
   double factor = 1;               // the time the matched work takes, as a share of the measured
+                                   // (kLoaderWorkers: the worker count)
   std::vector<std::string> chain;  // kFuse: one regular expression per member, in order
 };
 
