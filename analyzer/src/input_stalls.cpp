@@ -6,12 +6,15 @@
 #include <set>
 #include <string>
 
+#include "cpu_contention.h"
 #include "event_classes.h"
 #include "interval_sweep.h"
 #include "span_window.h"
 #include "trace_names.h"
 #include "tscope/analyzer/analysis.h"
+#include "tscope/analyzer/errors.h"
 #include "tscope/analyzer/time_breakdown.h"
+#include "tscope/analyzer/whatif.h"
 #include "tscope/report/units.h"
 
 namespace tscope::analyzer {
@@ -122,6 +125,32 @@ std::vector<EventRef> longest_data_waits(const AnalysisContext& context) {
   return waits;
 }
 
+// The advice when keeping up would take more workers than the host has CPUs: workers beyond
+// them only share the CPUs, so decoding must get cheaper; the replay says what workers up to the
+// CPU count would give.
+std::string more_workers_than_cpus(const AnalysisContext& context, double needed, double workers,
+                                   double cpus) {
+  std::string advice = ": keeping up takes " + std::to_string(static_cast<long>(needed)) +
+                       " workers, more than the host's " + std::to_string(static_cast<long>(cpus)) +
+                       " CPUs, which more workers would only share";
+  if (workers < cpus) {
+    const std::string edit = "workers=" + std::to_string(static_cast<long>(cpus));
+    try {
+      const WhatIfEdit parsed = parse_edit(edit);
+      const WhatIfResult result = predict_steps(context, std::span(&parsed, 1));
+      if (result.replayed_steps > 0) {
+        advice += "; with " + std::to_string(static_cast<long>(cpus)) + " workers (" + edit +
+                  ") the replay predicts a " + format_duration(result.predicted_mean_ns) +
+                  " step";
+      }
+    } catch (const AnalyzerError&) {
+      // No prediction (no step the replay can take): the advice stands without it.
+    }
+  }
+  return advice + ". Make per-sample decoding cheaper (input-wait*0 is the step of a loader "
+                  "that keeps up). ";
+}
+
 }  // namespace
 
 std::vector<Finding> find_input_stalls(const AnalysisContext& context) {
@@ -169,7 +198,10 @@ std::vector<Finding> find_input_stalls(const AnalysisContext& context) {
     finding.evidence.insert(finding.evidence.end(), loader.evidence.begin(), loader.evidence.end());
     advice += "A worker takes " + format_duration(load_per_batch) +
               " per batch while a step computes for " + format_duration(compute_per_step);
-    if (needed > workers) {
+    const CpuContention contention(context);
+    if (needed > workers && contention.modelled() && needed > contention.cpus()) {
+      advice += more_workers_than_cpus(context, needed, workers, contention.cpus());
+    } else if (needed > workers) {
       advice += ": use at least " + std::to_string(static_cast<long>(needed)) +
                 " loader workers (now " + std::to_string(loader.worker_tracks.size()) +
                 ") and a prefetch depth of at least " +
