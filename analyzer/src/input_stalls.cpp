@@ -140,15 +140,15 @@ std::string more_workers_than_cpus(const AnalysisContext& context, double needed
       const WhatIfResult result = predict_steps(context, std::span(&parsed, 1));
       if (result.replayed_steps > 0) {
         advice += "; with " + std::to_string(static_cast<long>(cpus)) + " workers (" + edit +
-                  ") the replay predicts a " + format_duration(result.predicted_mean_ns) +
-                  " step";
+                  ") the replay predicts a " + format_duration(result.predicted_mean_ns) + " step";
       }
     } catch (const AnalyzerError&) {
       // No prediction (no step the replay can take): the advice stands without it.
     }
   }
-  return advice + ". Make per-sample decoding cheaper (input-wait*0 is the step of a loader "
-                  "that keeps up). ";
+  return advice +
+         ". Make per-sample decoding cheaper (input-wait*0 is the step of a loader "
+         "that keeps up). ";
 }
 
 }  // namespace
