@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -125,6 +126,18 @@ std::vector<EventRef> longest_data_waits(const AnalysisContext& context) {
   return waits;
 }
 
+// The mean step the replay predicts with one edit, or none where it replays no step.
+std::optional<double> replayed_mean_step(const AnalysisContext& context, const std::string& edit) {
+  try {
+    const WhatIfEdit parsed = parse_edit(edit);
+    const WhatIfResult result = predict_steps(context, std::span(&parsed, 1));
+    if (result.replayed_steps == 0) return std::nullopt;
+    return result.predicted_mean_ns;
+  } catch (const AnalyzerError&) {
+    return std::nullopt;  // a trace without step ranges
+  }
+}
+
 // The advice when keeping up would take more workers than the host has CPUs: workers beyond
 // them only share the CPUs, so decoding must get cheaper; the replay says what workers up to the
 // CPU count would give.
@@ -135,15 +148,9 @@ std::string more_workers_than_cpus(const AnalysisContext& context, double needed
                        " CPUs, which more workers would only share";
   if (workers < cpus) {
     const std::string edit = "workers=" + std::to_string(static_cast<long>(cpus));
-    try {
-      const WhatIfEdit parsed = parse_edit(edit);
-      const WhatIfResult result = predict_steps(context, std::span(&parsed, 1));
-      if (result.replayed_steps > 0) {
-        advice += "; with " + std::to_string(static_cast<long>(cpus)) + " workers (" + edit +
-                  ") the replay predicts a " + format_duration(result.predicted_mean_ns) + " step";
-      }
-    } catch (const AnalyzerError&) {
-      // No prediction (no step the replay can take): the advice stands without it.
+    if (const std::optional<double> step = replayed_mean_step(context, edit)) {
+      advice += "; with " + std::to_string(static_cast<long>(cpus)) + " workers (" + edit +
+                ") the replay predicts a " + format_duration(*step) + " step";
     }
   }
   return advice +
