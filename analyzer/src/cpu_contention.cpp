@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,13 @@ bool is_wait(trace::Category category, std::string_view name) {
          name.starts_with("wait:");
 }
 
+// later - earlier for later >= earlier, in unsigned arithmetic: a hostile trace's times may lie
+// more than INT64_MAX apart.
+double elapsed(trace::TimeNs earlier, trace::TimeNs later) {
+  return static_cast<double>(static_cast<std::uint64_t>(later) -
+                             static_cast<std::uint64_t>(earlier));
+}
+
 }  // namespace
 
 void CpuContention::Level::build(std::vector<std::pair<trace::TimeNs, double>>& changes) {
@@ -41,8 +49,7 @@ void CpuContention::Level::build(std::vector<std::pair<trace::TimeNs, double>>& 
       continue;
     }
     const double area =
-        times.empty() ? 0
-                      : integral.back() + value.back() * static_cast<double>(time - times.back());
+        times.empty() ? 0 : integral.back() + value.back() * elapsed(times.back(), time);
     level += delta;
     times.push_back(time);
     value.push_back(level);
@@ -54,12 +61,12 @@ double CpuContention::Level::integral_to(trace::TimeNs time) const {
   const auto after = std::upper_bound(times.begin(), times.end(), time);
   if (after == times.begin()) return 0;
   const auto i = static_cast<std::size_t>(after - times.begin()) - 1;
-  return integral[i] + value[i] * static_cast<double>(time - times[i]);
+  return integral[i] + value[i] * elapsed(times[i], time);
 }
 
 double CpuContention::Level::average(trace::TimeNs begin, trace::TimeNs end) const {
   if (end <= begin) return 0;
-  return (integral_to(end) - integral_to(begin)) / static_cast<double>(end - begin);
+  return (integral_to(end) - integral_to(begin)) / elapsed(begin, end);
 }
 
 CpuContention::CpuContention(const AnalysisContext& context)
@@ -74,12 +81,17 @@ CpuContention::CpuContention(const AnalysisContext& context)
     if (trace_->track(track).info().kind != trace::TrackKind::kHostThread) continue;
     const trace::SpanColumns& spans = trace_->track(track).spans();
     bool outer_waits = true;  // the thread's current outermost span is a wait
+    // The end of the last wait taken off inside it: a wait nested in that one is not taken off
+    // twice.
+    trace::TimeNs waited_until = std::numeric_limits<trace::TimeNs>::min();
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
       const bool wait = is_wait(spans.category[i], trace_->string(spans.name[i]));
       const trace::TimeNs start = spans.start[i];
       const trace::TimeNs end = spans.end(i);
+      if (end < start) continue;  // a duration past the time range (a hostile trace)
       if (spans.depth[i] == 0) {
         outer_waits = wait;
+        waited_until = std::numeric_limits<trace::TimeNs>::min();
         if (wait) continue;
         busy.emplace_back(start, 1);
         busy.emplace_back(end, -1);
@@ -88,11 +100,10 @@ CpuContention::CpuContention(const AnalysisContext& context)
           loaders.emplace_back(end, -1);
           loads.emplace_back(start, end);
         }
-      } else if (wait && !outer_waits) {
-        // Waits do not nest in practice; a wait inside another is not taken off twice.
+      } else if (wait && !outer_waits && start >= waited_until) {
         busy.emplace_back(start, -1);
         busy.emplace_back(end, 1);
-        outer_waits = true;  // until the next outermost span
+        waited_until = end;
       }
     }
   }
@@ -101,8 +112,7 @@ CpuContention::CpuContention(const AnalysisContext& context)
   double loaded_ns = 0;
   for (const auto& [start, end] : loads) {
     // The loader counts itself once in the busy level.
-    loaded_ns +=
-        static_cast<double>(end - start) * share(1 + std::max(0.0, busy_.average(start, end) - 1));
+    loaded_ns += elapsed(start, end) * share(1 + std::max(0.0, busy_.average(start, end) - 1));
   }
   if (!loads.empty()) solo_load_ns_ = loaded_ns / static_cast<double>(loads.size());
 }
