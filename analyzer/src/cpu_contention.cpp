@@ -99,6 +99,7 @@ CpuContention::CpuContention(const AnalysisContext& context)
           loaders.emplace_back(start, 1);
           loaders.emplace_back(end, -1);
           loads.emplace_back(start, end);
+          add_load_time(spans.name[i], elapsed(start, end));
         }
       } else if (wait && !outer_waits && start >= waited_until) {
         busy.emplace_back(start, -1);
@@ -115,6 +116,16 @@ CpuContention::CpuContention(const AnalysisContext& context)
     loaded_ns += elapsed(start, end) * share(1 + std::max(0.0, busy_.average(start, end) - 1));
   }
   if (!loads.empty()) solo_load_ns_ = loaded_ns / static_cast<double>(loads.size());
+}
+
+void CpuContention::add_load_time(trace::StringId name, double ns) {
+  const auto known = std::find_if(load_names_.begin(), load_names_.end(),
+                                  [&](const auto& entry) { return entry.first == name; });
+  if (known == load_names_.end()) {
+    load_names_.emplace_back(name, ns);
+  } else {
+    known->second += ns;
+  }
 }
 
 double CpuContention::own_time_factor(trace::EventRef span, Loaders then) const {

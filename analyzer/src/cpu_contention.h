@@ -13,6 +13,7 @@
 // is not seen: the model counts what the trace records.
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "tscope/analyzer/analysis_context.h"
@@ -42,6 +43,10 @@ class CpuContention {
   // span waited for, above 1 where it takes more.
   double own_time_factor(trace::EventRef span, Loaders then) const;
 
+  // The names of the loader threads' loads, each with its summed measured time: what an edit of
+  // the loads (`op:load batch*0.5`) leaves of the loaders' work is their time-weighted factor.
+  const std::vector<std::pair<trace::StringId, double>>& load_names() const { return load_names_; }
+
   // A loader thread's time per batch had it a core to itself: the mean of its measured loads,
   // each at the share of a core it had. 0 when the trace shows no loader thread.
   double solo_load_ns() const { return solo_load_ns_; }
@@ -59,11 +64,14 @@ class CpuContention {
     double integral_to(trace::TimeNs time) const;
   };
 
+  void add_load_time(trace::StringId name, double ns);
+
   const trace::Trace* trace_;
   std::uint32_t main_thread_;
   double cpus_ = 0;
   double engine_threads_ = 1;
   double solo_load_ns_ = 0;
+  std::vector<std::pair<trace::StringId, double>> load_names_;
   Level busy_;     // threads busy
   Level loaders_;  // of them, data-loader workers loading a batch
 };

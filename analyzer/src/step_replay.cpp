@@ -126,11 +126,22 @@ void StepReplay::scale_spans() {
     open_.push_back(span);
   }
   if (edits_->chain_count() > 0) fuse_chains();
-  // Loader work that an edit takes away gives back the cores it held; workers=N loaders, busy
-  // while they set the pace, take them.
+  // Loader work that an edit takes away (input-wait*F, op:load batch*F) gives back the cores it
+  // held; workers=N loaders, busy while they set the pace, take them.
   const unsigned workers = edits_->loader_workers();
   share_cores(workers > 0 ? CpuContention::Loaders{.threads = static_cast<double>(workers)}
-                          : CpuContention::Loaders{.share = edits_->input_wait_factor()});
+                          : CpuContention::Loaders{.share = loader_work_share()});
+}
+
+double StepReplay::loader_work_share() {
+  double measured = 0;
+  double edited = 0;
+  for (const auto& [name, ns] : contention_.load_names()) {
+    measured += ns;
+    edited += ns * edits_->host_factor(name);
+  }
+  const double loads = measured > 0 ? edited / measured : 1;
+  return edits_->input_wait_factor() * loads;
 }
 
 void StepReplay::share_cores(CpuContention::Loaders then) {

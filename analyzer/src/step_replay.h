@@ -66,6 +66,8 @@ class StepReplay {
   double step_length(const std::vector<double>& times, double measured_ns);
   // Per graph span, the share of its measured time it takes under the edits.
   void scale_spans();
+  // What the edits leave of the loaders' work: the input-wait factor times the loads' own.
+  double loader_work_share();
   // Per host span, the factor on its own time from the cores it shares with the loaders `then`.
   void share_cores(CpuContention::Loaders then);
   // The step's length with workers=N loader threads: at least the time they take to load its

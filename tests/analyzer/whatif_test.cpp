@@ -177,6 +177,9 @@ TEST(WhatIfTest, RemovedLoaderWorkGivesBackTheCoreItTookFromTheOps) {
   EXPECT_DOUBLE_EQ(predicted_step(crowded, {"input-wait*0"}), 60 * kUs);
   // Half the loader's work: 2.5 threads on 2 CPUs, forward at 0.8; half the wait.
   EXPECT_DOUBLE_EQ(predicted_step(crowded, {"input-wait*0.5"}), 80 * kUs);
+  // Loads that take no time: the batch is handed over 1 µs after the step starts, as measured
+  // after its load, and forward runs alone on the CPUs (40 µs); the step's own 20 µs follow.
+  EXPECT_DOUBLE_EQ(predicted_step(crowded, {"op:load batch*0"}), 61 * kUs);
   // One engine thread and the loader fit on two CPUs: only the wait goes.
   EXPECT_DOUBLE_EQ(predicted_step(step_beside_a_busy_loader("2", "1"), {"input-wait*0"}), 80 * kUs);
   // A trace that does not say how many CPUs its host had: nothing to share, only the wait goes.
