@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "cpu_contention.h"
 #include "event_classes.h"
 #include "memory_replay.h"
 #include "stream_activities.h"
@@ -162,6 +163,11 @@ const std::vector<StreamActivities>& AnalysisContext::stream_activities() const 
         std::make_shared<const std::vector<StreamActivities>>(build_stream_activities(*this));
   }
   return *stream_activities_;
+}
+
+const CpuContention& AnalysisContext::cpu_contention() const {
+  if (!cpu_contention_) cpu_contention_ = std::make_shared<const CpuContention>(*this);
+  return *cpu_contention_;
 }
 
 const trace::MemoryOrder& AnalysisContext::memory_order() const {

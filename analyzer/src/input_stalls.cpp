@@ -205,7 +205,7 @@ std::vector<Finding> find_input_stalls(const AnalysisContext& context) {
     finding.evidence.insert(finding.evidence.end(), loader.evidence.begin(), loader.evidence.end());
     advice += "A worker takes " + format_duration(load_per_batch) +
               " per batch while a step computes for " + format_duration(compute_per_step);
-    const CpuContention contention(context);
+    const CpuContention& contention = context.cpu_contention();
     if (needed > workers && contention.modelled() && needed > contention.cpus()) {
       advice += more_workers_than_cpus(context, needed, workers, contention.cpus());
     } else if (needed > workers) {

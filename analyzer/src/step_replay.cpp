@@ -13,11 +13,7 @@ constexpr double kNotYet = -std::numeric_limits<double>::infinity();
 }  // namespace
 
 StepReplay::StepReplay(const AnalysisContext& context, ResolvedEdits& edits)
-    : context_(&context),
-      trace_(&context.trace()),
-      edits_(&edits),
-      graph_(context),
-      contention_(context) {}
+    : context_(&context), trace_(&context.trace()), edits_(&edits), graph_(context) {}
 
 ReplayedStep StepReplay::replay(std::size_t index) {
   ReplayedStep result;
@@ -129,6 +125,8 @@ void StepReplay::scale_spans() {
   // Loader work that an edit takes away (input-wait*F, op:load batch*F) gives back the cores it
   // held; workers=N loaders, busy while they set the pace, take them.
   const unsigned workers = edits_->loader_workers();
+  if (edits_->input_wait_factor() == 1 && workers == 0 && !edits_->scales_host_spans()) return;
+  contention_ = &context_->cpu_contention();
   share_cores(workers > 0 ? CpuContention::Loaders{.threads = static_cast<double>(workers)}
                           : CpuContention::Loaders{.share = loader_work_share()});
 }
@@ -136,7 +134,7 @@ void StepReplay::scale_spans() {
 double StepReplay::loader_work_share() {
   double measured = 0;
   double edited = 0;
-  for (const auto& [name, ns] : contention_.load_names()) {
+  for (const auto& [name, ns] : contention_->load_names()) {
     measured += ns;
     edited += ns * edits_->host_factor(name);
   }
@@ -146,19 +144,19 @@ double StepReplay::loader_work_share() {
 
 void StepReplay::share_cores(CpuContention::Loaders then) {
   for (std::uint32_t span = 0; span < graph_.span_count(); ++span)
-    cpu_share_factor_[span] = contention_.own_time_factor(graph_.event(span), then);
+    cpu_share_factor_[span] = contention_->own_time_factor(graph_.event(span), then);
 }
 
 double StepReplay::length_with_loader_workers() {
   const auto workers = static_cast<double>(edits_->loader_workers());
   // First with the workers busy throughout, as they are while they set the pace (scale_spans).
   const double compute = length(true);
-  const double solo = contention_.solo_load_ns();
+  const double solo = contention_->solo_load_ns();
   if (solo <= 0) return compute;
   // A batch's load with the workers and the training thread sharing the CPUs; the training
   // thread's engine threads are busy `duty` of the time.
   const auto load_ns = [&](double duty) {
-    return solo / contention_.share(workers + contention_.engine_threads() * duty);
+    return solo / contention_->share(workers + contention_->engine_threads() * duty);
   };
   const double first_pace = load_ns(1) / workers;
   const double pace = load_ns(std::min(1.0, compute / std::max(compute, first_pace))) / workers;

@@ -96,10 +96,10 @@ class StepReplay {
   DependencyGraph graph_;
   std::vector<std::uint32_t> binding_;
   std::vector<trace::TimeNs> latest_;
-  CpuContention contention_;
-  std::vector<double> factor_;                // by graph span
-  std::vector<double> cpu_share_factor_;      // by graph span: CpuContention::own_time_factor
-  std::vector<std::uint8_t> removed_;         // by graph span: a sync call that no longer waits
+  const CpuContention* contention_ = nullptr;  // where an edit changes the loaders' work
+  std::vector<double> factor_;                 // by graph span
+  std::vector<double> cpu_share_factor_;       // by graph span: CpuContention::own_time_factor
+  std::vector<std::uint8_t> removed_;          // by graph span: a sync call that no longer waits
   std::vector<std::uint8_t> in_graph_;        // by graph span: host work replayed from a CUDA graph
   std::vector<std::uint32_t> depth_;          // by graph span: nesting depth on its host thread
   std::vector<std::uint8_t> fused_follower_;  // by graph span: a fused chain's later member

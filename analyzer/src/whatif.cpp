@@ -15,10 +15,10 @@ namespace {
 // workers=N beyond the CPUs the trace records: they would only share them.
 void refuse_more_workers_than_cpus(const AnalysisContext& context,
                                    std::span<const WhatIfEdit> edits) {
-  const CpuContention contention(context);
   for (const WhatIfEdit& edit : edits) {
-    if (edit.target == EditTarget::kLoaderWorkers && contention.modelled() &&
-        edit.factor > contention.cpus()) {
+    if (edit.target != EditTarget::kLoaderWorkers) continue;
+    const CpuContention& contention = context.cpu_contention();
+    if (contention.modelled() && edit.factor > contention.cpus()) {
       throw AnalyzerError(fmt::format(
           "--edit '{}': the trace's host has {} CPUs; more loader workers would share them",
           edit.text, contention.cpus()));

@@ -179,6 +179,8 @@ ResolvedEdits::ResolvedEdits(const trace::Trace& trace, std::span<const WhatIfEd
       patterns_.emplace_back(NameRegex(edit.pattern));
     }
     if (edit.target == EditTarget::kInputWait) input_wait_factor_ *= edit.factor;
+    if (edit.target == EditTarget::kSpan || edit.target == EditTarget::kOp)
+      scales_host_spans_ = true;
     // The loader's pace bounds the steps instead of their waits (StepReplay).
     if (edit.target == EditTarget::kLoaderWorkers) {
       loader_workers_ = static_cast<unsigned>(edit.factor);

@@ -31,6 +31,8 @@ class ResolvedEdits {
   bool graph_region(trace::StringId name) { return known(name).graph_region; }
   // What the host's waits for input take, as a share of their measured time (0 with workers=N).
   double input_wait_factor() const { return input_wait_factor_; }
+  // Whether an edit scales host spans by name (NAME*F, op:NAME*F).
+  bool scales_host_spans() const { return scales_host_spans_; }
   // The loader's worker count a `workers=N` edit sets, or 0.
   unsigned loader_workers() const { return loader_workers_; }
 
@@ -88,6 +90,7 @@ class ResolvedEdits {
   std::vector<std::vector<std::uint8_t>> found_by_name_;
   double input_wait_factor_ = 1;
   unsigned loader_workers_ = 0;
+  bool scales_host_spans_ = false;
   std::vector<std::size_t> matches_;
   std::vector<FuseChain> chains_;
 };

@@ -16,6 +16,8 @@
 
 namespace tscope::analyzer {
 
+class CpuContention;
+
 struct AnalysisOptions {
   std::optional<std::string> step_filter;  // regex over step names
   // Holistic Trace Analysis: idle gaps between kernels shorter than this are launch overhead
@@ -103,6 +105,9 @@ class AnalysisContext {
   // Every memory event of every pool in one time order, computed on first use: each memory replay
   // of the report walks it.
   const trace::MemoryOrder& memory_order() const;
+  // The host threads busy over time against the recorded CPUs (cpu_contention.h, internal),
+  // computed on first use: every what-if replay of a loader edit reads it.
+  const CpuContention& cpu_contention() const;
 
  private:
   void classify_gpu_activities();
@@ -120,6 +125,7 @@ class AnalysisContext {
   mutable std::shared_ptr<const TimeBreakdown> time_breakdown_;
   mutable std::shared_ptr<const std::vector<StreamActivities>> stream_activities_;
   mutable std::shared_ptr<const trace::MemoryOrder> memory_order_;
+  mutable std::shared_ptr<const CpuContention> cpu_contention_;
 };
 
 }  // namespace tscope::analyzer
