@@ -34,6 +34,8 @@ struct ChainOccurrence {
   double run_ns = 0;
   double gap_ns = 0;
   double fused_ns = 0;  // the estimated time of one kernel doing the same work
+  double arithmetic_ns =
+      0;  // of run_ns, what the fused kernel still computes (estimate_fused_time)
   bool same_launcher = false;
   bool fed_by_matmul = false;  // the first member takes a matrix product's output
 };
@@ -43,6 +45,7 @@ struct ChainTotals {
   double run_ns = 0;
   double gap_ns = 0;
   double fused_ns = 0;
+  double arithmetic_ns = 0;
   bool same_launcher = false;
   bool from_dataflow = false;
   bool fed_by_matmul = true;  // in every occurrence
@@ -77,8 +80,8 @@ bool reads_output_of(const trace::OpView& consumer, const trace::OpView& produce
 // moving its own bytes at that bandwidth is arithmetic (a GELU's exponential, a dropout mask's
 // random draws), which the fused op still does. It saves the members' memory traffic and keeps
 // their arithmetic: fused bytes at that bandwidth, plus the members' arithmetic.
-double fused_time(const trace::Trace& trace, const ChainOccurrence& chain,
-                  const std::vector<trace::OpView>& ops, double fused_bytes) {
+void estimate_fused_time(const trace::Trace& trace, ChainOccurrence& chain,
+                         const std::vector<trace::OpView>& ops, double fused_bytes) {
   const trace::SpanColumns& spans = trace.track(chain.members.front().track).spans();
   double best_bytes_per_ns = 0;
   for (std::size_t k = 0; k < ops.size(); ++k) {
@@ -86,14 +89,16 @@ double fused_time(const trace::Trace& trace, const ChainOccurrence& chain,
     const auto bytes = static_cast<double>(ops[k].bytes_read + ops[k].bytes_written);
     if (ns > 0) best_bytes_per_ns = std::max(best_bytes_per_ns, bytes / ns);
   }
-  if (best_bytes_per_ns <= 0) return chain.run_ns;
+  chain.fused_ns = chain.run_ns;
+  if (best_bytes_per_ns <= 0) return;
   double arithmetic_ns = 0;
   for (std::size_t k = 0; k < ops.size(); ++k) {
     const auto ns = static_cast<double>(spans.duration[chain.members[k].index]);
     const auto bytes = static_cast<double>(ops[k].bytes_read + ops[k].bytes_written);
     arithmetic_ns += std::max(0.0, ns - bytes / best_bytes_per_ns);
   }
-  return std::min(chain.run_ns, fused_bytes / best_bytes_per_ns + arithmetic_ns);
+  chain.arithmetic_ns = std::min(chain.run_ns, arithmetic_ns);
+  chain.fused_ns = std::min(chain.run_ns, fused_bytes / best_bytes_per_ns + arithmetic_ns);
 }
 
 // Our engine's ops carry their dataflow: a chain is a run of memory-bound leaf ops on one
@@ -144,7 +149,7 @@ void dataflow_chains(const trace::Trace& trace, std::uint32_t track_index,
         fused_bytes += static_cast<double>(ops[k].bytes_read) * static_cast<double>(outside) /
                        static_cast<double>(ops[k].tensors_read.size());
       }
-      chain.fused_ns = fused_time(trace, chain, ops, fused_bytes);
+      estimate_fused_time(trace, chain, ops, fused_bytes);
       chains.push_back(chain);
     }
     chain = {};
@@ -299,6 +304,7 @@ std::vector<Finding> find_fusion_opportunities(const AnalysisContext& context) {
     totals.run_ns += chain.run_ns;
     totals.gap_ns += chain.gap_ns;
     totals.fused_ns += chain.fused_ns;
+    totals.arithmetic_ns += chain.arithmetic_ns;
     totals.same_launcher |= chain.same_launcher;
     totals.fed_by_matmul &= chain.fed_by_matmul;
     totals.from_dataflow = has_dataflow;
@@ -335,7 +341,8 @@ std::vector<Finding> find_fusion_opportunities(const AnalysisContext& context) {
                        {"chain_ns_per_step", totals.run_ns / step_count, "ns"},
                        {"launch_gap_ns_per_step", totals.gap_ns / step_count, "ns"},
                        {"saving_ns_per_step", saving, "ns"},
-                       {"saving_share", share, "ratio"}};
+                       {"saving_share", share, "ratio"},
+                       {"arithmetic_ns_per_step", totals.arithmetic_ns / step_count, "ns"}};
     finding.explanation =
         "This chain runs " + std::to_string(totals.occurrences) + " times (" +
         format_duration(totals.run_ns / static_cast<double>(totals.occurrences)) +
@@ -344,6 +351,13 @@ std::vector<Finding> find_fusion_opportunities(const AnalysisContext& context) {
                               : "runs right after the previous one on the same stream") +
         ", so intermediate results make a round trip through memory. One fused kernel would "
         "read the inputs and write the output once.";
+    if (totals.arithmetic_ns > 0) {
+      finding.explanation +=
+          " Of each run, " +
+          format_duration(totals.arithmetic_ns / static_cast<double>(totals.occurrences)) +
+          " is arithmetic (the members' time beyond moving their bytes at the bandwidth of the "
+          "fastest of them), which the fused kernel still does.";
+    }
     std::vector<std::string_view> member_names;
     for (const StringId name : names)
       member_names.push_back(trace.string(name));
