@@ -73,7 +73,6 @@ CpuContention::CpuContention(const AnalysisContext& context)
     : trace_(&context.trace()), main_thread_(context.main_thread()) {
   cpus_ = metadata_count(*trace_, trace::kHostCpusKey);
   engine_threads_ = std::max(1.0, metadata_count(*trace_, trace::kEngineCpuThreadsKey));
-  if (cpus_ <= 0) return;
   std::vector<std::pair<trace::TimeNs, double>> busy;
   std::vector<std::pair<trace::TimeNs, double>> loaders;
   std::vector<std::pair<trace::TimeNs, trace::TimeNs>> loads;

@@ -48,10 +48,11 @@ class CpuContention {
   const std::vector<std::pair<trace::StringId, double>>& load_names() const { return load_names_; }
 
   // A loader thread's time per batch had it a core to itself: the mean of its measured loads,
-  // each at the share of a core it had. 0 when the trace shows no loader thread.
+  // each at the share of a core it had (as measured where the CPUs are not known). 0 when the
+  // trace shows no loader thread.
   double solo_load_ns() const { return solo_load_ns_; }
-  // The share of a core each of `busy` threads gets.
-  double share(double busy) const { return busy <= cpus_ ? 1 : cpus_ / busy; }
+  // The share of a core each of `busy` threads gets; a whole one where the CPUs are not known.
+  double share(double busy) const { return cpus_ <= 0 || busy <= cpus_ ? 1 : cpus_ / busy; }
 
  private:
   // A step function of time, kept as its integral at each change.

@@ -196,9 +196,9 @@ TEST(WhatIfTest, MoreLoaderWorkersComputeBoundStepLosesOnlyItsWait) {
 // A loader-bound step on two CPUs and one engine thread: the main thread waits 0-90 µs for the
 // batch a loader thread loads 0-89 µs, then computes until the step ends at 100 µs, while the
 // loader takes the next batch 90-179 µs.
-trace::Trace step_waiting_for_a_slow_loader() {
+trace::Trace step_waiting_for_a_slow_loader(bool cpus_known = true) {
   testing::SyntheticTrace synthetic;
-  synthetic.metadata(trace::kHostCpusKey, "2");
+  if (cpus_known) synthetic.metadata(trace::kHostCpusKey, "2");
   synthetic.metadata(trace::kEngineCpuThreadsKey, "1");
   synthetic.step("step 1", 0, 100 * kUs, 32);
   const trace::EventRef wait =
@@ -220,6 +220,9 @@ TEST(WhatIfTest, MoreLoaderWorkersSetTheStepsPaceOnTheCpusTheyShare) {
   EXPECT_NEAR(predicted_step(trace, {"workers=2"}), 49.5 * kUs, 0.01 * kUs);
   // One worker and the training thread fit the two CPUs: a batch every 89 µs.
   EXPECT_NEAR(predicted_step(trace, {"workers=1"}), 89 * kUs, 0.01 * kUs);
+  // Where the trace does not say how many CPUs its host had, each worker keeps a core: 89 / 2.
+  EXPECT_NEAR(predicted_step(step_waiting_for_a_slow_loader(false), {"workers=2"}), 44.5 * kUs,
+              0.01 * kUs);
 }
 
 TEST(WhatIfTest, MoreLoaderWorkersThanCpusAreRefused) {
