@@ -34,8 +34,8 @@ struct ChainOccurrence {
   double run_ns = 0;
   double gap_ns = 0;
   double fused_ns = 0;  // the estimated time of one kernel doing the same work
-  double arithmetic_ns =
-      0;  // of run_ns, what the fused kernel still computes (estimate_fused_time)
+  // Of run_ns, what the fused kernel still computes (estimate_fused_time).
+  double arithmetic_ns = 0;
   bool same_launcher = false;
   bool fed_by_matmul = false;  // the first member takes a matrix product's output
 };
@@ -83,20 +83,22 @@ bool reads_output_of(const trace::OpView& consumer, const trace::OpView& produce
 void estimate_fused_time(const trace::Trace& trace, ChainOccurrence& chain,
                          const std::vector<trace::OpView>& ops, double fused_bytes) {
   const trace::SpanColumns& spans = trace.track(chain.members.front().track).spans();
+  const auto member_ns = [&](std::size_t k) {
+    return static_cast<double>(spans.duration[chain.members[k].index]);
+  };
+  const auto member_bytes = [&](std::size_t k) {
+    return static_cast<double>(ops[k].bytes_read + ops[k].bytes_written);
+  };
   double best_bytes_per_ns = 0;
   for (std::size_t k = 0; k < ops.size(); ++k) {
-    const auto ns = static_cast<double>(spans.duration[chain.members[k].index]);
-    const auto bytes = static_cast<double>(ops[k].bytes_read + ops[k].bytes_written);
-    if (ns > 0) best_bytes_per_ns = std::max(best_bytes_per_ns, bytes / ns);
+    if (member_ns(k) > 0)
+      best_bytes_per_ns = std::max(best_bytes_per_ns, member_bytes(k) / member_ns(k));
   }
   chain.fused_ns = chain.run_ns;
   if (best_bytes_per_ns <= 0) return;
   double arithmetic_ns = 0;
-  for (std::size_t k = 0; k < ops.size(); ++k) {
-    const auto ns = static_cast<double>(spans.duration[chain.members[k].index]);
-    const auto bytes = static_cast<double>(ops[k].bytes_read + ops[k].bytes_written);
-    arithmetic_ns += std::max(0.0, ns - bytes / best_bytes_per_ns);
-  }
+  for (std::size_t k = 0; k < ops.size(); ++k)
+    arithmetic_ns += std::max(0.0, member_ns(k) - member_bytes(k) / best_bytes_per_ns);
   chain.arithmetic_ns = std::min(chain.run_ns, arithmetic_ns);
   chain.fused_ns = std::min(chain.run_ns, fused_bytes / best_bytes_per_ns + arithmetic_ns);
 }

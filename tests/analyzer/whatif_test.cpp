@@ -152,22 +152,38 @@ TEST(WhatIfTest, WaitForALoaderThreadEndsWhenItsBatchIsLoaded) {
   EXPECT_DOUBLE_EQ(predicted_step(trace, {"input-wait*0.5"}), 75 * kUs);
 }
 
-// A step on a host of `cpus` CPUs whose engine runs `engine_threads`: the main thread waits 0-20 µs
-// for the batch a loader thread loads 0-19 µs, runs forward 20-80 µs while the loader, busy with
-// the next batch from 20 µs on, holds a core; the step's own time ends it at 100 µs.
-trace::Trace step_beside_a_busy_loader(const char* cpus, const char* engine_threads) {
+// A 100 µs step with a loader thread, on a host of `cpus` CPUs (nullptr: the trace does not say)
+// whose engine runs `engine_threads`: the main thread waits from 0 to `wait_end` for the batch the
+// loader loads from 0 to 1 µs before it, then runs forward until `forward_end`, the step's own
+// time following; the loader takes the next batch from `wait_end` to `next_loaded`.
+struct LoaderStep {
+  const char* cpus = nullptr;
+  const char* engine_threads = "1";
+  trace::TimeNs wait_end = 0;
+  trace::TimeNs forward_end = 0;
+  trace::TimeNs next_loaded = 0;
+};
+
+trace::Trace step_with_a_loader_thread(const LoaderStep& step) {
   testing::SyntheticTrace synthetic;
-  if (cpus != nullptr) synthetic.metadata(trace::kHostCpusKey, cpus);
-  synthetic.metadata(trace::kEngineCpuThreadsKey, engine_threads);
+  if (step.cpus != nullptr) synthetic.metadata(trace::kHostCpusKey, step.cpus);
+  synthetic.metadata(trace::kEngineCpuThreadsKey, step.engine_threads);
   synthetic.step("step 1", 0, 100 * kUs, 32);
   const trace::EventRef wait =
-      synthetic.span(synthetic.main(), "wait for batch", Category::kDataWait, 0, 20 * kUs);
-  synthetic.span(synthetic.main(), "forward", Category::kCpuOp, 20 * kUs, 80 * kUs);
-  const trace::EventRef load =
-      synthetic.span(synthetic.worker(), "load batch", Category::kDataLoaderLoad, 0, 19 * kUs);
-  synthetic.span(synthetic.worker(), "load batch", Category::kDataLoaderLoad, 20 * kUs, 100 * kUs);
+      synthetic.span(synthetic.main(), "wait for batch", Category::kDataWait, 0, step.wait_end);
+  synthetic.span(synthetic.main(), "forward", Category::kCpuOp, step.wait_end, step.forward_end);
+  const trace::EventRef load = synthetic.span(synthetic.worker(), "load batch",
+                                              Category::kDataLoaderLoad, 0, step.wait_end - kUs);
+  synthetic.span(synthetic.worker(), "load batch", Category::kDataLoaderLoad, step.wait_end,
+                 step.next_loaded);
   synthetic.flow(trace::FlowKind::kHandoff, load, wait);
   return synthetic.finish();
+}
+
+// The main thread waits 0-20 µs and runs forward 20-80 µs while the loader, busy with the next
+// batch from 20 µs to the step's end, holds a core.
+trace::Trace step_beside_a_busy_loader(const char* cpus, const char* engine_threads) {
+  return step_with_a_loader_thread({cpus, engine_threads, 20 * kUs, 80 * kUs, 100 * kUs});
 }
 
 TEST(WhatIfTest, RemovedLoaderWorkGivesBackTheCoreItTookFromTheOps) {
@@ -193,22 +209,12 @@ TEST(WhatIfTest, MoreLoaderWorkersComputeBoundStepLosesOnlyItsWait) {
   EXPECT_DOUBLE_EQ(predicted_step(step_beside_a_busy_loader("2", "1"), {"workers=2"}), 80 * kUs);
 }
 
-// A loader-bound step on two CPUs and one engine thread: the main thread waits 0-90 µs for the
-// batch a loader thread loads 0-89 µs, then computes until the step ends at 100 µs, while the
-// loader takes the next batch 90-179 µs.
+// A loader-bound step on two CPUs and one engine thread: the main thread waits 0-90 µs for its
+// batch, then computes until the step ends at 100 µs, while the loader takes the next batch
+// 90-179 µs.
 trace::Trace step_waiting_for_a_slow_loader(bool cpus_known = true) {
-  testing::SyntheticTrace synthetic;
-  if (cpus_known) synthetic.metadata(trace::kHostCpusKey, "2");
-  synthetic.metadata(trace::kEngineCpuThreadsKey, "1");
-  synthetic.step("step 1", 0, 100 * kUs, 32);
-  const trace::EventRef wait =
-      synthetic.span(synthetic.main(), "wait for batch", Category::kDataWait, 0, 90 * kUs);
-  synthetic.span(synthetic.main(), "forward", Category::kCpuOp, 90 * kUs, 100 * kUs);
-  const trace::EventRef load =
-      synthetic.span(synthetic.worker(), "load batch", Category::kDataLoaderLoad, 0, 89 * kUs);
-  synthetic.span(synthetic.worker(), "load batch", Category::kDataLoaderLoad, 90 * kUs, 179 * kUs);
-  synthetic.flow(trace::FlowKind::kHandoff, load, wait);
-  return synthetic.finish();
+  return step_with_a_loader_thread(
+      {cpus_known ? "2" : nullptr, "1", 90 * kUs, 100 * kUs, 179 * kUs});
 }
 
 TEST(WhatIfTest, MoreLoaderWorkersSetTheStepsPaceOnTheCpusTheyShare) {

@@ -71,9 +71,8 @@ std::pair<Tensor, Tensor> bias_gelu_dropout_backward(const Tensor& grad, const T
   float* result = grad_input.data<float>();
   float* bias_result = grad_bias.data<float>();
   std::fill(bias_result, bias_result + features, 0.0f);
-  const std::int64_t rows = x.numel() / features;
-  for (std::int64_t row = 0; row < rows; ++row) {
-    const std::int64_t at = row * features;
+  const std::int64_t count = x.numel();
+  for (std::int64_t at = 0; at < count; at += features) {
     bias_gelu_dropout_backward_row(upstream + at, input + at, shift, kept + at, result + at,
                                    bias_result, features);
   }

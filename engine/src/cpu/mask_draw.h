@@ -3,7 +3,6 @@
 // probability `keep_probability`, else 0. Shared by the mask kernel and the fused dropout kernel,
 // so that one seed gives one mask in both, and the CUDA kernels' mask too.
 
-#include <algorithm>
 #include <cstdint>
 
 #include "philox.h"
